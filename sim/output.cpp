@@ -1,0 +1,29 @@
+#include "sim/output.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/errors.hpp"
+#include "sim/params.hpp"
+
+namespace ipusim {
+
+std::string write_json_file(const std::string& dir, const std::string& name, const Json& value) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError("cannot create output folder '" + dir + "': " + ec.message());
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  std::ofstream out(path);
+  if (!out) throw ConfigError("cannot write '" + path + "'");
+  out << value.dump(2) << "\n";
+  return path;
+}
+
+void register_sim_params() {
+  ParamRegistry::instance().add({
+      {"/name", ParamType::String, "", "", {}, {}, {}, "Free-form name of this configuration, copied into the report"},
+      {"/description", ParamType::String, "", "", {}, {}, {}, "Free-form description of this configuration"},
+  });
+}
+
+}  // namespace ipusim

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Quick-start command 2: set up, build (ci preset), run the whole test suite with ctest,
+# then the golden-timing regression check.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$here/tools/setup.sh" ci
+cd "$here/build/ci"
+jobs="$(nproc 2>/dev/null || echo 2)"
+SC_COPYRIGHT_MESSAGE=DISABLE ctest --output-on-failure -j "$jobs"
