@@ -248,7 +248,8 @@ Json ConfigNode::value_or_default(const std::string& key, const ParamSpec*& spec
   mark_used(key);
   const Json* v = lookup(key);
   if (v) return *v;
-  if (spec->default_value.is_null()) fail(key, "required parameter is missing (" + spec->description + ")");
+  // An absent Json-typed parameter without a default is optional (returns null).
+  if (spec->default_value.is_null() && spec->type != ParamType::Json) fail(key, "required parameter is missing (" + spec->description + ")");
   return spec->default_value;
 }
 
@@ -320,6 +321,7 @@ std::string ConfigNode::get_enum(const std::string& key) {
 Json ConfigNode::get_json(const std::string& key) {
   const ParamSpec* spec = nullptr;
   const Json v = value_or_default(key, spec);
+  if (v.is_null()) return v;
   doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = v;
   return v;
 }

@@ -18,7 +18,7 @@ struct ParamSpec {
   std::string path;
   ParamType type = ParamType::Double;
   std::string unit;                  ///< e.g. "GB/s", "ns", "B", "" for unit-less
-  Json default_value;                ///< null = required (no default)
+  Json default_value;                ///< null = required (Json type: optional, absent)
   std::optional<double> min;         ///< inclusive lower bound for numbers
   std::optional<double> max;         ///< inclusive upper bound for numbers
   std::vector<std::string> choices;  ///< allowed values for Enum

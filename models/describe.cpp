@@ -1,0 +1,179 @@
+// Topology description: counts links from the network's resource table, so it always
+// matches what the simulator routes over.
+#include "models/describe.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "models/system.hpp"
+
+namespace ipusim {
+namespace {
+
+struct GroupInfo {
+  std::uint64_t resources = 0;
+  std::uint64_t link_directions = 0;
+  std::uint32_t links_per_bundle_max = 0;
+  double latency_ns = 0;
+};
+
+/// Raw rate of one link of a group per direction (GB/s) and its efficiency.
+std::pair<double, double> group_rate(const HwParams& p, const std::string& g) {
+  if (g.rfind("ipu_link", 0) == 0) return {p.ipu_link.bandwidth_Gbps_per_link / 8.0, p.ipu_link.efficiency};
+  if (g == "gateway_link") return {p.machine.ipu_gateway_link_GBps, p.machine.ipu_gateway_link_efficiency};
+  if (g == "ddr") return {p.machine.ddr_bandwidth_GBps, p.machine.ddr_efficiency};
+  if (g == "gw_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
+  if (g == "gw_switch") return {p.machine.switch_bandwidth_GBps, 1.0};
+  if (g == "host_link") return {p.machine.host_link_GBps, p.machine.host_link_efficiency};
+  return {0, 1};
+}
+
+bool is_directional(const std::string& g) { return g != "ddr" && g != "gw_switch"; }
+
+Json bisection(const System& s) {
+  const HwParams& p = s.params();
+  const double ipu_link = p.ipu_link.link_Bpns();
+  const std::uint32_t rungs = s.ild_size_ipus() / 2;
+  Json b = Json::object();
+  // IPU-Link domain: the cheaper of cutting the rails in the middle (2 rails, + wrap links on
+  // a torus) and splitting the two rails apart (every rung's partner and cross links).
+  std::uint64_t links = 0;
+  if (s.ild_size_ipus() >= 2) {
+    const std::uint64_t vertical = static_cast<std::uint64_t>(rungs) * (p.ipu_link.partner_links + p.ipu_link.cross_links);
+    if (rungs >= 2) {
+      std::uint64_t horizontal = 2ull * p.ipu_link.up_links;
+      if (s.torus()) horizontal += 2ull * p.ipu_link.torus_wrap_links;
+      links = std::min(horizontal, vertical);
+    } else {
+      links = vertical;
+    }
+  }
+  b["ild_links"] = links;
+  b["ild_GBps_per_direction"] = static_cast<double>(links) * ipu_link;
+  // GW-Link tier: half the domains against the other half.
+  double gw = 0;
+  const double gw_link = p.machine.gw_link_bandwidth_GBps * p.machine.gw_link_efficiency;
+  const std::uint32_t n = s.num_ilds(), m = p.system.machines_per_ild, g = p.machine.gw_links_per_machine;
+  if (n >= 2 && s.gw_topology() == GwTopology::Ring) {
+    // Two ring segments are cut (one when there are only two domains, but then both cables
+    // of each machine join the same pair); each segment has m cables of g/2 links.
+    gw = n == 2 ? static_cast<double>(m) * g * gw_link : 2.0 * m * ((g + 1) / 2) * gw_link;
+  } else if (n >= 2 && s.gw_topology() == GwTopology::Switch) {
+    const double half_uplinks = static_cast<double>(n / 2) * m * g * gw_link;
+    gw = std::min(half_uplinks, p.machine.switch_bandwidth_GBps);
+  }
+  b["gw_GBps_per_direction"] = gw;
+  return b;
+}
+
+}  // namespace
+
+Json describe_system(const System& s) {
+  const HwParams& p = s.params();
+  Json d = Json::object();
+  d["system"] = p.system.name;
+  d["chip"] = p.chip.name;
+  d["machine"] = p.machine.name;
+  d["ipus"] = s.num_ipus();
+  d["machines"] = s.num_machines();
+  d["ilds"] = s.num_ilds();
+  d["ild_size_ipus"] = s.ild_size_ipus();
+  d["ipus_per_machine"] = s.ipus_per_machine();
+  d["ipu_link_topology"] = to_string(p.system.ipu_link_topology);
+  d["torus_wraps"] = s.torus();
+  d["gw_topology"] = to_string(p.system.gw_topology);
+  d["fidelity"] = to_string(p.system.fidelity);
+  d["clock_GHz"] = p.chip.clock_GHz;
+  d["tiles_per_ipu"] = p.chip.tiles;
+  d["tiles"] = static_cast<std::uint64_t>(p.chip.tiles) * s.num_ipus();
+  d["sram_per_tile_bytes"] = p.chip.sram_per_tile_bytes;
+  d["sram_total_bytes"] = p.chip.sram_per_tile_bytes * p.chip.tiles * static_cast<std::uint64_t>(s.num_ipus());
+  const double tiles_ghz = static_cast<double>(p.chip.tiles) * s.num_ipus() * p.chip.clock_GHz;
+  d["peak_TFLOPs"] = {{"float16", tiles_ghz * p.chip.amp_flops_per_cycle_fp16 * 1e-3},
+                      {"float16_32", tiles_ghz * p.chip.amp_flops_per_cycle_fp16_32 * 1e-3},
+                      {"float32", tiles_ghz * p.chip.amp_flops_per_cycle_fp32 * 1e-3}};
+  d["streaming_memory"] = {{"capacity_bytes_per_machine", p.machine.capacity_bytes()},
+                           {"capacity_bytes_total", p.machine.capacity_bytes() * s.num_machines()},
+                           {"ddr_GBps_per_machine", p.machine.ddr_bandwidth_GBps},
+                           {"latency_ns", p.machine.ddr_latency_ns}};
+
+  std::map<std::string, GroupInfo> groups;
+  const FlowEngine& e = s.network().engine();
+  for (ResourceId id = 0; id < e.num_resources(); ++id) {
+    const ResourceSpec& r = e.resource(id);
+    GroupInfo& gi = groups[r.group];
+    gi.resources++;
+    gi.link_directions += r.links;
+    gi.links_per_bundle_max = std::max(gi.links_per_bundle_max, r.links);
+    gi.latency_ns = std::max(gi.latency_ns, r.latency_ns);
+  }
+  static const char* const order[] = {"ipu_link.partner", "ipu_link.cross", "ipu_link.rail", "ipu_link.wrap",
+                                      "gateway_link",     "ddr",            "gw_link",       "gw_switch",
+                                      "host_link"};
+  Json links = Json::array();
+  for (const char* g : order) {
+    auto it = groups.find(g);
+    if (it == groups.end()) continue;
+    const GroupInfo& gi = it->second;
+    const bool dir = is_directional(g);
+    const auto [rate, eff] = group_rate(p, g);
+    links.push_back({{"group", g},
+                     {"links", dir ? gi.link_directions / 2 : gi.link_directions},
+                     {"bundles", dir ? gi.resources / 2 : gi.resources},
+                     {"links_per_bundle", gi.links_per_bundle_max},
+                     {"GBps_per_link_per_direction", rate},
+                     {"efficiency", eff},
+                     {"usable_GBps_per_bundle_per_direction", rate * eff * gi.links_per_bundle_max},
+                     {"latency_ns", gi.latency_ns}});
+  }
+  d["links"] = std::move(links);
+  std::uint64_t ipu_links = 0;
+  for (const auto& l : d["links"]) {
+    if (l["group"].get<std::string>().rfind("ipu_link", 0) == 0) ipu_links += l["links"].get<std::uint64_t>();
+  }
+  d["ipu_links_total"] = ipu_links;
+  d["bisection"] = bisection(s);
+  return d;
+}
+
+std::string describe_table(const Json& d) {
+  std::ostringstream o;
+  char buf[256];
+  o << "System " << d.value("system", "?") << ": " << d.value("ipus", 0u) << " x " << d.value("chip", "?") << " IPUs in "
+    << d.value("machines", 0u) << " x " << d.value("machine", "?") << " machines, " << d.value("ilds", 0u)
+    << " IPU-Link domain(s) of " << d.value("ild_size_ipus", 0u) << " IPUs\n";
+  o << "  IPU-Link topology: " << d.value("ipu_link_topology", "?") << (d.value("torus_wraps", false) ? " (wraps)" : "")
+    << ", GW-Link topology: " << d.value("gw_topology", "?") << ", fidelity: " << d.value("fidelity", "?") << "\n";
+  std::snprintf(buf, sizeof buf, "  tiles: %llu (%u per IPU), SRAM: %.3f GiB, clock %.3f GHz\n",
+                static_cast<unsigned long long>(d.value("tiles", 0ull)), d.value("tiles_per_ipu", 0u),
+                static_cast<double>(d.value("sram_total_bytes", 0ull)) / 1073741824.0, d.value("clock_GHz", 0.0));
+  o << buf;
+  if (d.contains("peak_TFLOPs")) {
+    std::snprintf(buf, sizeof buf, "  peak: %.1f TFLOP/s FP16.16, %.1f TFLOP/s FP32\n",
+                  d["peak_TFLOPs"].value("float16", 0.0), d["peak_TFLOPs"].value("float32", 0.0));
+    o << buf;
+  }
+  std::snprintf(buf, sizeof buf, "\n  %-18s %8s %8s %10s %12s %6s %14s %10s\n", "link group", "links", "bundles",
+                "per bundle", "GB/s/link/dir", "eff", "usable/bundle", "latency ns");
+  o << buf;
+  for (const auto& l : d.value("links", Json::array())) {
+    std::snprintf(buf, sizeof buf, "  %-18s %8llu %8llu %10u %12.3f %6.2f %14.3f %10.0f\n",
+                  l.value("group", "?").c_str(), static_cast<unsigned long long>(l.value("links", 0ull)),
+                  static_cast<unsigned long long>(l.value("bundles", 0ull)), l.value("links_per_bundle", 0u),
+                  l.value("GBps_per_link_per_direction", 0.0), l.value("efficiency", 0.0),
+                  l.value("usable_GBps_per_bundle_per_direction", 0.0), l.value("latency_ns", 0.0));
+    o << buf;
+  }
+  if (d.contains("bisection")) {
+    std::snprintf(buf, sizeof buf, "\n  bisection per direction: IPU-Link domain %.1f GB/s (%llu links), GW-Link tier %.1f GB/s\n",
+                  d["bisection"].value("ild_GBps_per_direction", 0.0),
+                  static_cast<unsigned long long>(d["bisection"].value("ild_links", 0ull)),
+                  d["bisection"].value("gw_GBps_per_direction", 0.0));
+    o << buf;
+  }
+  return o.str();
+}
+
+}  // namespace ipusim

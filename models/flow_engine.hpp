@@ -1,0 +1,181 @@
+#pragma once
+// Flow-level bandwidth engine (plain C++, no SystemC): resources with a capacity and a
+// per-traversal latency, transfers ("flows") that drain over a route of resources at their
+// max-min fair share, recomputed only when flows start or finish.
+//
+// Timing of one flow: it starts at t0, drains its bytes at the rate the allocation gives it
+// on every resource of its route at once (cut-through: the hops are pipelined), and
+// arrives `sum(latency) + (hops - 1) x min(bytes, chunk) / bottleneck + drain time` after
+// t0. A lone flow of B bytes over one resource therefore takes latency + B / capacity.
+//
+// chunk_bytes: real links interleave concurrent transfers chunk by chunk (round robin). The
+// fluid max-min fair share used here is the small-chunk limit of that interleaving (two
+// equal flows each get exactly half). The chunk size appears only as the store-and-forward
+// of one chunk per extra hop before a multi-hop route is cut through.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "models/hw_params.hpp"
+
+namespace ipusim {
+
+using ResourceId = std::uint32_t;
+/// A route: the resources a transfer crosses, in order.
+using Route = std::vector<ResourceId>;
+/// Unique, increasing id of a flow (start order; breaks ties deterministically).
+using FlowId = std::uint64_t;
+
+/// What a resource models; selects the link tier in reports and breakdowns.
+enum class ResourceKind : std::uint8_t { IpuLink, GatewayLink, Ddr, GwLink, GwSwitch, HostLink };
+
+/// A bandwidth resource: one direction of a link bundle, a DDR, a switch.
+struct ResourceSpec {
+  std::string name;
+  ResourceKind kind = ResourceKind::IpuLink;
+  double capacity_Bpns = 1.0;  ///< usable bytes per ns (= GB/s), efficiency included
+  double latency_ns = 0.0;     ///< paid once per traversal
+  std::uint32_t links = 1;     ///< physical links striped in this bundle (for describe)
+  std::string group;           ///< link group for describe, e.g. "ipu_link.partner"
+};
+
+/// Accumulated use of one resource.
+struct ResourceStats {
+  double bytes = 0;               ///< bytes carried (integrated drain rate)
+  double busy_ns = 0;             ///< time with at least one flow draining
+  std::uint64_t transfers = 0;    ///< flows that started on it
+  std::uint32_t max_concurrent = 0;
+};
+
+/// Engine-wide options.
+struct FlowEngineParams {
+  Arbitration arbitration = Arbitration::Fair;
+  std::uint64_t chunk_bytes = 0;    ///< see the file comment
+  std::uint64_t credits_bytes = 0;  ///< > 0: rate cap credits / (2 x path latency)
+};
+
+/// A flow whose last byte has arrived.
+struct Arrival {
+  FlowId id = 0;
+  std::uint32_t slot = 0;  ///< engine slot (valid until the next start())
+  double start_ns = 0;
+  double end_ns = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// The flow-level network core; the caller supplies the current time to every call.
+class FlowEngine {
+ public:
+  /// Time tolerance (1 ps, the SystemC resolution) for "due now".
+  static constexpr double kTolNs = 1e-3;
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  explicit FlowEngine(FlowEngineParams params = {});
+
+  /// Adds a resource and returns its id (ids are dense, in insertion order).
+  ResourceId add_resource(ResourceSpec spec);
+  std::size_t num_resources() const { return specs_.size(); }
+  const ResourceSpec& resource(ResourceId id) const { return specs_[id]; }
+  const FlowEngineParams& params() const { return params_; }
+  /// Stats of a resource integrated up to `now_ns`.
+  ResourceStats stats(ResourceId id, double now_ns) const;
+
+  /// Sum of the route's latencies (ns).
+  double path_latency_ns(const Route& route) const;
+  /// Time a transfer would take alone on an idle network (the oracle of a lone transfer).
+  double lone_transfer_ns(const Route& route, std::uint64_t bytes) const;
+
+  /// Starts a flow at `now_ns`; it gets a rate at the next reallocate(). Returns its slot,
+  /// which is reported back in the Arrival. Throws SimulationError on an invalid route.
+  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes);
+  /// Ends every drain due at `now_ns` and appends the flows whose last byte arrived by then.
+  /// Arrival slots are free for reuse after this call.
+  void advance(double now_ns, std::vector<Arrival>& arrivals);
+  /// Recomputes the rates of every flow that shares (transitively) a resource with a flow
+  /// that started or finished since the last call. Cheap when nothing is shared.
+  void reallocate(double now_ns);
+  /// Time of the next drain end or arrival, or kInf.
+  double next_event_ns();
+  /// Flows draining or in flight.
+  std::size_t active_flows() const { return active_; }
+  /// Total flows started so far.
+  std::uint64_t flows_started() const { return next_id_; }
+  /// Current rate of the flow in `slot` (bytes per ns), for tests.
+  double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
+
+ private:
+  enum class State : std::uint8_t { Free, Draining, InFlight };
+  struct Flow {
+    FlowId id = 0;
+    Route route;
+    std::vector<std::uint32_t> pos;  ///< index of this flow in each route resource's list
+    std::uint64_t bytes = 0;
+    double remaining = 0;
+    double rate = 0;
+    double t_ref = 0;
+    double start_ns = 0;
+    double latency_ns = 0;  ///< route latency plus pipeline fill
+    double cap = kInf;      ///< credit window cap
+    std::uint64_t epoch = 0;
+    std::uint64_t frozen_epoch = 0;
+    std::uint32_t version = 0;
+    State state = State::Free;
+  };
+  struct Res {
+    std::vector<std::uint32_t> flows;  ///< draining flow slots
+    double sum_rate = 0;
+    double t_ref = 0;
+    double rem = 0;          ///< scratch: capacity left during allocation
+    std::uint32_t unf = 0;   ///< scratch: unfrozen flows during allocation
+    std::uint64_t epoch = 0;
+    bool dirty = false;
+    ResourceStats st;
+  };
+  struct TimedEntry {
+    double t;
+    FlowId id;
+    std::uint32_t slot;
+    std::uint32_t version;
+    bool operator>(const TimedEntry& o) const { return t != o.t ? t > o.t : id > o.id; }
+  };
+  struct ShareEntry {
+    double share;
+    std::uint32_t index;
+    bool is_flow;
+    bool operator>(const ShareEntry& o) const {
+      if (share != o.share) return share > o.share;
+      if (is_flow != o.is_flow) return is_flow > o.is_flow;
+      return index > o.index;
+    }
+  };
+  template <class T>
+  using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
+
+  void integrate(Res& r, double now_ns);
+  void remove_from_resources(std::uint32_t slot, double now_ns);
+  void allocate_fair(double now_ns);
+  void allocate_fifo();
+  void freeze(std::uint32_t slot, double rate);
+
+  FlowEngineParams params_;
+  std::vector<ResourceSpec> specs_;
+  std::vector<Res> res_;
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<ResourceId> dirty_;
+  MinHeap<TimedEntry> drains_;
+  MinHeap<TimedEntry> arrivals_;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::size_t active_ = 0;
+  // Scratch of reallocate(), kept to avoid allocations.
+  std::vector<std::uint32_t> comp_flows_;
+  std::vector<ResourceId> comp_res_;
+  std::vector<ResourceId> stack_;
+  std::vector<ShareEntry> heap_;
+};
+
+}  // namespace ipusim

@@ -1,0 +1,55 @@
+#pragma once
+// The IPU-Gateway of one IPU-Machine and its streaming memory. The DDR bandwidth is a shared
+// network resource (all IPUs of the machine contend for it); the capacity is enforced here.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <systemc>
+
+#include "models/flow_engine.hpp"
+#include "models/hw_params.hpp"
+#include "sim/stats.hpp"
+
+namespace ipusim {
+
+/// Streaming-memory buffers of one machine: named allocations against a fixed capacity.
+class StreamingMemory {
+ public:
+  StreamingMemory(std::string owner, std::uint64_t capacity_bytes);
+  /// Allocates (or grows to) `bytes` for buffer `name`. Throws ConfigError naming the buffer,
+  /// its size, the machine and the free capacity when it does not fit.
+  void allocate(const std::string& name, std::uint64_t bytes);
+  /// Frees a buffer (no-op if unknown).
+  void release(const std::string& name);
+  bool contains(const std::string& name) const { return buffers_.count(name) != 0; }
+  std::uint64_t capacity_bytes() const { return capacity_; }
+  std::uint64_t used_bytes() const { return used_; }
+  std::uint64_t free_bytes() const { return capacity_ - used_; }
+  std::uint64_t peak_bytes() const { return peak_; }
+  std::size_t buffers() const { return buffers_.size(); }
+
+ private:
+  std::string owner_;
+  std::uint64_t capacity_;
+  std::uint64_t used_ = 0, peak_ = 0;
+  std::map<std::string, std::uint64_t> buffers_;
+};
+
+/// The gateway of machine `machine`: streaming memory plus the ids of its DDR resource.
+class Gateway : public sc_core::sc_module, public StatsProvider {
+ public:
+  Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr);
+  std::uint32_t machine() const { return machine_; }
+  StreamingMemory& memory() { return memory_; }
+  const StreamingMemory& memory() const { return memory_; }
+  ResourceId ddr_resource() const { return ddr_; }
+  void collect_stats(Json& out) const override;
+
+ private:
+  std::uint32_t machine_;
+  StreamingMemory memory_;
+  ResourceId ddr_;
+};
+
+}  // namespace ipusim

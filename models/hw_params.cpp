@@ -1,0 +1,157 @@
+// Reads the hardware sections of a config into HwParams and checks rules that involve
+// more than one field.
+#include "models/hw_params.hpp"
+
+#include <string>
+
+#include "sim/config.hpp"
+#include "sim/errors.hpp"
+
+namespace ipusim {
+namespace {
+
+std::uint32_t get_u32(ConfigNode& n, const std::string& key) {
+  return static_cast<std::uint32_t>(n.get_uint(key));
+}
+
+ChipParams read_chip(ConfigNode n) {
+  ChipParams c;
+  c.name = n.get_string("name");
+  c.tiles = get_u32(n, "tiles");
+  c.sram_per_tile_bytes = n.get_uint("sram_per_tile_bytes");
+  c.clock_GHz = n.get_double("clock_GHz");
+  c.worker_threads = get_u32(n, "worker_threads");
+  ConfigNode amp = n.child("flops_per_cycle_per_tile");
+  c.amp_flops_per_cycle_fp16 = amp.get_double("float16");
+  c.amp_flops_per_cycle_fp32 = amp.get_double("float32");
+  c.amp_flops_per_cycle_fp16_32 = amp.get_double("float16_32");
+  amp.finish();
+  ConfigNode vec = n.child("vector_flops_per_cycle_per_tile");
+  c.vector_flops_per_cycle_fp16 = vec.get_double("float16");
+  c.vector_flops_per_cycle_fp32 = vec.get_double("float32");
+  vec.finish();
+  c.memory_bytes_per_cycle_per_tile = n.get_double("memory_bytes_per_cycle_per_tile");
+  c.exchange_bytes_per_cycle_per_tile = n.get_double("exchange_bytes_per_cycle_per_tile");
+  c.tiles_per_supertile = get_u32(n, "tiles_per_supertile");
+  c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
+  c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
+  c.compute_efficiency = n.get_double("compute_efficiency");
+  c.vertex_overhead_cycles = n.get_uint("vertex_overhead_cycles");
+  n.finish();
+  return c;
+}
+
+IpuLinkParams read_ipu_link(ConfigNode n) {
+  IpuLinkParams l;
+  l.links_per_ipu = get_u32(n, "links_per_ipu");
+  l.bandwidth_Gbps_per_link = n.get_double("bandwidth_Gbps_per_link");
+  l.efficiency = n.get_double("efficiency");
+  l.latency_ns = n.get_double("latency_ns");
+  l.partner_links = get_u32(n, "partner_links");
+  l.cross_links = get_u32(n, "cross_links");
+  l.up_links = get_u32(n, "up_links");
+  l.down_links = get_u32(n, "down_links");
+  l.torus_wrap_links = get_u32(n, "torus_wrap_links");
+  l.chunk_bytes = n.get_uint("chunk_bytes");
+  l.arbitration = n.get_enum("arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
+  l.credits_bytes = n.get_uint("credits_bytes");
+  const std::uint32_t used = l.partner_links + l.cross_links + l.up_links + l.down_links;
+  if (used > l.links_per_ipu) {
+    n.fail("partner_links", "partner + cross + up + down links (" + std::to_string(used) +
+                                ") exceed links_per_ipu (" + std::to_string(l.links_per_ipu) + ")");
+  }
+  n.finish();
+  return l;
+}
+
+MachineParams read_machine(ConfigNode n) {
+  MachineParams m;
+  m.name = n.get_string("name");
+  m.ipus_per_machine = get_u32(n, "ipus_per_machine");
+  ConfigNode gw = n.child("gateway");
+  m.ddr_bandwidth_GBps = gw.get_double("ddr_bandwidth_GBps");
+  m.ddr_efficiency = gw.get_double("ddr_efficiency");
+  m.ddr_latency_ns = gw.get_double("ddr_latency_ns");
+  m.capacity_GiB = gw.get_double("capacity_GiB");
+  m.ipu_gateway_link_GBps = gw.get_double("ipu_gateway_link_GBps");
+  m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
+  m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
+  gw.finish();
+  ConfigNode gl = n.child("gw_link");
+  m.gw_links_per_machine = get_u32(gl, "links_per_machine");
+  m.gw_link_bandwidth_GBps = gl.get_double("bandwidth_GBps_per_link");
+  m.gw_link_efficiency = gl.get_double("efficiency");
+  m.gw_link_latency_ns = gl.get_double("latency_ns");
+  m.switch_latency_ns = gl.get_double("switch_latency_ns");
+  m.switch_bandwidth_GBps = gl.get_double("switch_bandwidth_GBps");
+  gl.finish();
+  ConfigNode hl = n.child("host_link");
+  m.host_link_GBps = hl.get_double("bandwidth_GBps");
+  m.host_link_efficiency = hl.get_double("efficiency");
+  m.host_link_latency_ns = hl.get_double("latency_ns");
+  hl.finish();
+  n.finish();
+  return m;
+}
+
+SystemParams read_system(ConfigNode n) {
+  SystemParams s;
+  s.name = n.get_string("name");
+  s.num_ilds = get_u32(n, "num_ilds");
+  s.machines_per_ild = get_u32(n, "machines_per_ild");
+  s.ipu_link_topology =
+      n.get_enum("ipu_link_topology") == "ladder" ? IpuLinkTopology::Ladder : IpuLinkTopology::Torus;
+  const std::string gw = n.get_enum("gw_topology");
+  s.gw_topology = gw == "ring" ? GwTopology::Ring : gw == "switch" ? GwTopology::Switch : GwTopology::None;
+  s.sync_ns_per_hop = n.get_double("sync_ns_per_hop");
+  if (s.num_ilds > 1 && s.gw_topology == GwTopology::None) {
+    n.fail("gw_topology", "must be ring or switch when num_ilds (" + std::to_string(s.num_ilds) +
+                              ") > 1: IPU-Link domains are joined by GW-Links");
+  }
+  n.finish();
+  return s;
+}
+
+}  // namespace
+
+HwParams read_hw_params(ConfigDoc& doc) {
+  ConfigNode root(doc, "");
+  HwParams p;
+  p.chip = read_chip(root.child("chip"));
+  p.ipu_link = read_ipu_link(root.child("ipu_link"));
+  p.machine = read_machine(root.child("machine"));
+  p.system = read_system(root.child("system"));
+  // `/sim` is shared with the run options owned by sim/ and tools/, so only our key is read
+  // here and the object is not finish()ed.
+  ConfigNode sim = root.child("sim");
+  p.system.fidelity = sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
+
+  const std::uint32_t ild = p.ild_size_ipus();
+  if (ild > 1 && ild % 2 != 0) {
+    ConfigNode m = root.child("machine");
+    m.fail("ipus_per_machine", "an IPU-Link domain of " + std::to_string(ild) +
+                                   " IPUs cannot form a ladder: the IPU count must be even");
+  }
+  if (p.num_machines() > 1024) {
+    ConfigNode s = root.child("system");
+    s.fail("num_ilds", "num_ilds x machines_per_ild = " + std::to_string(p.num_machines()) +
+                           " machines exceeds the 1024 supported (M2K-DS)");
+  }
+  return p;
+}
+
+std::string to_string(ComputeDType t) {
+  switch (t) {
+    case ComputeDType::Float16: return "float16";
+    case ComputeDType::Float32: return "float32";
+    case ComputeDType::Float16_32: return "float16_32";
+  }
+  return "?";
+}
+std::string to_string(Fidelity f) { return f == Fidelity::PerTile ? "per_tile" : "aggregated"; }
+std::string to_string(IpuLinkTopology t) { return t == IpuLinkTopology::Ladder ? "ladder" : "torus"; }
+std::string to_string(GwTopology t) {
+  return t == GwTopology::None ? "none" : t == GwTopology::Ring ? "ring" : "switch";
+}
+
+}  // namespace ipusim

@@ -1,0 +1,121 @@
+#pragma once
+// Resolved hardware parameters of one simulated system (chip, IPU-Links, machine, system),
+// read once from the config so that models never touch JSON while simulating.
+#include <cstdint>
+#include <string>
+
+namespace ipusim {
+
+class ConfigDoc;
+
+/// Element type of a compute step; selects the tile throughput.
+enum class ComputeDType { Float16, Float32, Float16_32 };
+/// Which execution unit a compute step uses: the AMP (matmul/conv) or the vector unit.
+enum class ComputeUnit { Amp, Vector };
+/// How much per-tile detail an IPU keeps.
+enum class Fidelity { PerTile, Aggregated };
+/// IPU-Link wiring inside one IPU-Link domain.
+enum class IpuLinkTopology { Ladder, Torus };
+/// How IPU-Link domains (Pod64 racks) are joined by GW-Links.
+enum class GwTopology { None, Ring, Switch };
+/// How concurrent transfers share a link: max-min fair, or first-come first-served.
+enum class Arbitration { Fair, Fifo };
+
+/// Per-chip parameters (`/chip`).
+struct ChipParams {
+  std::string name = "gc200";
+  std::uint32_t tiles = 1472;
+  std::uint64_t sram_per_tile_bytes = 638976;
+  double clock_GHz = 1.325;
+  std::uint32_t worker_threads = 6;
+  double amp_flops_per_cycle_fp16 = 128;     ///< FP16.16 on the AMP
+  double amp_flops_per_cycle_fp32 = 32;      ///< FP32 on the AMP
+  double amp_flops_per_cycle_fp16_32 = 64;   ///< FP16 in, FP32 accumulate
+  double vector_flops_per_cycle_fp16 = 4;
+  double vector_flops_per_cycle_fp32 = 2;
+  double memory_bytes_per_cycle_per_tile = 24;
+  double exchange_bytes_per_cycle_per_tile = 4;
+  std::uint32_t tiles_per_supertile = 2;
+  std::uint64_t exchange_fixed_cycles = 100;
+  std::uint64_t sync_internal_cycles = 150;
+  double compute_efficiency = 1.0;
+  std::uint64_t vertex_overhead_cycles = 50;
+};
+
+/// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.
+struct IpuLinkParams {
+  std::uint32_t links_per_ipu = 10;
+  double bandwidth_Gbps_per_link = 137.438953472;  ///< per direction (128 x 2^30 bit/s)
+  double efficiency = 0.85;
+  double latency_ns = 100;
+  std::uint32_t partner_links = 4;
+  std::uint32_t cross_links = 2;
+  std::uint32_t up_links = 2;
+  std::uint32_t down_links = 2;
+  std::uint32_t torus_wrap_links = 2;
+  std::uint64_t chunk_bytes = 256;
+  Arbitration arbitration = Arbitration::Fair;
+  std::uint64_t credits_bytes = 0;
+  /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
+  double link_Bpns() const { return bandwidth_Gbps_per_link / 8.0 * efficiency; }
+};
+
+/// IPU-Machine parameters (`/machine`): gateway, streaming memory, GW-Links and host link.
+struct MachineParams {
+  std::string name = "m2000";
+  std::uint32_t ipus_per_machine = 4;
+  double ddr_bandwidth_GBps = 38.4;
+  double ddr_efficiency = 1.0;
+  double ddr_latency_ns = 1000;
+  double capacity_GiB = 128;
+  double ipu_gateway_link_GBps = 15.75;
+  double ipu_gateway_link_efficiency = 1.0;
+  double ipu_gateway_link_latency_ns = 0;
+  std::uint32_t gw_links_per_machine = 2;
+  double gw_link_bandwidth_GBps = 12.5;
+  double gw_link_efficiency = 0.85;
+  double gw_link_latency_ns = 2000;
+  double switch_latency_ns = 500;
+  double switch_bandwidth_GBps = 3200;
+  double host_link_GBps = 25;
+  double host_link_efficiency = 0.85;
+  double host_link_latency_ns = 5000;
+  /// Streaming-memory capacity of one machine in bytes.
+  std::uint64_t capacity_bytes() const {
+    return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);
+  }
+};
+
+/// System-level parameters (`/system` and `/sim/fidelity`).
+struct SystemParams {
+  std::string name = "pod64";
+  std::uint32_t num_ilds = 1;
+  std::uint32_t machines_per_ild = 16;
+  IpuLinkTopology ipu_link_topology = IpuLinkTopology::Torus;
+  GwTopology gw_topology = GwTopology::None;
+  double sync_ns_per_hop = 15;
+  Fidelity fidelity = Fidelity::PerTile;
+};
+
+/// Everything the hardware models need, resolved from one config.
+struct HwParams {
+  ChipParams chip;
+  IpuLinkParams ipu_link;
+  MachineParams machine;
+  SystemParams system;
+  std::uint32_t ild_size_ipus() const { return system.machines_per_ild * machine.ipus_per_machine; }
+  std::uint32_t num_ipus() const { return ild_size_ipus() * system.num_ilds; }
+  std::uint32_t num_machines() const { return system.machines_per_ild * system.num_ilds; }
+};
+
+/// Reads `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/fidelity` through strict
+/// ConfigNodes (unknown keys in the first four are errors) and checks cross-field rules
+/// (link budget, even IPU-Link domains, GW topology vs. number of domains).
+HwParams read_hw_params(ConfigDoc& doc);
+
+std::string to_string(ComputeDType t);
+std::string to_string(Fidelity f);
+std::string to_string(IpuLinkTopology t);
+std::string to_string(GwTopology t);
+
+}  // namespace ipusim

@@ -1,0 +1,30 @@
+// Construction of the machine and domain hierarchy.
+#include "models/machine.hpp"
+
+#include <string>
+
+namespace ipusim {
+
+Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params, const Topology& topo)
+    : sc_core::sc_module(name), id_(machine) {
+  const std::uint32_t n = params.machine.ipus_per_machine;
+  ipus_.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::string nm = "ipu" + std::to_string(i);
+    ipus_.push_back(std::make_unique<Ipu>(nm.c_str(), machine * n + i, params.chip, params.system.fidelity));
+  }
+  gateway_ = std::make_unique<Gateway>("gateway", machine, params.machine, topo.ddr(machine));
+}
+
+IpuLinkDomain::IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild, const HwParams& params,
+                             const Topology& topo)
+    : sc_core::sc_module(name) {
+  const std::uint32_t n = params.system.machines_per_ild;
+  machines_.reserve(n);
+  for (std::uint32_t m = 0; m < n; ++m) {
+    const std::string nm = "m" + std::to_string(m);
+    machines_.push_back(std::make_unique<Machine>(nm.c_str(), ild * n + m, params, topo));
+  }
+}
+
+}  // namespace ipusim

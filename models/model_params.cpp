@@ -1,0 +1,143 @@
+// Parameter table of the hardware models. Sources are the keys of
+// /work/shared/reference/ipu_hardware.md (PG, PLTEST, M2K-DS, ...); values without a public
+// source say ASSUMPTION and are meant to be calibrated.
+#include "models/model_params.hpp"
+
+#include "models/param_spec_helpers.hpp"
+#include "models/workload_params.hpp"
+#include "sim/params.hpp"
+
+namespace ipusim {
+namespace {
+
+std::vector<ParamSpec> chip_specs() {
+  using namespace spec;
+  return {
+      text("/chip/name", "gc200", "Chip name (gc2, gc200, bow); informational."),
+      integer("/chip/tiles", "", 1472, 1, 65536, "Tiles per IPU. GC200/Bow 1472 (PG 2.3); GC2 1216 (IPUG, CIT)."),
+      integer("/chip/sram_per_tile_bytes", "B", 638976, 1, 1 << 30,
+              "SRAM per tile: 0xE8000 - 0x4C000 = 624 KiB (derived from PG 2.3.1); GC2 256 KiB (CIT)."),
+      real("/chip/clock_GHz", "GHz", 1.325, 0.01, 10,
+           "Tile clock. M2000 1.325 GHz (M2K-DS); Bow 1.85 GHz (BOW-DS); GC2 1.6 GHz (IPUG, CIT)."),
+      integer("/chip/worker_threads", "", 6, 1, 64, "Hardware worker threads per tile (PG)."),
+      real("/chip/flops_per_cycle_per_tile/float16", "flop/cycle", 128, 0.001, 1e6,
+           "AMP FP16.16 flops per cycle per tile: 64 MAC/cycle (PG 2.3); GC2 64 (derived from 124.5 TFLOP/s)."),
+      real("/chip/flops_per_cycle_per_tile/float32", "flop/cycle", 32, 0.001, 1e6,
+           "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 GHz); GC2 16."),
+      real("/chip/flops_per_cycle_per_tile/float16_32", "flop/cycle", 64, 0.001, 1e6,
+           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 rate."),
+      real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
+           "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit SIMD op (4 x half) per cycle."),
+      real("/chip/vector_flops_per_cycle_per_tile/float32", "flop/cycle", 2, 0.001, 1e6,
+           "Vector-unit FP32 flops per cycle per tile. ASSUMPTION: one 64-bit SIMD op (2 x float) per cycle."),
+      real("/chip/memory_bytes_per_cycle_per_tile", "B/cycle", 24, 0.001, 1e6,
+           "Tile memory bandwidth for byte-bound compute: derived from 47.5 TB/s (PRESS); GC2 16 (CIT)."),
+      real("/chip/exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.001, 1e6,
+           "On-chip exchange rate per tile, send and receive: derived from 7.8 TB/s (HC33); UNCONFIRMED, calibrate."),
+      integer("/chip/tiles_per_supertile", "", 2, 1, 64,
+              "Tiles sharing one exchange bus; their receive rate doubles when they receive the same data (PLTEST ExchangeEstimator)."),
+      integer("/chip/exchange_fixed_cycles", "cycle", 100, 0, 1e9,
+              "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST CTCLossPlan; calibrate."),
+      integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
+              "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses 90; calibrate."),
+      real("/chip/compute_efficiency", "", 1.0, 0.001, 1,
+           "Fraction of peak tile throughput achieved by compute vertices. ASSUMPTION: 1.0 (peak); calibrate."),
+      integer("/chip/vertex_overhead_cycles", "cycle", 50, 0, 1e9,
+              "Fixed cycles per compute step on a tile (vertex launch and loop set-up). ASSUMPTION; calibrate."),
+  };
+}
+
+std::vector<ParamSpec> ipu_link_specs() {
+  using namespace spec;
+  return {
+      integer("/ipu_link/links_per_ipu", "", 10, 0, 64, "IPU-Links per chip (section 1.4; product page via PRESS, HC33)."),
+      real("/ipu_link/bandwidth_Gbps_per_link", "Gbit/s", 137.438953472, 0.001, 1e6,
+           "IPU-Link rate per link per direction: 128 x 2^30 bit/s (PLTEST addGlobalExchangeConstraints). Datasheet decimal reading: 128."),
+      real("/ipu_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the IPU-Link rate (PLTEST)."),
+      real("/ipu_link/latency_ns", "ns", 100, 0, 1e9,
+           "Latency per IPU-Link hop (data, not sync). ASSUMPTION: 100 ns; calibrate against CIT section 4."),
+      integer("/ipu_link/partner_links", "", 4, 0, 64, "Links to the rung partner for direct traffic (PLTEST; VENG)."),
+      integer("/ipu_link/cross_links", "", 2, 0, 64,
+              "Further rung links for traffic crossing to the other rail on its way elsewhere (PLTEST)."),
+      integer("/ipu_link/up_links", "", 2, 0, 64, "Links to the next IPU up the rail, ipu + 2 (PLTEST)."),
+      integer("/ipu_link/down_links", "", 2, 0, 64, "Links to the next IPU down the rail, ipu - 2 (PLTEST)."),
+      integer("/ipu_link/torus_wrap_links", "", 2, 0, 64,
+              "Wrap-around links of each end IPU of a rail in a torus. ASSUMPTION: same as up/down (GCLUG states only that the ends loop round)."),
+      integer("/ipu_link/chunk_bytes", "B", 256, 0, 1 << 30,
+              "Link transfer unit. Concurrent flows interleave chunk by chunk; the simulator uses the fluid (max-min fair) limit, and each "
+              "extra hop of a route adds one chunk of store-and-forward before cut-through. ASSUMPTION: 256 B; 0 = pure fluid."),
+      choice("/ipu_link/arbitration", "fair", {"fair", "fifo"},
+             "How concurrent transfers share every link tier: fair = max-min fair share (round-robin of small chunks); "
+             "fifo = earlier transfers first, later ones use what is left. ASSUMPTION."),
+      integer("/ipu_link/credits_bytes", "B", 0, 0, 1e12,
+              "Receiver credit window per flow; if > 0 a flow's rate is capped at credits / (2 x path latency). 0 = no back-pressure. ASSUMPTION."),
+  };
+}
+
+std::vector<ParamSpec> machine_specs() {
+  using namespace spec;
+  return {
+      text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
+      integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine (M2K-DS, BOW-DS)."),
+      real("/machine/gateway/ddr_bandwidth_GBps", "GB/s", 38.4, 0.001, 1e6,
+           "Streaming-memory DDR bandwidth per machine, shared by its IPUs: 2 x DDR4-2400 x 8 B (derived from M2K-DS); achievable rate ASSUMPTION."),
+      real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
+           "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming 3x-20x slower than IPU-Links)."),
+      real("/machine/gateway/ddr_latency_ns", "ns", 1000, 0, 1e12,
+           "Streaming-memory latency per remote load/store, end to end. ASSUMPTION: 1 us; calibrate."),
+      real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
+           "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 and 512)."),
+      real("/machine/gateway/ipu_gateway_link_GBps", "GB/s", 15.75, 0.001, 1e6,
+           "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x 128/130 / 8 (link type VENG; rate derived)."),
+      real("/machine/gateway/ipu_gateway_link_efficiency", "", 1.0, 0.001, 1,
+           "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
+      real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
+           "Latency of the IPU <-> gateway link. ASSUMPTION: 0, already inside the streaming-memory and GW-Link latencies."),
+      integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
+              "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
+      real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
+           "GW-Link rate per link per direction: 100 Gbit/s (M2K-DS: 400 Gbps bidirectional for 2 links)."),
+      real("/machine/gw_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the GW-Link rate. ASSUMPTION: same as IPU-Links."),
+      real("/machine/gw_link/latency_ns", "ns", 2000, 0, 1e12, "Latency per GW-Link traversal (direct cable). ASSUMPTION: 2 us."),
+      real("/machine/gw_link/switch_latency_ns", "ns", 500, 0, 1e12,
+           "Extra latency per GW-Link switch traversal (switched GW-Links, SWGW). ASSUMPTION: 0.5 us."),
+      real("/machine/gw_link/switch_bandwidth_GBps", "GB/s", 3200, 0.001, 1e9,
+           "Switching capacity of the GW-Link switch pair per direction. ASSUMPTION: 2 x 32 x 400 Gbit/s (Arista DCS-7060PX4-32, SWGW)."),
+      real("/machine/host_link/bandwidth_GBps", "GB/s", 25, 0.001, 1e6,
+           "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate derived)."),
+      real("/machine/host_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the host link. ASSUMPTION: same as GW-Links."),
+      real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12, "Host link latency per transfer. ASSUMPTION: 5 us."),
+  };
+}
+
+std::vector<ParamSpec> system_specs() {
+  using namespace spec;
+  return {
+      text("/system/name", "pod64", "System name (pod4 ... pod256, multipod); informational."),
+      integer("/system/num_ilds", "", 1, 1, 64,
+              "IPU-Link domains (Pod64 racks) joined by GW-Links; up to 1024 machines (M2K-DS)."),
+      integer("/system/machines_per_ild", "", 16, 1, 16,
+              "Machines per IPU-Link domain: 1 (Pod4), 4 (Pod16), 16 (Pod64) (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
+      choice("/system/ipu_link_topology", "torus", {"ladder", "torus"},
+             "IPU-Link wiring inside a domain: ladder (PLTEST model) or torus (ends looped; POD-DS '2D torus', GCLUG 8.2.1)."),
+      choice("/system/gw_topology", "none", {"none", "ring", "switch"},
+             "GW-Links between domains: none (one domain), ring (direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
+      real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,
+           "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) (PLTEST setGlobalSyncLatency; HC33)."),
+      choice("/sim/fidelity", "per_tile", {"per_tile", "aggregated"},
+             "per_tile keeps every tile's bytes, cycles and SRAM; aggregated treats an IPU's tiles as one balanced block."),
+  };
+}
+
+}  // namespace
+
+void register_model_params() {
+  auto& reg = ParamRegistry::instance();
+  reg.add(chip_specs());
+  reg.add(ipu_link_specs());
+  reg.add(machine_specs());
+  reg.add(system_specs());
+  reg.add(microbenchmark_param_specs());
+}
+
+}  // namespace ipusim

@@ -1,0 +1,109 @@
+// Network module: one SC_METHOD woken at the next completion time.
+#include "models/network.hpp"
+
+#include <algorithm>
+
+#include "sim/sim_time.hpp"
+
+namespace ipusim {
+
+Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
+                 FlowEngineParams params)
+    : sc_core::sc_module(name), engine_(params), wake_event_("wake") {
+  for (const ResourceSpec& r : resources) engine_.add_resource(r);
+  SC_METHOD(wake);
+  sensitive << wake_event_;
+  dont_initialize();
+}
+
+void Network::start(const TransferRequest& req, Callback on_arrival) {
+  const std::uint32_t slot = engine_.start(now_ns(), req.route, req.bytes);
+  if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
+  callbacks_[slot] = std::move(on_arrival);
+  // Batch: all starts of this delta cycle are allocated together in the next one.
+  if (!in_wake_ && !delta_pending_) {
+    delta_pending_ = true;
+    wake_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+TransferResult Network::transfer(const TransferRequest& req) { return transfer_all({req}).front(); }
+
+std::vector<TransferResult> Network::transfer_all(const std::vector<TransferRequest>& reqs) {
+  std::vector<TransferResult> results(reqs.size());
+  if (reqs.empty()) return results;
+  std::size_t pending = reqs.size();
+  sc_core::sc_event done;
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    start(reqs[i], [&results, &pending, &done, i](const TransferResult& r) {
+      results[i] = r;
+      if (--pending == 0) done.notify(sc_core::SC_ZERO_TIME);
+    });
+  }
+  sc_core::wait(done);
+  return results;
+}
+
+void Network::wake() {
+  ++wakeups_;
+  delta_pending_ = false;
+  in_wake_ = true;
+  const double t = now_ns();
+  for (;;) {
+    arrivals_.clear();
+    engine_.advance(t, arrivals_);
+    // Take every callback out before running any: a callback may start a flow that reuses
+    // the slot of a later arrival of the same batch.
+    ready_.clear();
+    for (const Arrival& a : arrivals_) {
+      ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
+      callbacks_[a.slot] = nullptr;
+    }
+    for (auto& [cb, result] : ready_) {
+      if (cb) cb(result);
+    }
+    engine_.reallocate(t);
+    const double next = engine_.next_event_ns();
+    if (next > t + FlowEngine::kTolNs) break;
+  }
+  in_wake_ = false;
+  schedule_next();
+}
+
+void Network::schedule_next() {
+  const double next = engine_.next_event_ns();
+  wake_event_.cancel();
+  delta_pending_ = false;
+  if (next == FlowEngine::kInf) return;
+  const sc_core::sc_time target = ns_to_sc(next);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (target <= now) {
+    delta_pending_ = true;
+    wake_event_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    wake_event_.notify(target - now);
+  }
+}
+
+ResourceStats Network::resource_stats(ResourceId id) const { return engine_.stats(id, now_ns()); }
+
+void Network::collect_stats(Json& out) const {
+  const double now = now_ns();
+  out["flows"] = engine_.flows_started();
+  out["wakeups"] = wakeups_;
+  Json res = Json::object();
+  for (ResourceId id = 0; id < engine_.num_resources(); ++id) {
+    const ResourceStats s = engine_.stats(id, now);
+    if (s.transfers == 0) continue;
+    const ResourceSpec& spec = engine_.resource(id);
+    const double util = now > 0 ? s.bytes / (spec.capacity_Bpns * now) : 0.0;
+    res[spec.name] = {{"bytes", s.bytes},
+                      {"busy_ns", s.busy_ns},
+                      {"utilisation", util},
+                      {"transfers", s.transfers},
+                      {"max_concurrent", s.max_concurrent}};
+  }
+  out["resources"] = std::move(res);
+}
+
+}  // namespace ipusim

@@ -1,0 +1,46 @@
+#pragma once
+// Short constructors for ParamSpec tables (internal to models/ and the microbenchmark).
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/params.hpp"
+
+namespace ipusim::spec {
+
+/// A floating-point parameter with an inclusive range.
+inline ParamSpec real(std::string path, std::string unit, Json def, std::optional<double> lo,
+                      std::optional<double> hi, std::string desc) {
+  return ParamSpec{std::move(path), ParamType::Double, std::move(unit), std::move(def), lo, hi,
+                   {}, std::move(desc)};
+}
+/// An integer parameter with an inclusive range.
+inline ParamSpec integer(std::string path, std::string unit, Json def, std::optional<double> lo,
+                         std::optional<double> hi, std::string desc) {
+  return ParamSpec{std::move(path), ParamType::Int, std::move(unit), std::move(def), lo, hi, {},
+                   std::move(desc)};
+}
+/// A free-form string parameter.
+inline ParamSpec text(std::string path, Json def, std::string desc) {
+  return ParamSpec{std::move(path), ParamType::String, "", std::move(def), std::nullopt,
+                   std::nullopt, {}, std::move(desc)};
+}
+/// A string parameter restricted to `choices`.
+inline ParamSpec choice(std::string path, Json def, std::vector<std::string> choices,
+                        std::string desc) {
+  return ParamSpec{std::move(path), ParamType::Enum, "", std::move(def), std::nullopt,
+                   std::nullopt, std::move(choices), std::move(desc)};
+}
+/// A boolean parameter.
+inline ParamSpec flag(std::string path, bool def, std::string desc) {
+  return ParamSpec{std::move(path), ParamType::Bool, "", Json(def), std::nullopt, std::nullopt,
+                   {}, std::move(desc)};
+}
+/// A raw JSON parameter (lists, or values of more than one shape).
+inline ParamSpec raw(std::string path, Json def, std::string desc) {
+  return ParamSpec{std::move(path), ParamType::Json, "", std::move(def), std::nullopt,
+                   std::nullopt, {}, std::move(desc)};
+}
+
+}  // namespace ipusim::spec

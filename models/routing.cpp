@@ -1,0 +1,302 @@
+// Resource table construction and shortest-path routing on ladder/torus domains and
+// GW-Link rings/switches.
+#include "models/routing.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/errors.hpp"
+
+namespace ipusim {
+namespace {
+
+std::string ipu_name(std::uint32_t ipu) { return "ipu" + std::to_string(ipu); }
+std::string machine_name(std::uint32_t m) { return "m" + std::to_string(m); }
+
+}  // namespace
+
+std::string to_string(LinkTier t) {
+  switch (t) {
+    case LinkTier::Local: return "local";
+    case LinkTier::IpuLink: return "ipu_link";
+    case LinkTier::GwLink: return "gw_link";
+    case LinkTier::StreamingMemory: return "streaming_memory";
+    case LinkTier::HostIo: return "host_io";
+  }
+  return "?";
+}
+
+Topology::Topology(const HwParams& p)
+    : num_ipus_(p.num_ipus()),
+      num_ilds_(p.system.num_ilds),
+      ild_size_(p.ild_size_ipus()),
+      ipm_(p.machine.ipus_per_machine),
+      rungs_(std::max<std::uint32_t>(1, p.ild_size_ipus() / 2)),
+      machines_per_ild_(p.system.machines_per_ild),
+      wraps_(p.system.ipu_link_topology == IpuLinkTopology::Torus && rungs_ >= 3 &&
+             p.ipu_link.torus_wrap_links > 0),
+      gw_(p.system.gw_topology) {
+  const auto n = num_ipus_;
+  partner_.assign(n, kNone);
+  cross_.assign(n, kNone);
+  up_.assign(n, kNone);
+  down_.assign(n, kNone);
+  gw_to_ipu_.assign(n, kNone);
+  ipu_to_gw_.assign(n, kNone);
+  build_ipu_links(p);
+  build_machines(p);
+  build_gw_links(p);
+}
+
+ResourceId Topology::add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
+                         double latency_ns, std::uint32_t links) {
+  specs_.push_back(ResourceSpec{std::move(name), kind, cap_Bpns, latency_ns, links, std::move(group)});
+  kinds_.push_back(kind);
+  return static_cast<ResourceId>(specs_.size() - 1);
+}
+
+void Topology::release_specs() {
+  specs_.clear();
+  specs_.shrink_to_fit();
+}
+
+void Topology::build_ipu_links(const HwParams& p) {
+  if (ild_size_ < 2) return;
+  const IpuLinkParams& l = p.ipu_link;
+  if (l.partner_links + l.cross_links == 0) {
+    throw ConfigError("/ipu_link: partner_links + cross_links is 0, so the IPUs of a rung cannot reach each other");
+  }
+  if (rungs_ > 1 && (l.up_links == 0 || l.down_links == 0)) {
+    throw ConfigError("/ipu_link: up_links and down_links must be > 0 for an IPU-Link domain of " +
+                      std::to_string(ild_size_) + " IPUs");
+  }
+  const double link = l.link_Bpns();
+  for (std::uint32_t ipu = 0; ipu < num_ipus_; ++ipu) {
+    const std::uint32_t partner = ipu ^ 1u;
+    // Without dedicated cross links, crossing traffic shares the partner bundle (and vice versa).
+    if (l.partner_links > 0) {
+      partner_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".partner", ResourceKind::IpuLink,
+                          "ipu_link.partner", l.partner_links * link, l.latency_ns, l.partner_links);
+    }
+    if (l.cross_links > 0) {
+      cross_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".cross", ResourceKind::IpuLink,
+                        "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links);
+    }
+    if (partner_[ipu] == kNone) partner_[ipu] = cross_[ipu];
+    if (cross_[ipu] == kNone) cross_[ipu] = partner_[ipu];
+    const std::uint32_t k = local_of(ipu) / 2;
+    if (k + 1 < rungs_ || wraps_) {
+      const bool wrap = k + 1 >= rungs_;
+      const std::uint32_t links = wrap ? l.torus_wrap_links : l.up_links;
+      up_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, true)) + (wrap ? ".wrap" : ".up"),
+                     ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
+                     l.latency_ns, links);
+    }
+    if (k > 0 || wraps_) {
+      const bool wrap = k == 0;
+      const std::uint32_t links = wrap ? l.torus_wrap_links : l.down_links;
+      down_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, false)) + (wrap ? ".wrap" : ".down"),
+                       ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
+                       l.latency_ns, links);
+    }
+  }
+}
+
+void Topology::build_machines(const HwParams& p) {
+  const MachineParams& m = p.machine;
+  const std::uint32_t machines = num_machines();
+  ddr_.assign(machines, kNone);
+  host_in_.assign(machines, kNone);
+  host_out_.assign(machines, kNone);
+  for (std::uint32_t mi = 0; mi < machines; ++mi) {
+    const std::string mn = machine_name(mi);
+    ddr_[mi] = add(mn + ".ddr", ResourceKind::Ddr, "ddr", m.ddr_bandwidth_GBps * m.ddr_efficiency,
+                   m.ddr_latency_ns, 1);
+    host_in_[mi] = add("host->" + mn, ResourceKind::HostLink, "host_link",
+                       m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1);
+    host_out_[mi] = add(mn + "->host", ResourceKind::HostLink, "host_link",
+                        m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1);
+    for (std::uint32_t i = 0; i < ipm_; ++i) {
+      const std::uint32_t ipu = mi * ipm_ + i;
+      const double cap = m.ipu_gateway_link_GBps * m.ipu_gateway_link_efficiency;
+      gw_to_ipu_[ipu] = add(mn + ".gw->" + ipu_name(ipu), ResourceKind::GatewayLink, "gateway_link", cap,
+                            m.ipu_gateway_link_latency_ns, 1);
+      ipu_to_gw_[ipu] = add(ipu_name(ipu) + "->" + mn + ".gw", ResourceKind::GatewayLink, "gateway_link",
+                            cap, m.ipu_gateway_link_latency_ns, 1);
+    }
+  }
+}
+
+void Topology::build_gw_links(const HwParams& p) {
+  if (num_ilds_ < 2 || gw_ == GwTopology::None) return;
+  const MachineParams& m = p.machine;
+  const std::uint32_t g = m.gw_links_per_machine;
+  if (g == 0) throw ConfigError("/machine/gw_link/links_per_machine is 0 but the system has several IPU-Link domains");
+  const double link = m.gw_link_bandwidth_GBps * m.gw_link_efficiency;
+  const std::uint32_t machines = num_machines();
+  if (gw_ == GwTopology::Switch) {
+    uplink_.assign(machines, kNone);
+    downlink_.assign(machines, kNone);
+    switch_ = add("gw_switch", ResourceKind::GwSwitch, "gw_switch", m.switch_bandwidth_GBps,
+                  m.switch_latency_ns, 1);
+    for (std::uint32_t mi = 0; mi < machines; ++mi) {
+      uplink_[mi] = add(machine_name(mi) + "->gw_switch", ResourceKind::GwLink, "gw_link", g * link,
+                        m.gw_link_latency_ns, g);
+      // The GW-Link latency is paid once per traversal: on the uplink.
+      downlink_[mi] = add("gw_switch->" + machine_name(mi), ResourceKind::GwLink, "gw_link", g * link, 0.0, g);
+    }
+    return;
+  }
+  // Ring: the east port of machine position q in domain x is cabled to the west port of the
+  // same position in domain x+1. With two domains both cables join the same pair, so each
+  // direction is one bundle of all g links.
+  east_.assign(machines, kNone);
+  west_.assign(machines, kNone);
+  const std::uint32_t east_links = num_ilds_ == 2 ? g : (g + 1) / 2;
+  const std::uint32_t west_links = num_ilds_ == 2 ? 0 : g / 2;
+  for (std::uint32_t x = 0; x < num_ilds_; ++x) {
+    for (std::uint32_t q = 0; q < machines_per_ild_; ++q) {
+      const std::uint32_t mi = x * machines_per_ild_ + q;
+      const std::uint32_t me = ((x + 1) % num_ilds_) * machines_per_ild_ + q;
+      const std::uint32_t mw = ((x + num_ilds_ - 1) % num_ilds_) * machines_per_ild_ + q;
+      east_[mi] = add(machine_name(mi) + "->" + machine_name(me) + ".gw_link", ResourceKind::GwLink, "gw_link",
+                      east_links * link, m.gw_link_latency_ns, east_links);
+      west_[mi] = west_links == 0
+                      ? kNone
+                      : add(machine_name(mi) + "->" + machine_name(mw) + ".gw_link", ResourceKind::GwLink,
+                            "gw_link", west_links * link, m.gw_link_latency_ns, west_links);
+    }
+  }
+}
+
+std::uint32_t Topology::step_rail(std::uint32_t ipu, bool up) const {
+  const std::uint32_t base = ild_of(ipu) * ild_size_;
+  const std::uint32_t local = local_of(ipu);
+  const std::uint32_t k = local / 2, rail = local % 2;
+  const std::uint32_t k2 = up ? (k + 1) % rungs_ : (k + rungs_ - 1) % rungs_;
+  return base + k2 * 2 + rail;
+}
+
+void Topology::append_ild_route(Route& out, std::uint32_t src, std::uint32_t dst) const {
+  if (src == dst) return;
+  const std::uint32_t ls = local_of(src), ld = local_of(dst);
+  const std::uint32_t ks = ls / 2, kd = ld / 2;
+  if (ks == kd) {
+    out.push_back(partner_[src]);
+    return;
+  }
+  std::uint32_t cur = src;
+  if (ls % 2 != ld % 2) {
+    out.push_back(cross_[src]);
+    cur = src ^ 1u;
+  }
+  bool up;
+  std::uint32_t steps;
+  if (wraps_) {
+    const std::uint32_t up_dist = (kd + rungs_ - ks) % rungs_;
+    up = up_dist <= rungs_ - up_dist;
+    steps = up ? up_dist : rungs_ - up_dist;
+  } else {
+    up = kd > ks;
+    steps = up ? kd - ks : ks - kd;
+  }
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    out.push_back(up ? up_[cur] : down_[cur]);
+    cur = step_rail(cur, up);
+  }
+}
+
+std::uint32_t Topology::gw_hops(std::uint32_t ild_a, std::uint32_t ild_b) const {
+  if (ild_a == ild_b) return 0;
+  if (gw_ == GwTopology::Switch) return 1;
+  const std::uint32_t d = (ild_b + num_ilds_ - ild_a) % num_ilds_;
+  if (west_.empty() || west_[0] == kNone) return d;  // eastward only
+  return std::min(d, num_ilds_ - d);
+}
+
+void Topology::append_gw_route(Route& out, std::uint32_t src, std::uint32_t dst) const {
+  out.push_back(ipu_to_gw_[src]);
+  const std::uint32_t ms = machine_of(src), md = machine_of(dst);
+  if (gw_ == GwTopology::Switch) {
+    out.push_back(uplink_[ms]);
+    out.push_back(switch_);
+    out.push_back(downlink_[md]);
+    out.push_back(gw_to_ipu_[dst]);
+    return;
+  }
+  std::uint32_t x = ild_of(src);
+  const std::uint32_t target = ild_of(dst);
+  const std::uint32_t q = (ms % machines_per_ild_);
+  const std::uint32_t d = (target + num_ilds_ - x) % num_ilds_;
+  const bool east = west_[0] == kNone || d <= num_ilds_ - d;
+  const std::uint32_t steps = east ? d : num_ilds_ - d;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const std::uint32_t mi = x * machines_per_ild_ + q;
+    out.push_back(east ? east_[mi] : west_[mi]);
+    x = east ? (x + 1) % num_ilds_ : (x + num_ilds_ - 1) % num_ilds_;
+  }
+  // Land on the IPU with the same local position, then continue on IPU-Links.
+  const std::uint32_t landing = target * ild_size_ + local_of(src);
+  out.push_back(gw_to_ipu_[landing]);
+  append_ild_route(out, landing, dst);
+}
+
+Route Topology::route(std::uint32_t src, std::uint32_t dst) const {
+  if (src >= num_ipus_ || dst >= num_ipus_) {
+    throw ConfigError("route: IPU " + std::to_string(std::max(src, dst)) + " does not exist (the system has " +
+                      std::to_string(num_ipus_) + " IPUs)");
+  }
+  Route out;
+  if (ild_of(src) == ild_of(dst)) {
+    append_ild_route(out, src, dst);
+  } else {
+    append_gw_route(out, src, dst);
+  }
+  return out;
+}
+
+std::uint32_t Topology::ipu_link_hops(std::uint32_t src, std::uint32_t dst) const {
+  Route r;
+  append_ild_route(r, src, dst);
+  return static_cast<std::uint32_t>(r.size());
+}
+
+Route Topology::remote_load_route(std::uint32_t ipu) const { return {ddr_[machine_of(ipu)], gw_to_ipu_[ipu]}; }
+Route Topology::remote_store_route(std::uint32_t ipu) const { return {ipu_to_gw_[ipu], ddr_[machine_of(ipu)]}; }
+Route Topology::host_write_route(std::uint32_t ipu) const {
+  const std::uint32_t m = machine_of(ipu);
+  return {host_in_[m], ddr_[m], gw_to_ipu_[ipu]};
+}
+Route Topology::host_read_route(std::uint32_t ipu) const {
+  const std::uint32_t m = machine_of(ipu);
+  return {ipu_to_gw_[ipu], ddr_[m], host_out_[m]};
+}
+
+LinkTier Topology::tier(const Route& route) const {
+  LinkTier t = LinkTier::Local;
+  auto rank = [](LinkTier x) {
+    switch (x) {
+      case LinkTier::Local: return 0;
+      case LinkTier::IpuLink: return 1;
+      case LinkTier::StreamingMemory: return 2;
+      case LinkTier::GwLink: return 3;
+      case LinkTier::HostIo: return 4;
+    }
+    return 0;
+  };
+  for (ResourceId r : route) {
+    LinkTier k = LinkTier::IpuLink;
+    switch (kinds_[r]) {
+      case ResourceKind::IpuLink: k = LinkTier::IpuLink; break;
+      case ResourceKind::GatewayLink:
+      case ResourceKind::Ddr: k = LinkTier::StreamingMemory; break;
+      case ResourceKind::GwLink:
+      case ResourceKind::GwSwitch: k = LinkTier::GwLink; break;
+      case ResourceKind::HostLink: k = LinkTier::HostIo; break;
+    }
+    if (rank(k) > rank(t)) t = k;
+  }
+  return t;
+}
+
+}  // namespace ipusim

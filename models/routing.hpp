@@ -1,0 +1,97 @@
+#pragma once
+// System topology and routing (plain C++): builds one bandwidth resource per direction of
+// every link bundle, DDR, switch and host link, and computes routes on demand.
+//
+// Numbering: global IPU id = ild x ild_size + local; machine = ipu / ipus_per_machine.
+// Inside an IPU-Link domain IPUs 2k and 2k+1 form rung k; even IPUs are one rail, odd IPUs
+// the other (PLTEST). A route that must change rail crosses the rung first (cross links),
+// then moves up or down the rail, wrapping round on a torus when that is shorter.
+// Between domains traffic leaves through the gateway of the sending IPU's machine and
+// crosses GW-Links (ring: east/west neighbour racks at the same machine position, several
+// hops if needed; switch: uplink, switch, downlink of the destination machine).
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "models/flow_engine.hpp"
+#include "models/hw_params.hpp"
+
+namespace ipusim {
+
+/// Link tier a route uses, for breakdowns ("Local" = no link, same IPU).
+enum class LinkTier { Local, IpuLink, GwLink, StreamingMemory, HostIo };
+std::string to_string(LinkTier t);
+
+/// Resource table and routing of one system.
+class Topology {
+ public:
+  static constexpr ResourceId kNone = std::numeric_limits<ResourceId>::max();
+
+  /// Builds the resource table for `params`. Throws ConfigError for wirings that cannot route.
+  explicit Topology(const HwParams& params);
+
+  /// The resources in id order; add them to a FlowEngine in this order (ids must match).
+  const std::vector<ResourceSpec>& resource_specs() const { return specs_; }
+  /// Drops the names and specs after they have been handed to the engine (saves memory).
+  void release_specs();
+
+  std::uint32_t num_ipus() const { return num_ipus_; }
+  std::uint32_t num_ilds() const { return num_ilds_; }
+  std::uint32_t ild_size() const { return ild_size_; }
+  std::uint32_t ipus_per_machine() const { return ipm_; }
+  std::uint32_t num_machines() const { return num_ipus_ / ipm_; }
+  std::uint32_t rungs_per_ild() const { return rungs_; }
+  /// True when rails wrap round (torus with at least 3 rungs).
+  bool wraps() const { return wraps_; }
+  bool torus() const { return wraps_; }
+  GwTopology gw_topology() const { return gw_; }
+
+  std::uint32_t ild_of(std::uint32_t ipu) const { return ipu / ild_size_; }
+  std::uint32_t local_of(std::uint32_t ipu) const { return ipu % ild_size_; }
+  std::uint32_t machine_of(std::uint32_t ipu) const { return ipu / ipm_; }
+
+  /// Route from `src` to `dst` (global IPU ids, any distance); empty if src == dst.
+  Route route(std::uint32_t src, std::uint32_t dst) const;
+  /// IPU-Link hops between two IPUs of the same domain.
+  std::uint32_t ipu_link_hops(std::uint32_t src, std::uint32_t dst) const;
+  /// Streaming memory -> IPU (DDR, gateway link).
+  Route remote_load_route(std::uint32_t ipu) const;
+  /// IPU -> streaming memory.
+  Route remote_store_route(std::uint32_t ipu) const;
+  /// Host -> IPU (host link, DDR buffer, gateway link).
+  Route host_write_route(std::uint32_t ipu) const;
+  /// IPU -> host.
+  Route host_read_route(std::uint32_t ipu) const;
+  /// The highest tier a route uses (host > GW-Link > streaming memory > IPU-Link).
+  LinkTier tier(const Route& route) const;
+  ResourceKind kind(ResourceId id) const { return kinds_[id]; }
+
+  ResourceId ddr(std::uint32_t machine) const { return ddr_[machine]; }
+  ResourceId gateway_to_ipu(std::uint32_t ipu) const { return gw_to_ipu_[ipu]; }
+  ResourceId ipu_to_gateway(std::uint32_t ipu) const { return ipu_to_gw_[ipu]; }
+
+  /// Ring distance (in GW-Link hops) between two domains; 1 for a switch.
+  std::uint32_t gw_hops(std::uint32_t ild_a, std::uint32_t ild_b) const;
+
+ private:
+  ResourceId add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
+                 double latency_ns, std::uint32_t links);
+  void build_ipu_links(const HwParams& p);
+  void build_machines(const HwParams& p);
+  void build_gw_links(const HwParams& p);
+  void append_ild_route(Route& out, std::uint32_t src, std::uint32_t dst) const;
+  void append_gw_route(Route& out, std::uint32_t src, std::uint32_t dst) const;
+  std::uint32_t step_rail(std::uint32_t ipu, bool up) const;
+
+  std::uint32_t num_ipus_, num_ilds_, ild_size_, ipm_, rungs_, machines_per_ild_;
+  bool wraps_;
+  GwTopology gw_;
+  std::vector<ResourceSpec> specs_;
+  std::vector<ResourceKind> kinds_;
+  std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
+  std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;
+  ResourceId switch_ = kNone;
+};
+
+}  // namespace ipusim

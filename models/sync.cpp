@@ -1,0 +1,95 @@
+// Sync cost formulas and the sync controller's bookkeeping.
+#include "models/sync.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/errors.hpp"
+
+namespace ipusim {
+
+std::string to_string(SyncScope s) {
+  switch (s) {
+    case SyncScope::Internal: return "internal";
+    case SyncScope::External: return "external";
+    case SyncScope::GwLink: return "gw_link";
+  }
+  return "?";
+}
+
+std::uint32_t external_sync_hops(std::uint32_t num_ipus) { return 1 + (num_ipus / 2) / 2; }
+
+std::uint64_t external_sync_cycles(double ns_per_hop, double clock_GHz, std::uint32_t num_ipus) {
+  const double c = ns_per_hop * clock_GHz * external_sync_hops(num_ipus) * 2.0;
+  return static_cast<std::uint64_t>(std::ceil(c - 1e-9));
+}
+
+SyncModel::SyncModel(const HwParams& p, const Topology& topology)
+    : topo_(topology),
+      internal_cycles_(p.chip.sync_internal_cycles),
+      ns_per_hop_(p.system.sync_ns_per_hop),
+      clock_GHz_(p.chip.clock_GHz),
+      gw_latency_ns_(p.machine.gw_link_latency_ns),
+      switch_latency_ns_(p.system.gw_topology == GwTopology::Switch ? p.machine.switch_latency_ns : 0.0) {}
+
+SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
+  std::vector<std::uint32_t> s(ipus);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  for (std::uint32_t i : s) {
+    if (i >= topo_.num_ipus()) {
+      throw ConfigError("sync: IPU " + std::to_string(i) + " does not exist (the system has " +
+                        std::to_string(topo_.num_ipus()) + " IPUs)");
+    }
+  }
+  SyncCost c;
+  if (s.size() <= 1) {
+    c.cycles = internal_cycles_;
+    c.scope = SyncScope::Internal;
+  } else {
+    std::vector<std::uint32_t> ilds;
+    for (std::uint32_t i : s) ilds.push_back(topo_.ild_of(i));
+    ilds.erase(std::unique(ilds.begin(), ilds.end()), ilds.end());
+    if (ilds.size() == 1) {
+      c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, static_cast<std::uint32_t>(s.size()));
+      c.scope = SyncScope::External;
+    } else {
+      std::uint32_t hops = 0;
+      for (std::size_t a = 0; a < ilds.size(); ++a) {
+        for (std::size_t b = a + 1; b < ilds.size(); ++b) hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
+      }
+      const double one_way_ns = hops * gw_latency_ns_ + switch_latency_ns_;
+      c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, topo_.ild_size()) +
+                 static_cast<std::uint64_t>(std::ceil(2.0 * one_way_ns * clock_GHz_ - 1e-9));
+      c.scope = SyncScope::GwLink;
+    }
+  }
+  c.ns = static_cast<double>(c.cycles) / clock_GHz_;
+  return c;
+}
+
+SyncCost SyncModel::cost_first(std::uint32_t n) const {
+  std::vector<std::uint32_t> ipus(n);
+  for (std::uint32_t i = 0; i < n; ++i) ipus[i] = i;
+  return cost(ipus);
+}
+
+SyncController::SyncController(sc_core::sc_module_name name, const HwParams& params, const Topology& topology)
+    : sc_core::sc_module(name), model_(params, topology) {}
+
+SyncCost SyncController::sync(const std::vector<std::uint32_t>& ipus) {
+  const SyncCost c = model_.cost(ipus);
+  const auto k = static_cast<std::size_t>(c.scope);
+  ++count_[k];
+  cycles_[k] += c.cycles;
+  return c;
+}
+
+void SyncController::collect_stats(Json& out) const {
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (count_[k] == 0) continue;
+    out[to_string(static_cast<SyncScope>(k))] = {{"syncs", count_[k]}, {"cycles", cycles_[k]}};
+  }
+}
+
+}  // namespace ipusim

@@ -1,0 +1,75 @@
+// System construction and queries.
+#include "models/system.hpp"
+
+#include "models/model_params.hpp"
+#include "sim/config.hpp"
+#include "sim/errors.hpp"
+
+namespace ipusim {
+
+System::System(sc_core::sc_module_name name, const HwParams& params)
+    : sc_core::sc_module(name), params_(params), topo_(params_), clock_(params_.chip.clock_GHz) {
+  FlowEngineParams fp;
+  fp.arbitration = params_.ipu_link.arbitration;
+  fp.chunk_bytes = params_.ipu_link.chunk_bytes;
+  fp.credits_bytes = params_.ipu_link.credits_bytes;
+  network_ = std::make_unique<Network>("network", topo_.resource_specs(), fp);
+  topo_.release_specs();  // the engine keeps its own copy of the names
+  sync_ = std::make_unique<SyncController>("sync", params_, topo_);
+  const std::uint32_t n_ild = params_.system.num_ilds;
+  ilds_.reserve(n_ild);
+  ipus_.reserve(topo_.num_ipus());
+  gateways_.reserve(topo_.num_machines());
+  for (std::uint32_t i = 0; i < n_ild; ++i) {
+    const std::string nm = "ild" + std::to_string(i);
+    ilds_.push_back(std::make_unique<IpuLinkDomain>(nm.c_str(), i, params_, topo_));
+    IpuLinkDomain& d = *ilds_.back();
+    for (std::size_t m = 0; m < d.num_machines(); ++m) {
+      Machine& mach = d.machine(static_cast<std::uint32_t>(m));
+      for (std::size_t k = 0; k < mach.num_ipus(); ++k) ipus_.push_back(&mach.ipu(static_cast<std::uint32_t>(k)));
+      gateways_.push_back(&mach.gateway());
+    }
+  }
+}
+
+System::~System() = default;
+
+SyncCost System::sync(const std::vector<std::uint32_t>& ipus) {
+  const SyncCost c = sync_->sync(ipus);
+  for (std::uint32_t i : ipus) ipus_[i]->note_sync(c.cycles);
+  return c;
+}
+
+Ipu& System::ipu(std::uint32_t id) {
+  if (id >= ipus_.size()) {
+    throw ConfigError("IPU " + std::to_string(id) + " does not exist (the system has " +
+                      std::to_string(ipus_.size()) + " IPUs)");
+  }
+  return *ipus_[id];
+}
+
+const Ipu& System::ipu(std::uint32_t id) const { return const_cast<System*>(this)->ipu(id); }
+
+Gateway& System::gateway(std::uint32_t machine) {
+  if (machine >= gateways_.size()) {
+    throw ConfigError("machine " + std::to_string(machine) + " does not exist (the system has " +
+                      std::to_string(gateways_.size()) + " machines)");
+  }
+  return *gateways_[machine];
+}
+
+void System::collect_stats(Json& out) const {
+  out["ipus"] = num_ipus();
+  out["machines"] = num_machines();
+  out["ilds"] = num_ilds();
+  out["fidelity"] = to_string(fidelity());
+  out["clock_GHz"] = clock_.freq_GHz();
+}
+
+std::unique_ptr<System> build_system(ConfigDoc& doc, const std::string& name) {
+  register_model_params();
+  const HwParams params = read_hw_params(doc);
+  return std::make_unique<System>(name.c_str(), params);
+}
+
+}  // namespace ipusim

@@ -1,0 +1,142 @@
+#include "runtime/collective_player.hpp"
+
+#include <algorithm>
+#include <set>
+#include <systemc>
+
+#include "models/compute.hpp"
+#include "models/system.hpp"
+#include "sim/run_info.hpp"
+#include "sim/sim_time.hpp"
+#include "sim/trace.hpp"
+
+namespace ipusim {
+
+Json CollectiveTiming::tiers_json() const {
+  return Json{{"sync", sync_ns},         {"exchange_fixed", exchange_fixed_ns},
+              {"ipu_link", ipu_link_ns}, {"gw_link", gw_link_ns},
+              {"on_chip", on_chip_ns},   {"reduce", reduce_ns}};
+}
+
+coll::CollectiveTopology collective_topology(const System& system, std::uint32_t ipus_per_replica,
+                                             coll::LinkConfig link_config) {
+  coll::CollectiveTopology topo;
+  topo.ipus_per_replica = ipus_per_replica;
+  topo.ild_size_ipus = system.ild_size_ipus();
+  topo.torus = system.torus();
+  topo.link_config = link_config;
+  return topo;
+}
+
+CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
+
+const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+  auto it = routes_.find(key);
+  if (it == routes_.end()) it = routes_.emplace(key, system_.route(src, dst)).first;
+  return it->second;
+}
+
+CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, coll::Schedule* summary,
+                                        const TileBoundFn& tile_bound) {
+  CollectiveTiming timing;
+  timing.start_ns = now_ns();
+  const ChipParams& chip = system_.chip();
+  const ClockDomain& clock = system_.clock();
+
+  // Every IPU of every member replica takes part in each BSP sync.
+  std::vector<std::uint32_t> ipus;
+  const std::uint32_t k_ipus = request.topology.ipus_per_replica;
+  for (const auto& group : request.groups)
+    for (std::uint32_t r : group)
+      for (std::uint32_t j = 0; j < k_ipus; ++j) ipus.push_back(r * k_ipus + j);
+  std::sort(ipus.begin(), ipus.end());
+  const SyncCost sync_cost = system_.sync_cost(ipus);
+  // Steps that stay inside IPU-Link domains sync each domain on its own (concurrently):
+  // their cost is the largest per-domain sync, not a sync across the GW-Links.
+  SyncCost local_sync_cost{};
+  {
+    std::map<std::uint32_t, std::vector<std::uint32_t>> by_ild;
+    for (std::uint32_t ipu : ipus) by_ild[system_.ild_of(ipu)].push_back(ipu);
+    for (const auto& [ild, members] : by_ild) {
+      const SyncCost c = system_.sync_cost(members);
+      if (c.ns > local_sync_cost.ns) local_sync_cost = c;
+    }
+  }
+  const double fixed_ns = clock.cycles_to_ns(static_cast<double>(chip.exchange_fixed_cycles));
+  const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
+  const ComputeDType compute_dtype =
+      request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
+  const bool tracing = TraceWriter::instance().enabled();
+
+  std::vector<TransferRequest> reqs;
+  std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
+  auto play_step = [&](const coll::Superstep& step) {
+    const double t0 = now_ns();
+    ++timing.steps;
+    timing.transfers += step.transfers.size();
+    model_event_counter() += step.transfers.size() + 1;
+
+    reqs.clear();
+    reqs.reserve(step.transfers.size());
+    LinkTier highest = LinkTier::Local;
+    std::uint64_t max_sent = 0;
+    if (tile_bound) sent_per_ipu.clear();
+    for (const auto& t : step.transfers) {
+      const Route& r = route(t.src_ipu, t.dst_ipu);
+      if (r.empty()) continue;
+      reqs.push_back({r, t.bytes});
+      const LinkTier tier = system_.tier(r);
+      if (static_cast<int>(tier) > static_cast<int>(highest)) highest = tier;
+      if (tile_bound) max_sent = std::max(max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
+    }
+    // BSP: sync (domain-local unless the exchange crosses GW-Links), then the exchange.
+    const SyncCost& sync = highest == LinkTier::GwLink ? sync_cost : local_sync_cost;
+    system_.sync(ipus);
+    sc_core::wait(ns_to_sc(sync.ns));
+    timing.sync_ns += sync.ns;
+    sc_core::wait(ns_to_sc(fixed_ns));
+    timing.exchange_fixed_ns += fixed_ns;
+
+    const double tx0 = now_ns();
+    if (!reqs.empty()) system_.network().transfer_all(reqs);
+    double link_ns = now_ns() - tx0;
+    if (highest == LinkTier::GwLink) {
+      timing.gw_link_ns += link_ns;
+    } else {
+      timing.ipu_link_ns += link_ns;
+    }
+    if (tile_bound) {
+      // Data leaves each IPU through its tiles: the busiest tile may be slower than the links.
+      const double tile_ns = clock.cycles_to_ns(static_cast<double>(tile_bound(max_sent)));
+      if (tile_ns > link_ns) {
+        sc_core::wait(ns_to_sc(tile_ns - link_ns));
+        timing.on_chip_ns += tile_ns - link_ns;
+      }
+    }
+
+    if (step.reduce && step.max_reduce_elems_per_ipu > 0) {
+      ComputeSpec spec;
+      spec.flops = static_cast<double>(step.max_reduce_elems_per_ipu);
+      spec.bytes = step.max_reduce_elems_per_ipu * elem_bytes * 3;  // read 2, write 1
+      spec.dtype = compute_dtype;
+      spec.unit = ComputeUnit::Vector;
+      const double reduce_ns = clock.cycles_to_ns(static_cast<double>(compute_cycles(chip, spec)));
+      sc_core::wait(ns_to_sc(reduce_ns));
+      timing.reduce_ns += reduce_ns;
+    }
+    const double t1 = now_ns();
+    timing.phase_ns[step.phase] += t1 - t0;
+    if (tracing) {
+      TraceWriter::instance().complete("collectives", step.phase, step.phase, t0, t1 - t0,
+                                       Json{{"transfers", step.transfers.size()},
+                                            {"tier", to_string(highest)}});
+    }
+  };
+  coll::Schedule s = coll::generate_schedule(request, play_step);
+  if (summary) *summary = std::move(s);
+  timing.end_ns = now_ns();
+  return timing;
+}
+
+}  // namespace ipusim

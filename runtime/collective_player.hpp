@@ -1,0 +1,61 @@
+#pragma once
+// Plays a collective schedule on the SystemC models: every superstep is a BSP sync, an
+// exchange (all transfers at once on the Network, routed over IPU-Links or GW-Links), then
+// the local reduction on the tiles. Steps are generated and played one at a time, so a
+// 4096-IPU ring never holds its whole schedule in memory.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "collectives/algorithm.hpp"
+#include "models/routing.hpp"
+#include "sim/json.hpp"
+
+namespace ipusim {
+
+class System;
+
+/// Simulated time of one collective, split the way reports need it.
+struct CollectiveTiming {
+  double start_ns = 0;
+  double end_ns = 0;
+  double sync_ns = 0;
+  double exchange_fixed_ns = 0;  ///< fabric latency / per-phase overhead of each exchange
+  double ipu_link_ns = 0;        ///< exchange time of steps whose highest tier is IPU-Links
+  double gw_link_ns = 0;         ///< exchange time of steps that cross GW-Links
+  double on_chip_ns = 0;         ///< extra time when the per-tile exchange bound dominates
+  double reduce_ns = 0;          ///< on-tile reduction compute
+  std::uint64_t steps = 0;
+  std::uint64_t transfers = 0;
+  std::map<std::string, double> phase_ns;  ///< by schedule phase, in first-seen order names
+  double total_ns() const { return end_ns - start_ns; }
+  /// {"sync":..,"exchange_fixed":..,"ipu_link":..,"gw_link":..,"on_chip":..,"reduce":..}
+  Json tiers_json() const;
+};
+
+/// Extra on-chip exchange bound of a step: given the bytes one IPU sends in the step,
+/// the cycles its busiest tile needs (0 = no bound beyond the links).
+using TileBoundFn = std::function<std::uint64_t(std::uint64_t bytes_sent_per_ipu)>;
+
+/// Plays collectives on a System. Must be used from an SC_THREAD.
+class CollectivePlayer {
+ public:
+  explicit CollectivePlayer(System& system);
+  /// Generates the schedule of `request` step by step and plays each step; returns the
+  /// schedule's summary (without steps) through `summary` when non-null.
+  CollectiveTiming play(const coll::CollectiveRequest& request, coll::Schedule* summary = nullptr,
+                        const TileBoundFn& tile_bound = nullptr);
+
+ private:
+  const Route& route(std::uint32_t src, std::uint32_t dst);
+  System& system_;
+  std::unordered_map<std::uint64_t, Route> routes_;
+};
+
+/// Collective topology facts of a system for `ipus_per_replica`.
+coll::CollectiveTopology collective_topology(const System& system, std::uint32_t ipus_per_replica,
+                                             coll::LinkConfig link_config);
+
+}  // namespace ipusim

@@ -1,0 +1,368 @@
+#include "runtime/collective_workload.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <systemc>
+
+#include "collectives/auto_select.hpp"
+#include "collectives/comm_group_spec.hpp"
+#include "collectives/functional.hpp"
+#include "collectives/replica_grouping.hpp"
+#include "models/system.hpp"
+#include "runtime/collective_player.hpp"
+#include "sim/params.hpp"
+#include "sim/sim_time.hpp"
+
+namespace ipusim {
+namespace {
+
+/// Largest replicas x working elements played on real buffers (8 bytes each).
+constexpr std::uint64_t kMaxFunctionalElems = 64ull << 20;
+
+struct CollectiveSpec {
+  coll::CollectiveRequest request;
+  std::uint32_t replicas = 0;
+  std::string grouping_text;
+  std::string data;  // none | replica-id | iota | random:SEED
+  Json input;        // explicit per-replica input
+  bool output_values = false;
+  std::uint64_t repeat = 1;
+};
+
+/// Parses "all", "none", "consecutive:K", "orthogonal:K" into a CommGroup.
+coll::CommGroup parse_group_spec(ConfigNode& node, const std::string& key, const std::string& text) {
+  try {
+    return coll::parse_comm_group_spec(text);
+  } catch (const std::invalid_argument& e) {
+    node.fail(key, e.what());
+  }
+}
+
+class CollectiveWorkload : public sc_core::sc_module, public Workload {
+ public:
+  SC_HAS_PROCESS(CollectiveWorkload);
+  CollectiveWorkload(sc_core::sc_module_name name, System& system, CollectiveSpec spec)
+      : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
+    SC_THREAD(run);
+  }
+
+  bool finished() const override { return done_; }
+  double total_time_ns() const override { return end_ns_; }
+
+  Json breakdown_ns() const override {
+    const double ipu = timing_.ipu_link_ns, gw = timing_.gw_link_ns;
+    return Json{{"compute", timing_.reduce_ns},
+                {"exchange", timing_.exchange_fixed_ns + timing_.on_chip_ns},
+                {"sync", timing_.sync_ns},
+                {"ipu_link", ipu},
+                {"gw_link", gw},
+                {"streaming_memory", 0.0},
+                {"host_io", 0.0},
+                {"idle", 0.0}};
+  }
+
+  Json utilisation() const override { return link_utilisation(); }
+
+  Json results() const override {
+    const auto& s = summary_;
+    const double bytes = static_cast<double>(spec_.request.elements_per_replica) *
+                         coll::dtype_bytes(spec_.request.dtype);
+    const double per_ns = timing_.total_ns() / static_cast<double>(spec_.repeat);
+    const double k = static_cast<double>(s.group_size);
+    const double alg_GBps = per_ns > 0 ? bytes / per_ns : 0.0;
+    double factor = 1.0;
+    if (s.op == coll::CollectiveOp::AllReduce) {
+      factor = k > 0 ? 2.0 * (k - 1) / k : 0;
+    } else if (s.op == coll::CollectiveOp::AllGather || s.op == coll::CollectiveOp::ReduceScatter) {
+      factor = k > 0 ? (k - 1) / k : 0;
+    }
+    Json r = Json::object();
+    r["op"] = coll::to_string(s.op);
+    r["algorithm"] = coll::to_string(s.algorithm);
+    if (s.algorithm == coll::Algorithm::Hierarchical) {
+      r["ild_algorithm"] = coll::to_string(s.ild_algorithm);
+      r["gw_algorithm"] = coll::to_string(s.gw_algorithm);
+    }
+    r["requested_algorithm"] = coll::to_string(spec_.request.algorithm);
+    r["reduce"] = coll::to_string(s.reduce);
+    r["dtype"] = coll::to_string(s.dtype);
+    r["replicas"] = spec_.replicas;
+    r["ipus_per_replica"] = spec_.request.topology.ipus_per_replica;
+    r["grouping"] = spec_.grouping_text;
+    r["group_size"] = s.group_size;
+    r["num_groups"] = spec_.request.groups.size();
+    if (spec_.replicas <= 64) r["groups"] = spec_.request.groups;
+    r["elements_per_replica"] = spec_.request.elements_per_replica;
+    r["bytes_per_replica"] = bytes;
+    r["repeat"] = spec_.repeat;
+    r["time_ns"] = per_ns;
+    r["cycles"] = system_.clock().ns_to_cycles_round(per_ns);
+    r["algorithm_bandwidth_GBps"] = alg_GBps;
+    r["bus_bandwidth_GBps"] = alg_GBps * factor;
+    r["steps"] = timing_.steps / spec_.repeat;
+    r["transfers"] = timing_.transfers / spec_.repeat;
+    r["time_by_tier_ns"] = timing_.tiers_json();
+    Json phases = Json::object();
+    for (const auto& [phase, ns] : timing_.phase_ns) phases[phase] = ns;
+    r["time_by_phase_ns"] = phases;
+    if (functional_.is_object()) r["functional"] = functional_;
+    return r;
+  }
+
+  std::string summary() const override {
+    const Json r = results();
+    std::ostringstream out;
+    out << "  collective       " << r["op"].get<std::string>() << " of "
+        << static_cast<std::uint64_t>(r["bytes_per_replica"].get<double>())
+        << " B per replica, " << r["replicas"] << " replicas, groups of " << r["group_size"] << " ("
+        << spec_.grouping_text << ")\n";
+    out << "  algorithm        " << r["algorithm"].get<std::string>() << " (requested "
+        << r["requested_algorithm"].get<std::string>() << "), " << r["steps"] << " supersteps\n";
+    char line[160];
+    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s\n",
+                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>());
+    out << line;
+    if (functional_.is_object()) {
+      out << "  functional check " << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL")
+          << " (max abs error " << functional_["max_abs_error"].get<double>() << ")\n";
+    }
+    return out.str();
+  }
+
+ private:
+  void run() {
+    try {
+      for (std::uint64_t i = 0; i < spec_.repeat; ++i) {
+        const CollectiveTiming t = player_.play(spec_.request, &summary_);
+        accumulate(t);
+      }
+    } catch (const std::exception& e) {
+      // Exceptions must not escape a SystemC process; report them after sc_start.
+      failure_ = e.what();
+      sc_core::sc_stop();
+      return;
+    }
+    end_ns_ = now_ns();
+    done_ = true;
+  }
+
+ public:
+  std::string failure() const override { return failure_; }
+
+ private:
+
+  void accumulate(const CollectiveTiming& t) {
+    timing_.end_ns += t.total_ns();
+    timing_.sync_ns += t.sync_ns;
+    timing_.exchange_fixed_ns += t.exchange_fixed_ns;
+    timing_.ipu_link_ns += t.ipu_link_ns;
+    timing_.gw_link_ns += t.gw_link_ns;
+    timing_.on_chip_ns += t.on_chip_ns;
+    timing_.reduce_ns += t.reduce_ns;
+    timing_.steps += t.steps;
+    timing_.transfers += t.transfers;
+    for (const auto& [p, ns] : t.phase_ns) timing_.phase_ns[p] += ns;
+  }
+
+  Json link_utilisation() const {
+    // Mean utilisation of the resources of each tier that carried traffic.
+    const auto& topo = system_.topology();
+    const auto& net = system_.network();
+    double sum[2] = {0, 0};
+    int count[2] = {0, 0};
+    for (ResourceId id = 0; id < net.engine().num_resources(); ++id) {
+      const ResourceKind kind = topo.kind(id);
+      const int tier = kind == ResourceKind::IpuLink ? 0 : (kind == ResourceKind::GwLink ? 1 : -1);
+      if (tier < 0) continue;
+      const ResourceStats st = net.resource_stats(id);
+      if (st.transfers == 0 || end_ns_ <= 0) continue;
+      sum[tier] += st.bytes / (net.engine().resource(id).capacity_Bpns * end_ns_);
+      ++count[tier];
+    }
+    return Json{{"ipu_link", count[0] ? sum[0] / count[0] : 0.0},
+                {"gw_link", count[1] ? sum[1] / count[1] : 0.0},
+                {"ddr", 0.0}};
+  }
+
+ public:
+  /// Runs the schedule on real data (before simulation; independent of timing).
+  void run_functional_check() {
+    if (spec_.data == "none" && spec_.input.is_null()) return;
+    coll::Schedule full = coll::build_schedule(spec_.request);
+    const std::uint32_t n_rep = spec_.replicas;
+    const std::uint64_t n = spec_.request.elements_per_replica;
+    coll::ReplicaBuffers inputs(n_rep, std::vector<double>(n, 0.0));
+    if (!spec_.input.is_null()) {
+      for (std::uint32_t r = 0; r < n_rep; ++r)
+        for (std::uint64_t i = 0; i < n; ++i) inputs[r][i] = spec_.input[r][i].get<double>();
+    } else if (spec_.data == "replica-id") {
+      for (std::uint32_t r = 0; r < n_rep; ++r) std::fill(inputs[r].begin(), inputs[r].end(), double(r));
+    } else if (spec_.data == "iota") {
+      for (std::uint32_t r = 0; r < n_rep; ++r)
+        for (std::uint64_t i = 0; i < n; ++i) inputs[r][i] = static_cast<double>(r * n + i);
+    } else {  // random:SEED — small integers, so sums are exact in float32
+      std::mt19937_64 rng(std::stoull(spec_.data.substr(7)));
+      std::uniform_int_distribution<int> dist(-8, 8);
+      for (auto& row : inputs)
+        for (auto& v : row) v = dist(rng);
+    }
+    const coll::ReplicaBuffers got = coll::run_functional(full, inputs);
+    const coll::ReplicaBuffers want = coll::direct_reference(
+        spec_.request.op, spec_.request.reduce, spec_.request.dtype, spec_.request.groups, inputs);
+    double max_err = 0;
+    bool same_shape = got.size() == want.size();
+    for (std::size_t r = 0; same_shape && r < got.size(); ++r) {
+      if (got[r].size() != want[r].size()) {
+        same_shape = false;
+        break;
+      }
+      for (std::size_t i = 0; i < got[r].size(); ++i) max_err = std::max(max_err, std::fabs(got[r][i] - want[r][i]));
+    }
+    // float16 results may differ from the once-rounded reference by rounding steps.
+    const double tolerance = spec_.request.dtype == coll::DType::Float16 ? 1e-2 * (1 + max_abs(want)) : 0.0;
+    functional_ = Json{{"data", spec_.input.is_null() ? spec_.data : std::string("input")},
+                       {"matches_reference", same_shape && max_err <= tolerance},
+                       {"max_abs_error", max_err}};
+    if (spec_.output_values) functional_["outputs"] = got;
+  }
+
+ private:
+  static double max_abs(const coll::ReplicaBuffers& b) {
+    double m = 0;
+    for (const auto& row : b)
+      for (double v : row) m = std::max(m, std::fabs(v));
+    return m;
+  }
+
+  System& system_;
+  CollectiveSpec spec_;
+  CollectivePlayer player_;
+  CollectiveTiming timing_;
+  coll::Schedule summary_;
+  Json functional_;
+  std::string failure_;
+  double end_ns_ = 0;
+  bool done_ = false;
+};
+
+/// Adapter so the sc_module-owning unique_ptr can be returned as a Workload.
+template <class T>
+std::unique_ptr<Workload> as_workload(T* module) {
+  return std::unique_ptr<Workload>(module);
+}
+
+}  // namespace
+
+void register_collective_params() {
+  const std::string w = "/workload/";
+  ParamRegistry::instance().add({
+      {w + "op", ParamType::Enum, "", "allreduce", {}, {}, {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"}, "Collective operation (GCL names)"},
+      {w + "bytes", ParamType::Int, "B", 0, 0, {}, {}, "Input size per replica in bytes (or give elements)"},
+      {w + "elements", ParamType::Int, "", 0, 0, {}, {}, "Input elements per replica (overrides bytes when > 0)"},
+      {w + "dtype", ParamType::Enum, "", "float32", {}, {}, {"float32", "float16"}, "Element type"},
+      {w + "replicas", ParamType::Int, "", 0, 0, {}, {}, "Replicas (0 = all IPUs / ipus_per_replica)"},
+      {w + "ipus_per_replica", ParamType::Int, "", 1, 1, 64, {}, "IPUs per replica (consecutive IPUs)"},
+      {w + "comm_group", ParamType::String, "", "all", {}, {}, {}, "all | none | consecutive:K | orthogonal:K (PopART CommGroup); ignored when group_size > 0"},
+      {w + "stride", ParamType::Int, "", 1, 1, {}, {}, "ReplicaGrouping stride (used with group_size)"},
+      {w + "group_size", ParamType::Int, "", 0, 0, {}, {}, "ReplicaGrouping group size (0 = use comm_group)"},
+      {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does"},
+      {w + "link_config", ParamType::Enum, "", "default", {}, {}, {"default", "sliding_window", "barley_twist"}, "GCL IPU-Link configuration"},
+      {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator"},
+      {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto picks direct at or below this size (0 = never, as GCL's AUTO)"},
+      {w + "repeat", ParamType::Int, "", 1, 1, 1000000, {}, "Run the collective this many times back to back"},
+      {w + "data", ParamType::String, "", "none", {}, {}, {}, "Functional data: none | replica-id | iota | random:SEED"},
+      {w + "input", ParamType::Json, "", Json(), {}, {}, {}, "Explicit input: one array of numbers per replica"},
+      {w + "output_values", ParamType::Bool, "", false, {}, {}, {}, "Include per-replica output values in the report"},
+  });
+}
+
+std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode node) {
+  CollectiveSpec spec;
+  auto& req = spec.request;
+  try {
+    req.op = coll::parse_collective_op(node.get_enum("op"));
+    req.dtype = coll::parse_dtype(node.get_enum("dtype"));
+    req.algorithm = coll::parse_algorithm(node.get_enum("algorithm"));
+    req.reduce = coll::parse_reduce_op(node.get_enum("reduce"));
+    req.topology = collective_topology(system, 1, coll::parse_link_config(node.get_enum("link_config")));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(node.path() + ": " + e.what());
+  }
+  const std::uint32_t k_ipus = static_cast<std::uint32_t>(node.get_int("ipus_per_replica"));
+  req.topology.ipus_per_replica = k_ipus;
+  std::uint64_t replicas = node.get_uint("replicas");
+  if (replicas == 0) replicas = system.num_ipus() / k_ipus;
+  if (replicas == 0 || replicas * k_ipus > system.num_ipus()) {
+    node.fail("replicas", std::to_string(replicas) + " replicas of " + std::to_string(k_ipus) +
+                              " IPUs do not fit on " + std::to_string(system.num_ipus()) + " IPUs");
+  }
+  spec.replicas = static_cast<std::uint32_t>(replicas);
+  const std::uint64_t elem_bytes = coll::dtype_bytes(req.dtype);
+  const std::uint64_t bytes = node.get_uint("bytes");
+  const std::uint64_t elements = node.get_uint("elements");
+  req.elements_per_replica = elements > 0 ? elements : (bytes + elem_bytes - 1) / elem_bytes;
+  if (req.elements_per_replica == 0) node.fail("bytes", "give bytes or elements (> 0)");
+  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
+  req.direct_max_bytes = node.get_uint("direct_max_bytes");
+  spec.repeat = node.get_uint("repeat");
+
+  const std::string cg_text = node.get_string("comm_group");
+  const std::uint64_t group_size = node.get_uint("group_size");
+  const std::uint64_t stride = node.get_uint("stride");
+  try {
+    coll::ReplicaGrouping grouping =
+        group_size > 0 ? coll::ReplicaGrouping(spec.replicas, static_cast<unsigned>(stride), static_cast<unsigned>(group_size))
+                       : parse_group_spec(node, "comm_group", cg_text).toReplicaGrouping(spec.replicas);
+    spec.grouping_text = grouping.str();
+    for (const auto& g : grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
+  } catch (const coll::GroupError& e) {
+    node.fail(group_size > 0 ? "group_size" : "comm_group", e.what());
+  }
+
+  spec.data = node.get_string("data");
+  if (spec.data != "none" && spec.data != "replica-id" && spec.data != "iota" &&
+      !(spec.data.rfind("random:", 0) == 0 && spec.data.size() > 7 &&
+        spec.data.find_first_not_of("0123456789", 7) == std::string::npos)) {
+    node.fail("data", "expected none, replica-id, iota or random:SEED, got '" + spec.data + "'");
+  }
+  spec.input = node.get_json("input");
+  if (!spec.input.is_null()) {
+    bool ok = spec.input.is_array() && spec.input.size() == spec.replicas;
+    for (std::size_t r = 0; ok && r < spec.input.size(); ++r) {
+      ok = spec.input[r].is_array() && spec.input[r].size() == req.elements_per_replica;
+      for (std::size_t i = 0; ok && i < spec.input[r].size(); ++i) ok = spec.input[r][i].is_number();
+    }
+    if (!ok) {
+      node.fail("input", "expected " + std::to_string(spec.replicas) + " arrays of " +
+                             std::to_string(req.elements_per_replica) + " numbers (one per replica)");
+    }
+  }
+  spec.output_values = node.get_bool("output_values");
+  node.mark_used("kind");
+  node.finish();
+  if ((spec.data != "none" || !spec.input.is_null()) &&
+      spec.replicas * (req.elements_per_replica + req.elements_per_replica / 2 + 64) > kMaxFunctionalElems) {
+    node.fail("data", "functional mode on " + std::to_string(spec.replicas) + " x " +
+                          std::to_string(req.elements_per_replica) +
+                          " elements would need too much memory; use at most " +
+                          std::to_string(kMaxFunctionalElems) + " elements over all replicas");
+  }
+
+  try {
+    coll::select_algorithm(req);  // rejects algorithm/topology mismatches before simulating
+  } catch (const std::invalid_argument& e) {
+    node.fail("algorithm", e.what());
+  }
+  auto* w = new CollectiveWorkload("collective", system, std::move(spec));
+  try {
+    w->run_functional_check();
+  } catch (const std::invalid_argument& e) {
+    delete w;
+    throw ConfigError(std::string("/workload: ") + e.what());
+  }
+  return as_workload(w);
+}
+
+}  // namespace ipusim

@@ -1,0 +1,466 @@
+// Microbenchmark workload: parse steps, play them in one SC_THREAD, report per-step timing.
+#include "runtime/microbenchmark.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "models/system.hpp"
+#include "sim/errors.hpp"
+#include "sim/sim_time.hpp"
+#include "sim/trace.hpp"
+
+namespace ipusim {
+
+struct Microbenchmark::Step {
+  Kind kind = Kind::Transfer;
+  std::string name;
+  std::uint64_t repeat = 1;
+  std::uint32_t src = 0, dst = 0, ipu = 0;
+  TransferRequest req;  ///< route and bytes of network steps
+  LinkTier tier = LinkTier::Local;
+  std::string buffer;
+  ExchangeSpec exchange;
+  ComputeSpec compute;
+  std::vector<std::uint32_t> sync_ipus;
+  std::vector<Step> children;
+  // Results.
+  double start_ns = 0, end_ns = 0;
+  std::uint64_t moved_bytes = 0;
+  std::uint64_t cycles = 0;
+  std::uint64_t done = 0;
+};
+
+namespace {
+
+using Kind = Microbenchmark::Kind;
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Transfer: return "transfer";
+    case Kind::Exchange: return "exchange";
+    case Kind::RemoteLoad: return "remote_load";
+    case Kind::RemoteStore: return "remote_store";
+    case Kind::HostRead: return "host_read";
+    case Kind::HostWrite: return "host_write";
+    case Kind::Sync: return "sync";
+    case Kind::Compute: return "compute";
+    case Kind::Concurrent: return "concurrent";
+  }
+  return "?";
+}
+
+Kind parse_kind(const std::string& s) {
+  static const Kind all[] = {Kind::Transfer, Kind::Exchange, Kind::RemoteLoad, Kind::RemoteStore, Kind::HostRead,
+                             Kind::HostWrite, Kind::Sync,    Kind::Compute,    Kind::Concurrent};
+  for (Kind k : all) {
+    if (s == kind_name(k)) return k;
+  }
+  throw ConfigError("unknown microbenchmark step kind '" + s + "'");
+}
+
+bool is_network(Kind k) {
+  return k == Kind::Transfer || k == Kind::RemoteLoad || k == Kind::RemoteStore || k == Kind::HostRead ||
+         k == Kind::HostWrite;
+}
+
+/// Breakdown category of a leaf step.
+std::string category(Kind k, LinkTier tier) {
+  switch (k) {
+    case Kind::Transfer: return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+    case Kind::RemoteLoad:
+    case Kind::RemoteStore: return "streaming_memory";
+    case Kind::HostRead:
+    case Kind::HostWrite: return "host_io";
+    case Kind::Exchange: return "exchange";
+    case Kind::Compute: return "compute";
+    case Kind::Sync: return "sync";
+    case Kind::Concurrent: return "idle";
+  }
+  return "idle";
+}
+
+std::string format_ns(double ns) {
+  char buf[64];
+  if (ns >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.4f ms", ns / 1e6);
+  } else if (ns >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.4f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  }
+  return buf;
+}
+
+}  // namespace
+
+Microbenchmark::Microbenchmark(sc_core::sc_module_name name, System& system, ConfigNode workload)
+    : sc_core::sc_module(name), system_(system) {
+  workload.mark_used("kind");
+  std::vector<ConfigNode> nodes = workload.children("steps");
+  if (nodes.empty()) workload.fail("steps", "a microbenchmark needs at least one step");
+  for (std::size_t i = 0; i < nodes.size(); ++i) steps_.push_back(parse_step(nodes[i], "step" + std::to_string(i), false));
+  workload.finish();
+  SC_THREAD(run);
+}
+
+Microbenchmark::~Microbenchmark() = default;
+
+Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string& default_name, bool nested) {
+  Step s;
+  s.kind = parse_kind(n.get_enum("kind"));
+  s.name = n.get_string("name");
+  if (s.name.empty()) s.name = default_name + "_" + kind_name(s.kind);
+  s.repeat = n.get_uint("repeat");
+  const std::uint32_t num_ipus = system_.num_ipus();
+  auto read_ipu = [&](const char* key) {
+    const std::uint64_t v = n.get_uint(key);
+    if (v >= num_ipus) {
+      n.fail(key, "IPU " + std::to_string(v) + " does not exist (the system has " + std::to_string(num_ipus) + " IPUs)");
+    }
+    return static_cast<std::uint32_t>(v);
+  };
+  switch (s.kind) {
+    case Kind::Transfer:
+      s.src = read_ipu("src_ipu");
+      s.dst = read_ipu("dst_ipu");
+      s.req.bytes = n.get_uint("bytes");
+      s.req.route = system_.route(s.src, s.dst);
+      break;
+    case Kind::RemoteLoad:
+    case Kind::RemoteStore:
+    case Kind::HostRead:
+    case Kind::HostWrite:
+      s.ipu = read_ipu("ipu");
+      s.src = s.dst = s.ipu;
+      s.req.bytes = n.get_uint("bytes");
+      if (s.kind == Kind::RemoteLoad) s.req.route = system_.remote_load_route(s.ipu);
+      if (s.kind == Kind::RemoteStore) s.req.route = system_.remote_store_route(s.ipu);
+      if (s.kind == Kind::HostRead) s.req.route = system_.host_read_route(s.ipu);
+      if (s.kind == Kind::HostWrite) s.req.route = system_.host_write_route(s.ipu);
+      if (s.kind == Kind::RemoteLoad || s.kind == Kind::RemoteStore) {
+        s.buffer = n.get_string("buffer");
+        if (s.buffer.empty()) s.buffer = s.name;
+        // Elaboration-time capacity check: the buffer must fit in the machine's DDR.
+        system_.gateway_of(s.ipu).memory().allocate(s.buffer, s.req.bytes);
+      }
+      break;
+    case Kind::Exchange: {
+      s.ipu = read_ipu("ipu");
+      s.exchange.pattern = parse_exchange_pattern(n.get_enum("pattern"));
+      s.exchange.bytes_per_tile = n.get_uint("bytes_per_tile");
+      s.exchange.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
+      s.exchange.root_tile = static_cast<std::uint32_t>(n.get_uint("root_tile"));
+      if (s.exchange.pattern == ExchangePattern::Explicit) {
+        const Json list = n.get_json("per_tile_bytes");
+        if (!list.is_array()) n.fail("per_tile_bytes", "explicit exchanges need a list of per-tile bytes");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const Json& e = list[i];
+          TileTraffic t;
+          if (e.is_number_unsigned() || (e.is_number_integer() && e.get<std::int64_t>() >= 0)) {
+            t.sent = t.received = e.get<std::uint64_t>();
+          } else if (e.is_array() && e.size() == 2 && e[0].is_number_unsigned() && e[1].is_number_unsigned()) {
+            t.sent = e[0].get<std::uint64_t>();
+            t.received = e[1].get<std::uint64_t>();
+          } else {
+            n.fail("per_tile_bytes", "entry " + std::to_string(i) + " must be a byte count or [sent, received], got " +
+                                         e.dump());
+          }
+          s.exchange.per_tile.push_back(t);
+        }
+        s.exchange.shared_receive = n.get_bool("shared_receive");
+      }
+      try {
+        (void)exchange_totals(s.exchange, system_.chip().tiles);  // validates tiles and root
+      } catch (const ConfigError& e) {
+        n.fail("pattern", e.what());
+      }
+      break;
+    }
+    case Kind::Compute:
+      s.ipu = read_ipu("ipu");
+      s.compute.flops = n.get_double("flops");
+      if (n.has("bytes")) s.compute.bytes = n.get_uint("bytes");
+      s.compute.dtype = parse_compute_dtype(n.get_enum("dtype"));
+      s.compute.unit = parse_compute_unit(n.get_enum("unit"));
+      s.compute.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
+      if (s.compute.tiles > system_.chip().tiles) {
+        n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
+      }
+      break;
+    case Kind::Sync: {
+      const Json ipus = n.get_json("ipus");
+      if (ipus == Json("all")) {
+        for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
+      } else if (ipus.is_number_unsigned()) {
+        const std::uint64_t c = ipus.get<std::uint64_t>();
+        if (c == 0 || c > num_ipus) n.fail("ipus", "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
+        for (std::uint32_t i = 0; i < c; ++i) s.sync_ipus.push_back(i);
+      } else if (ipus.is_array() && !ipus.empty()) {
+        for (const Json& e : ipus) {
+          if (!e.is_number_unsigned() || e.get<std::uint64_t>() >= num_ipus) {
+            n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." + std::to_string(num_ipus - 1) + ")");
+          }
+          s.sync_ipus.push_back(e.get<std::uint32_t>());
+        }
+      } else {
+        n.fail("ipus", "expected a count or a non-empty list of IPU ids, got " + ipus.dump());
+      }
+      break;
+    }
+    case Kind::Concurrent: {
+      if (nested) n.fail("kind", "concurrent steps cannot be nested");
+      std::vector<ConfigNode> kids = n.children("steps");
+      if (kids.empty()) n.fail("steps", "a concurrent step needs at least one step");
+      for (std::size_t i = 0; i < kids.size(); ++i) {
+        s.children.push_back(parse_step(kids[i], s.name + "." + std::to_string(i), true));
+      }
+      if (s.repeat != 1) n.fail("repeat", "repeat a concurrent step's children instead");
+      break;
+    }
+  }
+  s.tier = system_.tier(s.req.route);
+  n.finish();
+  return s;
+}
+
+void Microbenchmark::run() {
+  try {
+    for (Step& s : steps_) {
+      if (s.kind == Kind::Concurrent) {
+        run_concurrent(s);
+      } else {
+        run_sequential(s);
+      }
+    }
+    finished_ = true;
+  } catch (const std::exception& e) {
+    // Exceptions must not escape a SystemC process; the caller reports failure().
+    failure_ = e.what();
+  }
+  end_ns_ = now_ns();
+}
+
+std::uint64_t Microbenchmark::timed_cycles(Step& s) {
+  std::uint64_t total = 0;
+  for (std::uint64_t r = 0; r < s.repeat; ++r) {
+    switch (s.kind) {
+      case Kind::Exchange: total += system_.ipu(s.ipu).exchange(s.exchange); break;
+      case Kind::Compute: total += system_.ipu(s.ipu).compute(s.compute); break;
+      case Kind::Sync: total += system_.sync(s.sync_ipus).cycles; break;
+      default: break;
+    }
+  }
+  if (s.kind == Kind::Exchange) {
+    s.moved_bytes = exchange_totals(s.exchange, system_.chip().tiles).received * s.repeat;
+  }
+  s.cycles = total;
+  s.done = s.repeat;
+  return total;
+}
+
+void Microbenchmark::run_sequential(Step& s) {
+  s.start_ns = now_ns();
+  if (is_network(s.kind)) {
+    Network& net = system_.network();
+    for (std::uint64_t r = 0; r < s.repeat; ++r) {
+      const TransferResult res = net.transfer(s.req);
+      ++transfers_done_;
+      ++s.done;
+      s.moved_bytes += s.req.bytes;
+      trace_step(s, res.start_ns, res.duration_ns());
+    }
+    s.end_ns = now_ns();
+    return;
+  }
+  const std::uint64_t cycles = timed_cycles(s);
+  const double ns = system_.clock().cycles_to_ns(static_cast<double>(cycles));
+  sc_core::wait(ns_to_sc(s.start_ns + ns) - sc_core::sc_time_stamp());
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+void Microbenchmark::start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending,
+                                         sc_core::sc_event* done) {
+  system_.network().start(s.req, [this, &s, remaining, pending, done](const TransferResult& r) {
+    ++transfers_done_;
+    ++s.done;
+    s.moved_bytes += s.req.bytes;
+    trace_step(s, r.start_ns, r.duration_ns());
+    if (remaining > 1) {
+      start_network_chain(s, remaining - 1, pending, done);
+      return;
+    }
+    s.end_ns = r.end_ns;
+    if (--*pending == 0) done->notify(sc_core::SC_ZERO_TIME);
+  });
+}
+
+void Microbenchmark::run_concurrent(Step& s) {
+  const double t0 = now_ns();
+  s.start_ns = t0;
+  std::size_t pending = 0;
+  sc_core::sc_event done;
+  double timed_end = t0;
+  for (Step& c : s.children) {
+    c.start_ns = t0;
+    if (is_network(c.kind)) {
+      ++pending;
+      start_network_chain(c, c.repeat, &pending, &done);
+    } else {
+      const std::uint64_t cycles = timed_cycles(c);
+      c.end_ns = t0 + system_.clock().cycles_to_ns(static_cast<double>(cycles));
+      timed_end = std::max(timed_end, c.end_ns);
+      trace_step(c, c.start_ns, c.end_ns - c.start_ns);
+    }
+  }
+  if (pending > 0) sc_core::wait(done);
+  const sc_core::sc_time target = ns_to_sc(timed_end);
+  if (target > sc_core::sc_time_stamp()) sc_core::wait(target - sc_core::sc_time_stamp());
+  s.end_ns = now_ns();
+}
+
+void Microbenchmark::trace_step(const Step& s, double start_ns, double dur_ns) const {
+  TraceWriter& tw = TraceWriter::instance();
+  if (!tw.enabled()) return;
+  const std::uint32_t ipu = s.kind == Kind::Transfer ? s.src : (s.kind == Kind::Sync ? s.sync_ipus.front() : s.ipu);
+  Json args = {{"kind", kind_name(s.kind)}};
+  if (is_network(s.kind)) args["bytes"] = s.req.bytes;
+  if (s.kind == Kind::Transfer) args["dst_ipu"] = s.dst;
+  if (s.kind == Kind::Sync) args["ipus"] = s.sync_ipus.size();
+  tw.complete("ipu" + std::to_string(ipu), kind_name(s.kind), s.name, start_ns, dur_ns, args);
+  if (!is_network(s.kind)) return;
+  const FlowEngine& e = system_.network().engine();
+  const std::string process = "links: " + to_string(s.tier);
+  for (ResourceId r : s.req.route) tw.complete(process, e.resource(r).name, s.name, start_ns, dur_ns, args);
+}
+
+Json Microbenchmark::step_json(const Step& s) const {
+  Json j = Json::object();
+  j["name"] = s.name;
+  j["kind"] = kind_name(s.kind);
+  switch (s.kind) {
+    case Kind::Transfer:
+      j["src_ipu"] = s.src;
+      j["dst_ipu"] = s.dst;
+      break;
+    case Kind::Sync: j["ipus"] = s.sync_ipus.size(); break;
+    case Kind::Concurrent: break;
+    default: j["ipu"] = s.ipu;
+  }
+  if (s.repeat != 1) j["repeat"] = s.repeat;
+  j["start_ns"] = s.start_ns;
+  j["end_ns"] = s.end_ns;
+  const double dur = s.end_ns - s.start_ns;
+  j["duration_ns"] = dur;
+  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync) j["cycles"] = s.cycles;
+  std::uint64_t bytes = s.moved_bytes;
+  for (const Step& c : s.children) bytes += c.moved_bytes;
+  j["bytes"] = bytes;
+  j["bandwidth_GBps"] = dur > 0 ? static_cast<double>(bytes) / dur : 0.0;
+  if (is_network(s.kind)) {
+    j["tier"] = to_string(s.tier);
+    j["hops"] = s.req.route.size();
+    // Closed form for one repetition alone on an idle network, for comparison.
+    j["lone_transfer_ns"] = system_.lone_transfer_ns(s.req.route, s.req.bytes);
+  }
+  if (!s.children.empty()) {
+    Json kids = Json::array();
+    for (const Step& c : s.children) kids.push_back(step_json(c));
+    j["steps"] = std::move(kids);
+  }
+  return j;
+}
+
+Json Microbenchmark::breakdown_ns() const {
+  Json b = {{"compute", 0.0}, {"exchange", 0.0}, {"sync", 0.0}, {"ipu_link", 0.0}, {"gw_link", 0.0},
+            {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
+  double used = 0;
+  for (const Step& s : steps_) {
+    const double dur = s.end_ns - s.start_ns;
+    std::string cat = category(s.kind, s.tier);
+    if (s.kind == Kind::Concurrent) {
+      // The critical path decides: the child that ended last (first such child on ties).
+      const Step* last = &s.children.front();
+      for (const Step& c : s.children) {
+        if (c.end_ns > last->end_ns) last = &c;
+      }
+      cat = category(last->kind, last->tier);
+    }
+    b[cat] = b[cat].get<double>() + dur;
+    used += dur;
+  }
+  b["idle"] = b["idle"].get<double>() + std::max(0.0, end_ns_ - used);
+  return b;
+}
+
+Json Microbenchmark::utilisation() const {
+  const Network& net = system_.network();
+  const Topology& topo = system_.topology();
+  const char* names[] = {"ipu_link", "gateway_link", "ddr", "gw_link", "gw_link", "host_link"};
+  std::map<std::string, std::pair<double, int>> acc;
+  for (const char* n : names) acc[n] = {0.0, 0};
+  if (end_ns_ > 0) {
+    for (ResourceId id = 0; id < net.engine().num_resources(); ++id) {
+      const ResourceStats st = net.resource_stats(id);
+      if (st.transfers == 0) continue;
+      auto& a = acc[names[static_cast<int>(topo.kind(id))]];
+      a.first += st.bytes / (net.engine().resource(id).capacity_Bpns * end_ns_);
+      a.second++;
+    }
+  }
+  Json u = Json::object();
+  for (const char* n : {"ipu_link", "gw_link", "ddr", "gateway_link", "host_link"}) {
+    const auto& a = acc[n];
+    u[n] = a.second ? a.first / a.second : 0.0;
+  }
+  return u;
+}
+
+Json Microbenchmark::memory() const {
+  std::uint64_t used = 0, peak = 0;
+  for (std::uint32_t m = 0; m < system_.num_machines(); ++m) {
+    const StreamingMemory& mem = const_cast<System&>(system_).gateway(m).memory();
+    used += mem.used_bytes();
+    peak = std::max(peak, mem.peak_bytes());
+  }
+  return {{"streaming_memory_bytes", used}, {"streaming_memory_peak_bytes_per_machine", peak}};
+}
+
+Json Microbenchmark::results() const {
+  Json r = Json::object();
+  r["total_ns"] = end_ns_;
+  r["total_cycles"] = system_.clock().ns_to_cycles_round(end_ns_);
+  r["transfers"] = transfers_done_;
+  Json steps = Json::array();
+  for (const Step& s : steps_) steps.push_back(step_json(s));
+  r["steps"] = std::move(steps);
+  r["breakdown_ns"] = breakdown_ns();
+  return r;
+}
+
+std::string Microbenchmark::summary() const {
+  std::ostringstream o;
+  o << "  steps\n";
+  for (const Step& s : steps_) {
+    const double dur = s.end_ns - s.start_ns;
+    std::uint64_t bytes = s.moved_bytes;
+    for (const Step& c : s.children) bytes += c.moved_bytes;
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-24s %-13s %14s", s.name.c_str(), kind_name(s.kind), format_ns(dur).c_str());
+    o << line;
+    if (bytes > 0 && dur > 0) {
+      std::snprintf(line, sizeof line, "  %12llu B  %9.3f GB/s", static_cast<unsigned long long>(bytes),
+                    static_cast<double>(bytes) / dur);
+      o << line;
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::unique_ptr<Workload> make_microbenchmark_workload(System& system, ConfigNode workload) {
+  return std::make_unique<Microbenchmark>("microbenchmark", system, std::move(workload));
+}
+
+}  // namespace ipusim

@@ -1,0 +1,72 @@
+#pragma once
+// The microbenchmark workload: a list of hardware-level steps (transfers over any link tier,
+// exchange phases, remote loads/stores, host I/O, syncs, compute, and concurrent groups of
+// them) played in order by one SC_THREAD, with per-step timing and bandwidth.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/compute.hpp"
+#include "models/exchange.hpp"
+#include "models/routing.hpp"
+#include "runtime/workload.hpp"
+#include "sim/config.hpp"
+#include "sim/json.hpp"
+
+namespace ipusim {
+
+class System;
+
+/// Runs `/workload/steps` on a System during sc_start().
+class Microbenchmark : public sc_core::sc_module, public Workload {
+ public:
+  SC_HAS_PROCESS(Microbenchmark);
+  /// Parses and checks every step (ConfigError with the JSON path on bad input), allocates
+  /// the streaming-memory buffers of remote steps, and registers the SC_THREAD.
+  Microbenchmark(sc_core::sc_module_name name, System& system, ConfigNode workload);
+  ~Microbenchmark() override;
+
+  bool finished() const override { return finished_; }
+  double total_time_ns() const override { return end_ns_; }
+  /// ns by kind: compute, exchange, sync, ipu_link, gw_link, streaming_memory, host_io, idle.
+  Json breakdown_ns() const override;
+  /// Mean utilisation of the used resources of each link tier over the run.
+  Json utilisation() const override;
+  Json memory() const override;
+  /// {"steps": [{name, kind, start_ns, end_ns, duration_ns, bytes, bandwidth_GBps, ...}],
+  ///  "total_ns", "total_cycles", "transfers", "breakdown_ns"}.
+  Json results() const override;
+  std::string failure() const override { return failure_; }
+  std::string summary() const override;
+  /// Network transfers completed (for simulator-speed benchmarks).
+  std::uint64_t transfers_completed() const { return transfers_done_; }
+
+  /// What a step does.
+  enum class Kind { Transfer, Exchange, RemoteLoad, RemoteStore, HostRead, HostWrite, Sync, Compute, Concurrent };
+  struct Step;
+
+ private:
+  Step parse_step(ConfigNode node, const std::string& default_name, bool nested);
+  void run();
+  void run_sequential(Step& s);
+  void run_concurrent(Step& s);
+  void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending, sc_core::sc_event* done);
+  std::uint64_t timed_cycles(Step& s);
+  void trace_step(const Step& s, double start_ns, double dur_ns) const;
+  Json step_json(const Step& s) const;
+
+  System& system_;
+  std::vector<Step> steps_;
+  bool finished_ = false;
+  double end_ns_ = 0;
+  std::string failure_;
+  std::uint64_t transfers_done_ = 0;
+};
+
+/// Factory used by make_workload() for `"kind": "microbenchmark"`.
+std::unique_ptr<Workload> make_microbenchmark_workload(System& system, ConfigNode workload);
+
+}  // namespace ipusim

@@ -1,0 +1,89 @@
+#include "runtime/simulation.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <systemc>
+
+#include "models/system.hpp"
+#include "runtime/workload.hpp"
+#include "sim/clock.hpp"
+#include "sim/errors.hpp"
+#include "sim/output.hpp"
+#include "sim/stats.hpp"
+
+namespace ipusim {
+namespace {
+
+std::string format_ns(double ns) {
+  char buf[64];
+  if (ns >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.4f s", ns / 1e9);
+  } else if (ns >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.4f ms", ns / 1e6);
+  } else if (ns >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.4f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  }
+  return buf;
+}
+
+}  // namespace
+
+SimulationResult simulate(ConfigDoc& doc) {
+  ConfigNode root(doc, "");
+  const std::string name = root.get_string("name");
+  root.get_string("description");
+  std::unique_ptr<System> system = build_system(doc);
+  root.mark_used("chip");
+  root.mark_used("ipu_link");
+  root.mark_used("machine");
+  root.mark_used("system");
+  root.mark_used("sim");
+  std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));
+  root.finish();
+
+  sc_core::sc_start();
+  if (!workload->failure().empty()) {
+    throw SimulationError("the workload failed: " + workload->failure());
+  }
+  if (!workload->finished()) {
+    throw SimulationError("the workload did not finish: simulation stopped at " +
+                          sc_core::sc_time_stamp().to_string() + " with work outstanding (deadlock)");
+  }
+  const ClockDomain clock(system->clock_GHz());
+  const double time_ns = workload->total_time_ns();
+
+  Json report = Json::object();
+  report["format_version"] = kReportFormatVersion;
+  report["name"] = name.empty() ? doc.main_file() : name;
+  report["system"] = system->params().system.name;
+  report["workload_kind"] = doc.resolved()["workload"]["kind"];
+  report["simulated"] = {{"time_ns", time_ns},
+                         {"cycles", clock.ns_to_cycles_round(time_ns)},
+                         {"clock_GHz", clock.freq_GHz()}};
+  report["breakdown_ns"] = workload->breakdown_ns();
+  report["utilisation"] = workload->utilisation();
+  report["memory"] = workload->memory();
+  report["workload"] = workload->results();
+  report["stats"] = collect_stats_tree();
+
+  std::ostringstream summary;
+  summary << "ipusim: " << report["name"].get<std::string>() << " — "
+          << report["workload_kind"].get<std::string>() << " on " << system->params().system.name << "\n";
+  summary << "  simulated time   " << format_ns(time_ns) << "  (" << clock.ns_to_cycles_round(time_ns)
+          << " cycles at " << clock.freq_GHz() << " GHz)\n";
+  summary << "  breakdown\n";
+  for (const auto& [kind, ns] : report["breakdown_ns"].items()) {
+    const double v = ns.get<double>();
+    if (v <= 0) continue;
+    char line[128];
+    std::snprintf(line, sizeof line, "    %-18s %14s  %5.1f %%\n", kind.c_str(), format_ns(v).c_str(),
+                  time_ns > 0 ? 100.0 * v / time_ns : 0.0);
+    summary << line;
+  }
+  summary << workload->summary();
+  return {report, summary.str()};
+}
+
+}  // namespace ipusim

@@ -1,0 +1,24 @@
+#include "runtime/workload.hpp"
+
+#include "runtime/collective_workload.hpp"
+#include "runtime/microbenchmark.hpp"
+#include "runtime/runtime_params.hpp"
+#include "sim/params.hpp"
+
+namespace ipusim {
+
+void register_runtime_params() {
+  ParamRegistry::instance().add({
+      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective"},
+       "What to simulate: microbenchmark steps, or one collective"},
+  });
+  register_collective_params();
+}
+
+std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {
+  const std::string kind = node.get_enum("kind");
+  if (kind == "collective") return make_collective_workload(system, node);
+  return make_microbenchmark_workload(system, node);
+}
+
+}  // namespace ipusim

@@ -1,0 +1,68 @@
+// `ipusim regress` end to end: an unchanged case passes, a perturbed link bandwidth fails
+// with the difference shown, --update makes it pass again; JUnit output.
+#include <catch2/catch.hpp>
+
+#include "tests/regression/tools/cli_harness.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+TEST_CASE("regress: unchanged passes, a perturbed bandwidth fails, --update passes", "[e2e][regress]") {
+  Scratch s;
+  const std::string case_file = s.write("baseline/rail.json", R"({"config": ")" + rail_transfer_config() +
+                                                                R"(", "set": ["workload.steps.0.bytes=4194304"], "expected": {}})");
+  const std::string dir = s.path("baseline");
+
+  // A case without golden values fails until --update records them.
+  CHECK(run_cli(s, {"regress", dir, "--quiet"}).exit_code == 1);
+  const CliResult created = run_cli(s, {"regress", dir, "--update", "--quiet"});
+  INFO(created.out << created.err);
+  REQUIRE(created.exit_code == 0);
+  const Json golden = cli::read_json_file(case_file);
+  REQUIRE(golden["expected"]["time_ns"].is_number());
+  CHECK(golden["set"] == Json::array({"workload.steps.0.bytes=4194304"}));  // the rest is kept
+
+  const CliResult same = run_cli(s, {"regress", dir, "--jobs", "2", "--quiet", "--junit", s.path("ok.xml")});
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+  CHECK_THAT(same.out, Catch::Contains("PASS"));
+  CHECK_THAT(read_text(s.path("ok.xml")), Catch::Contains("failures=\"0\" errors=\"0\""));
+
+  const CliResult moved = run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--quiet", "--junit", s.path("bad.xml")});
+  INFO(moved.out << moved.err);
+  CHECK(moved.exit_code == 1);
+  CHECK_THAT(moved.out, Catch::Contains("time_ns"));
+  CHECK_THAT(moved.out, Catch::Contains("FAIL"));
+  CHECK_THAT(moved.out, Catch::Contains("%"));
+  const std::string xml = read_text(s.path("bad.xml"));
+  CHECK_THAT(xml, Catch::Contains("failures=\"1\""));
+  CHECK_THAT(xml, Catch::Contains("<failure message=\"values changed\">time_ns: expected"));
+
+  // A generous tolerance accepts the change.
+  CHECK(run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--tolerance-pct", "1000", "--quiet"}).exit_code == 0);
+
+  const CliResult update = run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--update", "--quiet"});
+  INFO(update.out << update.err);
+  CHECK(update.exit_code == 0);
+  CHECK_THAT(update.out, Catch::Contains("FAIL"));  // the diff is printed before rewriting
+  CHECK_THAT(update.out, Catch::Contains("updated"));
+  CHECK(run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--quiet"}).exit_code == 0);
+  CHECK(run_cli(s, {"regress", dir, "--quiet"}).exit_code == 1);  // the old timing is now the change
+}
+
+TEST_CASE("regress: a case that cannot run fails (exit 1) with its error", "[e2e][regress]") {
+  Scratch s;
+  s.write("baseline/broken.json", R"({"config": ")" + rail_transfer_config() +
+                                      R"(", "set": ["workload.steps.0.bytes=-1"], "expected": {"time_ns": 1}})");
+  const CliResult r = run_cli(s, {"regress", s.path("baseline"), "--quiet"});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Contains("ERROR"));
+}
+
+TEST_CASE("regress: bad case files are bad input (exit 2)", "[e2e][regress]") {
+  Scratch s;
+  s.write("baseline/bad.json", R"({"config": ")" + rail_transfer_config() + R"(", "expectd": {}})");
+  const CliResult r = run_cli(s, {"regress", s.path("baseline")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("did you mean 'expected'"));
+}

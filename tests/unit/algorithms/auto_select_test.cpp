@@ -1,0 +1,108 @@
+// AUTO method selection: crossovers just below / at each threshold of reference §4.5.
+#include <catch2/catch.hpp>
+
+#include "collectives/auto_select.hpp"
+#include "request_helpers.hpp"
+
+using namespace ipusim::coll;
+using namespace ipusim::coll::test;
+
+namespace {
+
+const auto MITM = Algorithm::MeetInTheMiddle;
+const auto PAIR = Algorithm::BidirectionalPair;
+
+Algorithm ladder(RingPhaseKind kind, std::uint32_t ranks, std::uint64_t bytes) {
+  return pick_ring_method(kind, ranks, bytes, 1, false, LinkConfig::Default);
+}
+
+}  // namespace
+
+TEST_CASE("AllGather thresholds: 622592, 2490368, 19922944 bytes per IPU", "[auto]") {
+  const auto AG = RingPhaseKind::AllGather;
+  for (std::uint32_t ranks : {3u, 4u}) {
+    CHECK(ladder(AG, ranks, 622591) == MITM);
+    CHECK(ladder(AG, ranks, 622592) == PAIR);
+    CHECK(ladder(AG, ranks, 100000000) == PAIR);
+  }
+  for (std::uint32_t ranks : {5u, 8u}) {
+    CHECK(ladder(AG, ranks, 622592) == MITM);  // above A but more than 4 ranks
+    CHECK(ladder(AG, ranks, 2490367) == MITM);
+    CHECK(ladder(AG, ranks, 2490368) == PAIR);
+  }
+  for (std::uint32_t ranks : {9u, 16u}) {
+    CHECK(ladder(AG, ranks, 2490368) == MITM);
+    CHECK(ladder(AG, ranks, 19922943) == MITM);
+    CHECK(ladder(AG, ranks, 19922944) == PAIR);
+  }
+  CHECK(ladder(AG, 17, 1000000000) == MITM);  // more than 16 ranks: always
+}
+
+TEST_CASE("ReduceScatter thresholds: 1245184, 4980736, 39845888 bytes per IPU", "[auto]") {
+  const auto RS = RingPhaseKind::ReduceScatter;
+  CHECK(ladder(RS, 4, 1245183) == MITM);
+  CHECK(ladder(RS, 4, 1245184) == PAIR);
+  CHECK(ladder(RS, 8, 4980735) == MITM);
+  CHECK(ladder(RS, 8, 4980736) == PAIR);
+  CHECK(ladder(RS, 16, 39845887) == MITM);
+  CHECK(ladder(RS, 16, 39845888) == PAIR);
+  CHECK(ladder(RS, 32, 1000000000) == MITM);
+}
+
+TEST_CASE("rules 1-3: BarleyTwist, torus with K > 1, K > 1 or two ranks", "[auto]") {
+  const auto AG = RingPhaseKind::AllGather;
+  const auto RS = RingPhaseKind::ReduceScatter;
+  const auto BT = LinkConfig::BarleyTwist;
+  CHECK(pick_ring_method(AG, 8, 196607, 1, true, BT) == MITM);
+  CHECK(pick_ring_method(AG, 8, 196608, 1, true, BT) == Algorithm::QuadDirectional);
+  CHECK(pick_ring_method(RS, 8, 196608 * 8 - 1, 1, true, BT) == MITM);
+  CHECK(pick_ring_method(RS, 8, 196608 * 8, 1, true, BT) == Algorithm::QuadDirectional);
+  CHECK(pick_ring_method(RS, 8, 100, 2, true, LinkConfig::Default) == MITM);
+  CHECK(pick_ring_method(RS, 8, 100000000, 4, false, LinkConfig::Default) == Algorithm::Clockwise);
+  CHECK(ladder(RS, 2, 100000000) == Algorithm::Clockwise);
+  CHECK(ladder(AG, 1, 10) == Algorithm::Clockwise);
+}
+
+TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
+  // AllReduce picks from its ReduceScatter-phase bytes: the whole tensor, 4 ranks.
+  auto ar = request(CollectiveOp::AllReduce, 4, 1245184 / 4 - 1, Algorithm::Auto);
+  CHECK(select_algorithm(ar) == MITM);
+  ar.elements_per_replica = 1245184 / 4;
+  CHECK(select_algorithm(ar) == PAIR);
+  CHECK(build_schedule(ar).algorithm == PAIR);  // the schedule records the choice
+  // AllGather uses the piece it gathers: 622592 bytes of float16 = 311296 elements.
+  auto ag = request(CollectiveOp::AllGather, 4, 311295, Algorithm::Auto, DType::Float16);
+  CHECK(select_algorithm(ag) == MITM);
+  ag.elements_per_replica = 311296;
+  CHECK(select_algorithm(ag) == PAIR);
+  // A group spanning two 4-IPU domains with 4 members in each runs hierarchically.
+  auto spanning = request(CollectiveOp::AllReduce, 8, 1000, Algorithm::Auto);
+  spanning.topology.ild_size_ipus = 4;
+  CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
+  spanning.op = CollectiveOp::Broadcast;
+  CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
+  // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD.
+  auto unbalanced = request(CollectiveOp::AllReduce, 6, 10, Algorithm::Auto);
+  unbalanced.topology.ild_size_ipus = 4;  // 4 members in ILD 0, 2 in ILD 1
+  CHECK(select_algorithm(unbalanced) == MITM);
+  CHECK(select_algorithm(request(CollectiveOp::AllToAll, 4, 8, Algorithm::Auto)) ==
+        Algorithm::Direct);
+  CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 8, Algorithm::Auto)) ==
+        Algorithm::Direct);
+  // Optional direct threshold for very small messages.
+  auto small = request(CollectiveOp::AllReduce, 8, 16, Algorithm::Auto);
+  CHECK(select_algorithm(small) == MITM);
+  small.direct_max_bytes = 64;
+  CHECK(select_algorithm(small) == Algorithm::Direct);
+  small.elements_per_replica = 17;
+  CHECK(select_algorithm(small) == MITM);
+  // An explicit algorithm is kept.
+  CHECK(select_algorithm(request(CollectiveOp::AllReduce, 8, 16, Algorithm::Anticlockwise)) ==
+        Algorithm::Anticlockwise);
+}
+
+TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
+  CHECK(pick_gw_method(2) == Algorithm::Clockwise);
+  CHECK(pick_gw_method(3) == MITM);
+  CHECK(pick_gw_method(64) == MITM);
+}

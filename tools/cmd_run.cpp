@@ -1,0 +1,62 @@
+// `ipusim run CONFIG`: simulate a config, write report.json + resolved_config.json
+// (+ trace.json with --trace), print a summary.
+#include <filesystem>
+#include <iostream>
+
+#include "runtime/simulation.hpp"
+#include "sim/logging.hpp"
+#include "sim/output.hpp"
+#include "sim/run_info.hpp"
+#include "sim/trace.hpp"
+#include "tools/cli_util.hpp"
+
+namespace ipusim::cli {
+
+int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool quiet) {
+  RunInfo info;
+  TraceWriter::instance().enable(trace);
+  SimulationResult result = simulate(doc);
+  Json report = result.report;
+  report["run_info"] = info.to_json();
+  const std::string report_path = write_json_file(out_dir, "report.json", report);
+  write_json_file(out_dir, "resolved_config.json", doc.resolved());
+  if (trace) TraceWriter::instance().write((std::filesystem::path(out_dir) / "trace.json").string());
+  if (!quiet) {
+    std::cout << result.summary;
+    std::cout << "  wrote " << report_path << ", resolved_config.json" << (trace ? ", trace.json" : "")
+              << "\n";
+  }
+  return 0;
+}
+
+int cmd_run(const Args& args) {
+  namespace po = boost::program_options;
+  po::options_description opts(
+      "ipusim run CONFIG [--set path.to.key=value]... [--out DIR] [--trace] [--quiet]");
+  opts.add_options()("help", "show this help")("config", po::value<std::string>(), "config file (JSON)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
+      "out", po::value<std::string>(), "output folder (default out/<config name>)")(
+      "trace", "also write trace.json (Chrome/Perfetto trace events)")(
+      "quiet", "print nothing on success")(
+      "log-level", po::value<std::string>()->default_value("warn"), "trace|debug|info|warn|error|off");
+  po::positional_options_description pos;
+  pos.add("config", 1);
+  const auto vm = parse_options(opts, pos, args);
+  if (vm.count("help") || !vm.count("config")) {
+    std::cout << opts << "\n";
+    return vm.count("help") ? 0 : 2;
+  }
+  setup_logging(vm["log-level"].as<std::string>());
+  register_all_params();
+  const std::string config = vm["config"].as<std::string>();
+  ConfigDoc doc = ConfigDoc::load_file(config);
+  if (vm.count("set")) {
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
+  }
+  const std::string out = vm.count("out") ? vm["out"].as<std::string>()
+                                          : "out/" + std::filesystem::path(config).stem().string();
+  return run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0);
+}
+
+}  // namespace ipusim::cli

@@ -1,0 +1,50 @@
+#pragma once
+// Child processes without a shell: fork/execv with stdout/stderr redirected to files, a
+// pool that keeps at most N children running, and where to find this executable and the
+// source tree. SystemC allows one simulation per process, so every simulation that a
+// sweep, regress or validate run needs is a child `ipusim run`.
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ipusim::cli {
+
+/// A command to start: argv[0] is the program's path; empty file names inherit the stream.
+struct ProcessSpec {
+  std::vector<std::string> argv;
+  std::string stdout_path;
+  std::string stderr_path;
+};
+
+/// How a child ended: its exit code, or the signal that killed it (exit_code is then -1).
+struct ProcessResult {
+  int exit_code = -1;
+  int signal = 0;
+  /// True when the child exited normally with code 0.
+  bool ok() const { return signal == 0 && exit_code == 0; }
+};
+
+/// Runs one command to completion and returns how it ended.
+ProcessResult run_process(const ProcessSpec& spec);
+
+/// Runs `count` commands with at most `jobs` alive at once: `make(i)` builds command i
+/// just before it starts (in index order), `done(i, result)` runs as each one ends.
+void run_processes(std::size_t count, unsigned jobs,
+                   const std::function<ProcessSpec(std::size_t)>& make,
+                   const std::function<void(std::size_t, const ProcessResult&)>& done);
+
+/// The default worker count: the number of cores (at least 1).
+unsigned default_jobs();
+
+/// Absolute path of the running executable (/proc/self/exe).
+std::string self_executable();
+
+/// Finds `relative` (e.g. "tools/plot_sweep.py") in the source tree: $IPUSIM_SOURCE_DIR,
+/// the working directory, the source dir compiled in, then <exe>/../../..; "" if absent.
+std::string locate_source_file(const std::string& relative);
+
+/// The last non-empty line of a text file, or "" if it is missing or empty.
+std::string last_line_of(const std::string& path);
+
+}  // namespace ipusim::cli
