@@ -9,7 +9,7 @@ namespace ipusim {
 
 Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
                  FlowEngineParams params)
-    : sc_core::sc_module(name), engine_(params), wake_event_("wake") {
+    : sc_core::sc_module(name), engine_(params), wake_event_("wake_event") {
   for (const ResourceSpec& r : resources) engine_.add_resource(r);
   SC_METHOD(wake);
   sensitive << wake_event_;

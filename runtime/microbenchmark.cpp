@@ -59,6 +59,11 @@ Kind parse_kind(const std::string& s) {
   throw ConfigError("unknown microbenchmark step kind '" + s + "'");
 }
 
+/// A non-negative JSON integer (signed or unsigned storage).
+bool is_count(const Json& j) {
+  return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);
+}
+
 bool is_network(Kind k) {
   return k == Kind::Transfer || k == Kind::RemoteLoad || k == Kind::RemoteStore || k == Kind::HostRead ||
          k == Kind::HostWrite;
@@ -157,9 +162,9 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         for (std::size_t i = 0; i < list.size(); ++i) {
           const Json& e = list[i];
           TileTraffic t;
-          if (e.is_number_unsigned() || (e.is_number_integer() && e.get<std::int64_t>() >= 0)) {
+          if (is_count(e)) {
             t.sent = t.received = e.get<std::uint64_t>();
-          } else if (e.is_array() && e.size() == 2 && e[0].is_number_unsigned() && e[1].is_number_unsigned()) {
+          } else if (e.is_array() && e.size() == 2 && is_count(e[0]) && is_count(e[1])) {
             t.sent = e[0].get<std::uint64_t>();
             t.received = e[1].get<std::uint64_t>();
           } else {
@@ -192,13 +197,13 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       const Json ipus = n.get_json("ipus");
       if (ipus == Json("all")) {
         for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
-      } else if (ipus.is_number_unsigned()) {
+      } else if (is_count(ipus)) {
         const std::uint64_t c = ipus.get<std::uint64_t>();
         if (c == 0 || c > num_ipus) n.fail("ipus", "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
         for (std::uint32_t i = 0; i < c; ++i) s.sync_ipus.push_back(i);
       } else if (ipus.is_array() && !ipus.empty()) {
         for (const Json& e : ipus) {
-          if (!e.is_number_unsigned() || e.get<std::uint64_t>() >= num_ipus) {
+          if (!is_count(e) || e.get<std::uint64_t>() >= num_ipus) {
             n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." + std::to_string(num_ipus - 1) + ")");
           }
           s.sync_ipus.push_back(e.get<std::uint32_t>());

@@ -48,7 +48,10 @@ std::string fixed(double value, int digits) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  return buf;
+  std::string out = buf;
+  // A tiny negative value rounds to "-0.00"; print it as "0.00".
+  if (out[0] == '-' && out.find_first_not_of("-0.") == std::string::npos) out.erase(0, 1);
+  return out;
 }
 
 }  // namespace ipusim::cli

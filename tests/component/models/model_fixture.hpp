@@ -18,6 +18,9 @@ namespace ipusim::test {
 /// Root of the source tree (CTest sets IPUSIM_SOURCE_DIR).
 inline std::string source_dir() {
   const char* d = std::getenv("IPUSIM_SOURCE_DIR");
+#ifdef IPUSIM_TEST_SOURCE_DIR
+  if (!d || !*d) d = IPUSIM_TEST_SOURCE_DIR;
+#endif
   return d ? d : ".";
 }
 

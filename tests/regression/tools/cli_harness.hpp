@@ -60,6 +60,9 @@ inline std::string read_text(const std::string& path) {
 /// The CLI binary under test (IPUSIM_BIN, set by CTest).
 inline std::string cli_binary() {
   const char* bin = std::getenv("IPUSIM_BIN");
+#ifdef IPUSIM_TEST_BIN
+  if (!bin || !*bin) bin = IPUSIM_TEST_BIN;
+#endif
   if (!bin || !*bin) FAIL("IPUSIM_BIN is not set (run the test through ctest)");
   return bin;
 }
@@ -67,6 +70,9 @@ inline std::string cli_binary() {
 /// A file in the source tree (IPUSIM_SOURCE_DIR, set by CTest).
 inline std::string source_path(const std::string& relative) {
   const char* src = std::getenv("IPUSIM_SOURCE_DIR");
+#ifdef IPUSIM_TEST_SOURCE_DIR
+  if (!src || !*src) src = IPUSIM_TEST_SOURCE_DIR;
+#endif
   if (!src || !*src) FAIL("IPUSIM_SOURCE_DIR is not set (run the test through ctest)");
   return (fs::path(src) / relative).string();
 }

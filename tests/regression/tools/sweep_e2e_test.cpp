@@ -12,7 +12,7 @@ namespace {
 /// Writes a sweep over the lone-transfer config with the given axes JSON.
 std::string write_sweep(const Scratch& s, const std::string& axes) {
   return s.write("sweep.json", R"({"base": ")" + rail_transfer_config() + R"(", "axes": )" + axes +
-                                   R"(, "columns": {"bw": "/workload/steps/0/achieved_bandwidth_GBps"}})");
+                                   R"(, "columns": {"bw": "/workload/steps/0/bandwidth_GBps"}})");
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

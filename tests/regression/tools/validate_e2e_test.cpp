@@ -10,7 +10,7 @@ using namespace ipusim::test;
 
 namespace {
 
-const char* kMetric = "/workload/steps/0/achieved_bandwidth_GBps";
+const char* kMetric = "/workload/steps/0/bandwidth_GBps";
 
 /// The metric as the simulator computes it today (so the test checks the tool, not the model).
 double simulated_metric(const Scratch& s) {
