@@ -75,7 +75,9 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   }
   Flow& f = flows_[slot];
   f.id = next_id_++;
-  ++f.version;  // invalidates any heap entry left by the slot's previous flow
+  ++f.version;
+  f.finish_ns = kInf;
+  f.heap_pos = kNotInHeap;
   f.route.assign(route.begin(), route.end());
   f.pos.resize(route.size());
   f.bytes = bytes;
@@ -155,16 +157,15 @@ void FlowEngine::remove_from_resources(std::uint32_t slot, double now_ns) {
 }
 
 void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
-  while (!drains_.empty()) {
-    const TimedEntry e = drains_.top();
-    if (e.t > now_ns + kTolNs) break;
-    drains_.pop();
-    Flow& f = flows_[e.slot];
-    if (f.state != State::Draining || f.version != e.version) continue;
-    remove_from_resources(e.slot, now_ns);
+  while (!drain_heap_.empty()) {
+    const std::uint32_t slot = drain_heap_.front();
+    Flow& f = flows_[slot];
+    if (f.finish_ns > now_ns + kTolNs) break;
+    drain_remove(slot);
+    remove_from_resources(slot, now_ns);
     f.state = State::InFlight;
     f.remaining = 0;
-    arrivals_.push({e.t + f.latency_ns, f.id, e.slot, f.version});
+    arrivals_.push({f.finish_ns + f.latency_ns, f.id, slot, f.version});
   }
   while (!arrivals_.empty()) {
     const TimedEntry e = arrivals_.top();
@@ -176,6 +177,67 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     free_slots_.push_back(e.slot);
     --active_;
   }
+}
+
+bool FlowEngine::drain_less(std::uint32_t a, std::uint32_t b) const {
+  const Flow& fa = flows_[a];
+  const Flow& fb = flows_[b];
+  return fa.finish_ns != fb.finish_ns ? fa.finish_ns < fb.finish_ns : fa.id < fb.id;
+}
+
+void FlowEngine::drain_sift_up(std::uint32_t i) {
+  const std::uint32_t slot = drain_heap_[i];
+  while (i > 0) {
+    const std::uint32_t parent = (i - 1) / 2;
+    if (!drain_less(slot, drain_heap_[parent])) break;
+    drain_heap_[i] = drain_heap_[parent];
+    flows_[drain_heap_[i]].heap_pos = i;
+    i = parent;
+  }
+  drain_heap_[i] = slot;
+  flows_[slot].heap_pos = i;
+}
+
+void FlowEngine::drain_sift_down(std::uint32_t i) {
+  const std::uint32_t slot = drain_heap_[i];
+  const std::uint32_t n = static_cast<std::uint32_t>(drain_heap_.size());
+  for (;;) {
+    std::uint32_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && drain_less(drain_heap_[child + 1], drain_heap_[child])) ++child;
+    if (!drain_less(drain_heap_[child], slot)) break;
+    drain_heap_[i] = drain_heap_[child];
+    flows_[drain_heap_[i]].heap_pos = i;
+    i = child;
+  }
+  drain_heap_[i] = slot;
+  flows_[slot].heap_pos = i;
+}
+
+void FlowEngine::drain_set(std::uint32_t slot, double finish_ns) {
+  Flow& f = flows_[slot];
+  f.finish_ns = finish_ns;
+  if (f.heap_pos == kNotInHeap) {
+    drain_heap_.push_back(slot);
+    drain_sift_up(static_cast<std::uint32_t>(drain_heap_.size() - 1));
+    return;
+  }
+  drain_sift_up(f.heap_pos);
+  drain_sift_down(flows_[slot].heap_pos);
+}
+
+void FlowEngine::drain_remove(std::uint32_t slot) {
+  Flow& f = flows_[slot];
+  const std::uint32_t i = f.heap_pos;
+  if (i == kNotInHeap) return;
+  f.heap_pos = kNotInHeap;
+  const std::uint32_t last = drain_heap_.back();
+  drain_heap_.pop_back();
+  if (last == slot) return;
+  drain_heap_[i] = last;
+  flows_[last].heap_pos = i;
+  drain_sift_up(i);
+  drain_sift_down(flows_[last].heap_pos);
 }
 
 void FlowEngine::freeze(std::uint32_t slot, double rate) {
@@ -311,24 +373,20 @@ void FlowEngine::reallocate(double now_ns) {
   }
   for (std::uint32_t slot : comp_flows_) {
     Flow& f = flows_[slot];
-    ++f.version;
     if (f.remaining <= 0) {
-      drains_.push({now_ns, f.id, slot, f.version});
+      drain_set(slot, now_ns);
     } else if (f.rate > 0) {
-      drains_.push({now_ns + f.remaining / f.rate, f.id, slot, f.version});
+      drain_set(slot, now_ns + f.remaining / f.rate);
+    } else {
+      drain_remove(slot);  // stalled behind earlier flows (fifo)
+      f.finish_ns = kInf;
     }
   }
 }
 
 double FlowEngine::next_event_ns() {
-  while (!drains_.empty()) {
-    const TimedEntry& e = drains_.top();
-    const Flow& f = flows_[e.slot];
-    if (f.state == State::Draining && f.version == e.version) break;
-    drains_.pop();
-  }
   double t = kInf;
-  if (!drains_.empty()) t = drains_.top().t;
+  if (!drain_heap_.empty()) t = flows_[drain_heap_.front()].finish_ns;
   if (!arrivals_.empty()) t = std::min(t, arrivals_.top().t);
   return t;
 }

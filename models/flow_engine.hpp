@@ -122,8 +122,11 @@ class FlowEngine {
     std::uint64_t epoch = 0;
     std::uint64_t frozen_epoch = 0;
     std::uint32_t version = 0;
+    double finish_ns = kInf;                  ///< drain end at the current rate
+    std::uint32_t heap_pos = kNotInHeap;      ///< index in drain_heap_
     State state = State::Free;
   };
+  static constexpr std::uint32_t kNotInHeap = 0xffffffffu;
   struct Res {
     std::vector<std::uint32_t> flows;  ///< draining flow slots
     double sum_rate = 0;
@@ -159,6 +162,13 @@ class FlowEngine {
   void allocate_fair(double now_ns);
   void allocate_fifo();
   void freeze(std::uint32_t slot, double rate);
+  // Indexed min-heap of draining flows by (finish_ns, id): rate changes update a flow in
+  // place, so the heap never holds stale entries.
+  bool drain_less(std::uint32_t a, std::uint32_t b) const;
+  void drain_set(std::uint32_t slot, double finish_ns);
+  void drain_remove(std::uint32_t slot);
+  void drain_sift_up(std::uint32_t i);
+  void drain_sift_down(std::uint32_t i);
 
   FlowEngineParams params_;
   std::vector<ResourceSpec> specs_;
@@ -166,7 +176,7 @@ class FlowEngine {
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_slots_;
   std::vector<ResourceId> dirty_;
-  MinHeap<TimedEntry> drains_;
+  std::vector<std::uint32_t> drain_heap_;
   MinHeap<TimedEntry> arrivals_;
   std::uint64_t next_id_ = 0;
   std::uint64_t epoch_ = 0;

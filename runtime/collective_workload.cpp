@@ -321,6 +321,18 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     node.fail(group_size > 0 ? "group_size" : "comm_group", e.what());
   }
 
+  {
+    // Schedules address a replica's working buffer with 32-bit element offsets.
+    const std::uint64_t k = req.groups.empty() ? 1 : req.groups.front().size();
+    const std::uint64_t buffer_elems =
+        (req.op == coll::CollectiveOp::AllGather ? k : 1) * req.elements_per_replica + k * k_ipus * 4;
+    if (buffer_elems > 0xFFFFFFFFull) {
+      node.fail(elements > 0 ? "elements" : "bytes",
+                "the collective needs a working buffer of " + std::to_string(buffer_elems) +
+                    " elements per replica; the simulator supports at most 2^32 - 1 (an AllGather's "
+                    "output is group size x input)");
+    }
+  }
   spec.data = node.get_string("data");
   if (spec.data != "none" && spec.data != "replica-id" && spec.data != "iota" &&
       !(spec.data.rfind("random:", 0) == 0 && spec.data.size() > 7 &&

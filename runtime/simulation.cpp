@@ -39,17 +39,25 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.mark_used("ipu_link");
   root.mark_used("machine");
   root.mark_used("system");
-  root.mark_used("sim");
+  ConfigNode sim = root.child("sim");
+  sim.mark_used("fidelity");  // read by the system builder
+  const double max_time_ns = sim.get_double("max_time_ns");
+  sim.finish();
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));
   root.finish();
 
-  sc_core::sc_start();
+  if (max_time_ns > 0) {
+    sc_core::sc_start(sc_core::sc_time(max_time_ns, sc_core::SC_NS));
+  } else {
+    sc_core::sc_start();
+  }
   if (!workload->failure().empty()) {
     throw SimulationError("the workload failed: " + workload->failure());
   }
   if (!workload->finished()) {
     throw SimulationError("the workload did not finish: simulation stopped at " +
-                          sc_core::sc_time_stamp().to_string() + " with work outstanding (deadlock)");
+                          sc_core::sc_time_stamp().to_string() + " with work outstanding (" +
+                          std::string(max_time_ns > 0 ? "the /sim/max_time_ns limit was reached" : "deadlock") + ")");
   }
   const ClockDomain clock(system->clock_GHz());
   const double time_ns = workload->total_time_ns();

@@ -60,7 +60,7 @@ void print_summary(const SweepSpec& spec, const std::vector<std::string>& column
   const std::vector<bool> marks = pareto_marks(rows, memory);
   std::vector<std::string> headers = {"#"};
   for (const auto& a : spec.axes) headers.push_back(a.path);
-  headers.insert(headers.end(), {"status", "time_ns"});
+  headers.insert(headers.end(), {"status", "time ns"});
   if (!memory.empty()) headers.insert(headers.end(), {memory, "pareto"});
   headers.push_back("error");
   std::vector<std::vector<std::string>> table;
@@ -69,7 +69,7 @@ void print_summary(const SweepSpec& spec, const std::vector<std::string>& column
     std::vector<std::string> line = {cell_text(r["index"])};
     for (const auto& a : spec.axes) line.push_back(cell_text(r[a.path]));
     line.push_back(cell_text(r["status"]));
-    line.push_back(cell_text(r["time_ns"]));
+    line.push_back(r["time_ns"].is_number() ? fixed(r["time_ns"].get<double>(), 1) : "");
     if (!memory.empty()) {
       line.push_back(r.contains(memory) ? cell_text(r[memory]) : "");
       line.push_back(marks[i] ? "*" : "");

@@ -110,7 +110,8 @@ def plot_lines(ax, res, x, series_cols, y_of):
             groups[key] = []
             order.append(key)
         groups[key].append(r)
-    for key in order:
+    markers = ["o", "s", "^", "v", "D", "x", "P", "*"]
+    for n, key in enumerate(order):
         rows = groups[key]
         if categorical:
             pts = sorted(((categories.index(label_of(r.get(x))), y_of(r)) for r in rows), key=lambda p: p[0])
@@ -120,7 +121,9 @@ def plot_lines(ax, res, x, series_cols, y_of):
         if not pts:
             continue
         label = ", ".join("%s=%s" % (c.split(".")[-1], k) for c, k in zip(series_cols, key)) or None
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        # GCL's "auto" coincides with one of the explicit algorithms: dash it so both show.
+        style = "--" if any(k == "auto" for k in key) else "-"
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[n % len(markers)], linestyle=style, label=label)
     if categorical:
         ax.set_xticks(range(len(categories)))
         ax.set_xticklabels(categories, rotation=30 if len(categories) > 4 else 0, ha="right" if len(categories) > 4 else "center")

@@ -82,12 +82,17 @@ TEST_CASE("bad input exits 2: missing file, unknown command, bad option, bad ove
 
 TEST_CASE("a simulation failure exits 3 and a regression failure exits 1", "[cli]") {
   Scratch s;
-  // Exit 3: the simulator cannot play a collective whose working buffer exceeds 2^32 - 1
-  // elements per replica; this is found while simulating, not while reading the config.
+  // Exit 3: a simulated-time limit reached before the workload finished.
+  const CliResult limited = run_cli(s, {"run", source_path("configs/workloads/allreduce_pod16.json"), "--set",
+                                        "sim.max_time_ns=1000", "--out", s.path("o")});
+  CHECK(limited.exit_code == 3);
+  CHECK(limited.err.find("simulation error") != std::string::npos);
+  CHECK(limited.err.find("max_time_ns") != std::string::npos);
+  // A working buffer beyond 2^32 - 1 elements is refused up front as bad input (exit 2).
   const CliResult huge = run_cli(s, {"collective", "--system", source_path("configs/systems/pod4.json"),
                                      "--elements", "8589934592"});
-  CHECK(huge.exit_code == 3);
-  CHECK(huge.err.find("simulation error") != std::string::npos);
+  CHECK(huge.exit_code == 2);
+  CHECK(huge.err.find("2^32 - 1") != std::string::npos);
   // Bad input is still exit 2: more replicas than IPUs.
   CHECK(run_cli(s, {"collective", "--system", source_path("configs/systems/pod4.json"), "--bytes", "1024",
                     "--replicas", "8"}).exit_code == 2);

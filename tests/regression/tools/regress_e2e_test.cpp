@@ -66,3 +66,11 @@ TEST_CASE("regress: bad case files are bad input (exit 2)", "[e2e][regress]") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("did you mean 'expected'"));
 }
+
+TEST_CASE("regress: the shipped collective baselines match exactly", "[e2e][regress][golden]") {
+  Scratch s;
+  const CliResult r = run_cli(s, {"regress", source_path("tests/regression/tools/baselines"), "--quiet"});
+  INFO(r.out << r.err
+             << "\nIf the change is intended: ipusim regress tests/regression/tools/baselines --update");
+  CHECK(r.exit_code == 0);
+}

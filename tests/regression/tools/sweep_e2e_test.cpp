@@ -67,7 +67,7 @@ TEST_CASE("a point with an invalid value fails alone and the others complete", "
   CHECK(marker["exit_code"] == 2);
 }
 
-TEST_CASE("--resume reruns nothing that completed", "[e2e][sweep]") {
+TEST_CASE("resuming reruns nothing that completed", "[e2e][sweep]") {
   Scratch s;
   const std::string sweep = write_sweep(s, R"([{"path": "workload.steps.0.bytes", "values": [1048576, 2097152]}])");
   REQUIRE(run_cli(s, {"sweep", sweep, "--out", s.path("out"), "--quiet"}).exit_code == 0);

@@ -1,0 +1,122 @@
+// FlowEngine without SystemC: max-min fairness, timing, FIFO, credits, slot reuse.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "models/flow_engine.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+ResourceSpec res(const char* name, double cap_Bpns, double latency_ns) {
+  ResourceSpec r;
+  r.name = name;
+  r.capacity_Bpns = cap_Bpns;
+  r.latency_ns = latency_ns;
+  return r;
+}
+
+/// Runs the engine event by event until idle; returns arrivals by flow id.
+std::vector<Arrival> run_to_idle(FlowEngine& e, double t0 = 0) {
+  std::vector<Arrival> all;
+  double t = t0;
+  e.reallocate(t);
+  for (int guard = 0; guard < 100000; ++guard) {
+    const double next = e.next_event_ns();
+    if (next == FlowEngine::kInf) break;
+    t = next;
+    e.advance(t, all);
+    e.reallocate(t);
+  }
+  std::sort(all.begin(), all.end(), [](const Arrival& a, const Arrival& b) { return a.id < b.id; });
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("a lone flow drains at the route bottleneck and pays every latency once", "[flow_engine]") {
+  FlowEngine e(FlowEngineParams{Arbitration::Fair, 0, 0});
+  const ResourceId a = e.add_resource(res("a", 10.0, 100.0));
+  const ResourceId b = e.add_resource(res("b", 5.0, 50.0));
+  e.start(0, {a, b}, 1000);
+  const auto arr = run_to_idle(e);
+  REQUIRE(arr.size() == 1);
+  CHECK(arr[0].end_ns == Approx(150 + 1000 / 5.0));
+  CHECK(e.lone_transfer_ns({a, b}, 1000) == Approx(150 + 1000 / 5.0));
+  CHECK(e.stats(a, arr[0].end_ns).bytes == Approx(1000));
+  CHECK(e.stats(a, arr[0].end_ns).busy_ns == Approx(200));
+}
+
+TEST_CASE("max-min fairness on a parking lot: the long flow gets the smaller share", "[flow_engine]") {
+  // r1 (cap 1) carries A and B; r2 (cap 2) carries A and C. Max-min: A = B = 0.5, C = 1.5.
+  FlowEngine e;
+  const ResourceId r1 = e.add_resource(res("r1", 1.0, 0.0));
+  const ResourceId r2 = e.add_resource(res("r2", 2.0, 0.0));
+  const auto a = e.start(0, {r1, r2}, 1000);
+  const auto b = e.start(0, {r1}, 1000);
+  const auto c = e.start(0, {r2}, 1000);
+  e.reallocate(0);
+  CHECK(e.rate_of(a) == Approx(0.5));
+  CHECK(e.rate_of(b) == Approx(0.5));
+  CHECK(e.rate_of(c) == Approx(1.5));
+  const auto arr = run_to_idle(e);
+  REQUIRE(arr.size() == 3);
+  // C ends first (1000 / 1.5); then A gets min(1 - 0.5, 2) = 0.5 still: A and B end together.
+  CHECK(arr[2].end_ns == Approx(1000 / 1.5));
+  CHECK(arr[0].end_ns == Approx(2000));
+  CHECK(arr[1].end_ns == Approx(2000));
+}
+
+TEST_CASE("two equal flows share a resource half and half, and the survivor speeds up", "[flow_engine]") {
+  FlowEngine e;
+  const ResourceId r = e.add_resource(res("r", 4.0, 10.0));
+  e.start(0, {r}, 400);
+  e.start(0, {r}, 800);
+  const auto arr = run_to_idle(e);
+  CHECK(arr[0].end_ns == Approx(10 + 400 / 2.0));         // 200 ns at 2 B/ns
+  CHECK(arr[1].end_ns == Approx(10 + 200 + 400 / 4.0));   // remaining 400 B at 4 B/ns
+}
+
+TEST_CASE("fifo arbitration serves flows in start order", "[flow_engine]") {
+  FlowEngine e(FlowEngineParams{Arbitration::Fifo, 0, 0});
+  const ResourceId r = e.add_resource(res("r", 4.0, 0.0));
+  e.start(0, {r}, 400);
+  e.start(0, {r}, 400);
+  const auto arr = run_to_idle(e);
+  CHECK(arr[0].end_ns == Approx(100));
+  CHECK(arr[1].end_ns == Approx(200));
+}
+
+TEST_CASE("credits cap the rate and chunks add a per-hop fill", "[flow_engine]") {
+  FlowEngine e(FlowEngineParams{Arbitration::Fair, 64, 1000});
+  const ResourceId a = e.add_resource(res("a", 100.0, 50.0));
+  const ResourceId b = e.add_resource(res("b", 100.0, 50.0));
+  e.start(0, {a, b}, 10000);
+  const auto arr = run_to_idle(e);
+  const double rate = 1000.0 / (2 * 100.0);  // 5 B/ns, below the 100 B/ns links
+  CHECK(arr[0].end_ns == Approx(100 + 64 / 100.0 + 10000 / rate));
+}
+
+TEST_CASE("zero-byte and empty-route flows, slot reuse and deterministic ids", "[flow_engine]") {
+  FlowEngine e;
+  const ResourceId r = e.add_resource(res("r", 1.0, 7.0));
+  e.start(0, {r}, 0);
+  e.start(0, {}, 100);
+  auto arr = run_to_idle(e);
+  REQUIRE(arr.size() == 2);
+  CHECK(arr[0].end_ns == Approx(7));
+  CHECK(arr[1].end_ns == Approx(0));
+  for (int i = 0; i < 10; ++i) e.start(100, {r}, 10);
+  arr = run_to_idle(e, 100);
+  REQUIRE(arr.size() == 10);
+  for (const auto& a : arr) CHECK(a.end_ns == Approx(100 + 7 + 100));
+  CHECK(e.flows_started() == 12);
+  CHECK(e.active_flows() == 0);
+}
+
+TEST_CASE("a route crossing a resource twice is rejected", "[flow_engine]") {
+  FlowEngine e;
+  const ResourceId r = e.add_resource(res("r", 1.0, 0.0));
+  CHECK_THROWS(e.start(0, {r, r}, 10));
+}

@@ -1,0 +1,61 @@
+// Reading the hardware sections: presets resolve, bad input names file, path and reason.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "models/hw_params.hpp"
+#include "models/model_params.hpp"
+#include "sim/config.hpp"
+#include "sim/errors.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+std::string src() {
+  const char* d = std::getenv("IPUSIM_SOURCE_DIR");
+  return d ? d : IPUSIM_TEST_SOURCE_DIR;
+}
+
+HwParams read(const Json& j) {
+  register_model_params();
+  ConfigDoc doc = ConfigDoc::from_json(j, "t.json");
+  return read_hw_params(doc);
+}
+
+}  // namespace
+
+TEST_CASE("every system preset resolves with the documented values", "[params]") {
+  register_model_params();
+  for (const char* name : {"pod4", "pod16", "pod64", "pod128", "pod256", "multipod", "bow_pod16", "bow_pod64"}) {
+    INFO(name);
+    ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/" + name + ".json");
+    const HwParams p = read_hw_params(doc);
+    CHECK(p.system.name == name);
+    CHECK(p.machine.ipus_per_machine == 4);
+    CHECK(p.chip.tiles == 1472);
+    const bool bow = std::string(name).rfind("bow", 0) == 0;
+    CHECK(p.chip.clock_GHz == (bow ? 1.85 : 1.325));
+    CHECK(p.machine.name == (bow ? "bow2000" : "m2000"));
+  }
+  ConfigDoc gc2 = ConfigDoc::load_file(src() + "/configs/chips/gc2.json");
+  CHECK(read_hw_params(gc2).chip.tiles == 1216);
+}
+
+TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
+  const HwParams p = read(Json::object());
+  CHECK(p.ipu_link.link_Bpns() == Approx(128.0 * 1073741824.0 / 8e9 * 0.85));
+  CHECK(p.num_ipus() == 64);
+  CHECK(p.machine.capacity_bytes() == 128ull << 30);
+}
+
+TEST_CASE("bad hardware configs are errors with the JSON path", "[params]") {
+  CHECK_THROWS_WITH(read(Json{{"chip", {{"tilez", 3}}}}), Catch::Contains("/chip/tilez") && Catch::Contains("tiles"));
+  CHECK_THROWS_WITH(read(Json{{"ipu_link", {{"partner_links", 9}}}}),
+                    Catch::Contains("/ipu_link/partner_links") && Catch::Contains("exceed links_per_ipu"));
+  CHECK_THROWS_WITH(read(Json{{"system", {{"num_ilds", 2}}}}), Catch::Contains("/system/gw_topology"));
+  CHECK_THROWS_WITH(read(Json{{"machine", {{"ipus_per_machine", 3}}}, {"system", {{"machines_per_ild", 1}}}}),
+                    Catch::Contains("must be even"));
+  CHECK_THROWS_WITH(read(Json{{"system", {{"ipu_link_topology", "ring"}}}}), Catch::Contains("ladder, torus"));
+  CHECK_THROWS_AS(read(Json{{"chip", {{"clock_GHz", -1}}}}), ConfigError);
+}
