@@ -2,6 +2,7 @@
 #include "models/network.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/sim_time.hpp"
 
@@ -97,7 +98,8 @@ void Network::collect_stats(Json& out) const {
     if (s.transfers == 0) continue;
     const ResourceSpec& spec = engine_.resource(id);
     const double util = now > 0 ? s.bytes / (spec.capacity_Bpns * now) : 0.0;
-    res[spec.name] = {{"bytes", s.bytes},
+    // Bytes are integrated rate x time: round away the floating-point dust.
+    res[spec.name] = {{"bytes", static_cast<std::uint64_t>(std::llround(s.bytes))},
                       {"busy_ns", s.busy_ns},
                       {"utilisation", util},
                       {"transfers", s.transfers},

@@ -33,36 +33,42 @@ SyncModel::SyncModel(const HwParams& p, const Topology& topology)
       switch_latency_ns_(p.system.gw_topology == GwTopology::Switch ? p.machine.switch_latency_ns : 0.0) {}
 
 SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
-  std::vector<std::uint32_t> s(ipus);
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  for (std::uint32_t i : s) {
-    if (i >= topo_.num_ipus()) {
-      throw ConfigError("sync: IPU " + std::to_string(i) + " does not exist (the system has " +
-                        std::to_string(topo_.num_ipus()) + " IPUs)");
-    }
+  // Collectives call this every superstep with a sorted list: avoid copying it then.
+  bool sorted_unique = true;
+  for (std::size_t i = 1; i < ipus.size() && sorted_unique; ++i) sorted_unique = ipus[i - 1] < ipus[i];
+  std::vector<std::uint32_t> copy;
+  if (!sorted_unique) {
+    copy = ipus;
+    std::sort(copy.begin(), copy.end());
+    copy.erase(std::unique(copy.begin(), copy.end()), copy.end());
+  }
+  const std::vector<std::uint32_t>& s = sorted_unique ? ipus : copy;
+  if (!s.empty() && s.back() >= topo_.num_ipus()) {
+    throw ConfigError("sync: IPU " + std::to_string(s.back()) + " does not exist (the system has " +
+                      std::to_string(topo_.num_ipus()) + " IPUs)");
   }
   SyncCost c;
   if (s.size() <= 1) {
     c.cycles = internal_cycles_;
     c.scope = SyncScope::Internal;
+  } else if (topo_.ild_of(s.front()) == topo_.ild_of(s.back())) {
+    c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, static_cast<std::uint32_t>(s.size()));
+    c.scope = SyncScope::External;
   } else {
+    // Sorted IPUs give sorted domain ids.
     std::vector<std::uint32_t> ilds;
-    for (std::uint32_t i : s) ilds.push_back(topo_.ild_of(i));
-    ilds.erase(std::unique(ilds.begin(), ilds.end()), ilds.end());
-    if (ilds.size() == 1) {
-      c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, static_cast<std::uint32_t>(s.size()));
-      c.scope = SyncScope::External;
-    } else {
-      std::uint32_t hops = 0;
-      for (std::size_t a = 0; a < ilds.size(); ++a) {
-        for (std::size_t b = a + 1; b < ilds.size(); ++b) hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
-      }
-      const double one_way_ns = hops * gw_latency_ns_ + switch_latency_ns_;
-      c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, topo_.ild_size()) +
-                 static_cast<std::uint64_t>(std::ceil(2.0 * one_way_ns * clock_GHz_ - 1e-9));
-      c.scope = SyncScope::GwLink;
+    for (std::uint32_t i : s) {
+      const std::uint32_t d = topo_.ild_of(i);
+      if (ilds.empty() || ilds.back() != d) ilds.push_back(d);
     }
+    std::uint32_t hops = 0;
+    for (std::size_t a = 0; a < ilds.size(); ++a) {
+      for (std::size_t b = a + 1; b < ilds.size(); ++b) hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
+    }
+    const double one_way_ns = hops * gw_latency_ns_ + switch_latency_ns_;
+    c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, topo_.ild_size()) +
+               static_cast<std::uint64_t>(std::ceil(2.0 * one_way_ns * clock_GHz_ - 1e-9));
+    c.scope = SyncScope::GwLink;
   }
   c.ns = static_cast<double>(c.cycles) / clock_GHz_;
   return c;

@@ -2,6 +2,7 @@
 
 #include "runtime/collective_workload.hpp"
 #include "runtime/microbenchmark.hpp"
+#include "runtime/sharded_tensor_workload.hpp"
 #include "runtime/runtime_params.hpp"
 #include "sim/params.hpp"
 
@@ -9,15 +10,17 @@ namespace ipusim {
 
 void register_runtime_params() {
   ParamRegistry::instance().add({
-      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective"},
-       "What to simulate: microbenchmark steps, or one collective"},
+      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor"},
+       "What to simulate: microbenchmark steps, one collective, or one RTS-sharded tensor's collectives"},
   });
   register_collective_params();
+  register_sharded_tensor_params();
 }
 
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {
   const std::string kind = node.get_enum("kind");
   if (kind == "collective") return make_collective_workload(system, node);
+  if (kind == "sharded_tensor") return make_sharded_tensor_workload(system, node);
   return make_microbenchmark_workload(system, node);
 }
 

@@ -26,6 +26,9 @@ const char* kSweepHelp = R"HELP(
 Runs every point of a sweep as its own `ipusim run` in DIR/points/NNNN/ and writes
 DIR/results.csv and DIR/results.json (one row per point, in point order). A point that
 fails is recorded with status "failed" and its error; the others still run.
+--resume reuses a point when its done.json records success for the same base config
+path and overrides; it does not notice edits inside the config files themselves (delete
+DIR/points/ after changing them).
 Exit code: 0 all points ok, 1 some point failed (or plotting failed), 2 bad sweep file.
 
 sweep file: {"base": "CONFIG (relative to the sweep file)", "set": ["k=v", ...],
@@ -33,12 +36,21 @@ sweep file: {"base": "CONFIG (relative to the sweep file)", "set": ["k=v", ...],
              "columns": {"name": "/json/pointer/in/report.json"}}
 )HELP";
 
-/// The memory column used for the time-memory Pareto front ("" if none).
-std::string first_memory_column(const std::vector<std::string>& columns) {
+/// The memory column for the time-memory Pareto front: the first memory.* column whose
+/// value differs between points (a constant one ranks nothing), else the first; "" if none.
+std::string first_memory_column(const std::vector<std::string>& columns, const std::vector<Json>& rows) {
+  std::string first;
   for (const auto& c : columns) {
-    if (c.rfind("memory.", 0) == 0) return c;
+    if (c.rfind("memory.", 0) != 0) continue;
+    if (first.empty()) first = c;
+    const Json* seen = nullptr;
+    for (const auto& r : rows) {
+      if (!r.contains(c) || !r[c].is_number()) continue;
+      if (seen && *seen != r[c]) return c;
+      seen = &r[c];
+    }
   }
-  return "";
+  return first;
 }
 
 /// Marks the rows on the time-memory Pareto front ("*"), by row position.
@@ -56,7 +68,7 @@ std::vector<bool> pareto_marks(const std::vector<Json>& rows, const std::string&
 }
 
 void print_summary(const SweepSpec& spec, const std::vector<std::string>& columns, const std::vector<Json>& rows) {
-  const std::string memory = first_memory_column(columns);
+  const std::string memory = first_memory_column(columns, rows);
   const std::vector<bool> marks = pareto_marks(rows, memory);
   std::vector<std::string> headers = {"#"};
   for (const auto& a : spec.axes) headers.push_back(a.path);

@@ -6,8 +6,8 @@ axes (or --series). Also, when the axes allow it:
   (a) time and algorithm bandwidth against message size, one line per algorithm, when one
       axis looks like a byte count and another like an algorithm;
   (b) time per sharding domain, when an axis path contains "shard" or "domain";
-  (c) time against memory (--memory-column or the first memory.* column) with the Pareto
-      front (lowest time for the memory) marked.
+  (c) time against memory (--memory-column, else the first memory.* column that varies)
+      with the Pareto front (lowest time for the memory) marked.
 
 Runs on Debian's /usr/bin/python3 with python3-matplotlib only (Agg backend).
 """
@@ -244,7 +244,11 @@ def pareto_front(points):
 def plot_time_memory(res, args, out_dir, formats, written):
     column = args.memory_column
     if not column:
-        column = next((c for c in res.columns if c.startswith("memory.") and res.numeric(c)), None)
+        # The first memory column that differs between points (a constant one ranks
+        # nothing), else the first memory column.
+        candidates = [c for c in res.columns if c.startswith("memory.") and res.numeric(c)]
+        varying = [c for c in candidates if len({r[c] for r in res.rows}) > 1]
+        column = (varying or candidates or [None])[0]
     if not column or not res.rows:
         return
     rows = [r for r in res.rows if is_number(r.get(column))]
@@ -261,6 +265,9 @@ def plot_time_memory(res, args, out_dir, formats, written):
     for r, (px, py) in zip(rows, points):
         text = ", ".join(label_of(r.get(a)) for a in res.axes) or str(r.get("index"))
         ax.annotate(text, (px, py), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+    xs = [p[0] for p in points]
+    if min(xs) > 0 and max(xs) / min(xs) >= 100:
+        ax.set_xscale("log")
     ax.set_xlabel(column)
     ax.set_ylabel("simulated time (%s)" % unit)
     ax.set_title("time vs memory (lower left is better)")

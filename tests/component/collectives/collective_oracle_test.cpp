@@ -9,64 +9,11 @@
 #include "runtime/runtime_params.hpp"
 #include "runtime/workload.hpp"
 #include "sim/output.hpp"
-#include "tests/component/models/model_fixture.hpp"
+#include "tests/component/collectives/collective_fixture.hpp"
 
 using namespace ipusim;
+using namespace ipusim::test;
 
-namespace {
-
-struct Run {
-  Json results;
-  Json resolved;
-  double total_ns = 0;
-};
-
-/// Simulates `workload` on a system preset and returns the collective's results.
-Run run_collective(const std::string& preset, const Json& workload) {
-  register_sim_params();
-  register_model_params();
-  register_runtime_params();
-  ConfigDoc doc = ConfigDoc::load_file(test::source_dir() + "/configs/systems/" + preset + ".json");
-  for (auto it = workload.begin(); it != workload.end(); ++it)
-    doc.apply_override("/workload/" + it.key() + "=" + it.value().dump());
-  auto system = build_system(doc);
-  auto w = make_workload(*system, ConfigNode(doc, "").child("workload"));
-  sc_core::sc_start();
-  REQUIRE(w->finished());
-  return {w->results(), doc.resolved(), w->total_time_ns()};
-}
-
-/// PLTEST global sync: ceil(15 ns x f x hops x 2), hops = 1 + floor(n / 4).
-double external_sync_ns(const Json& resolved, unsigned n) {
-  const double f = resolved["chip"]["clock_GHz"].get<double>();
-  const double hops = 1 + n / 4;
-  return std::ceil(resolved["system"]["sync_ns_per_hop"].get<double>() * f * hops * 2 - 1e-9) / f;
-}
-
-/// Bytes per ns of one rail bundle (up/down links) in one direction.
-double rail_Bpns(const Json& r) {
-  const auto& l = r["ipu_link"];
-  return l["up_links"].get<double>() * l["bandwidth_Gbps_per_link"].get<double>() / 8.0 * l["efficiency"].get<double>();
-}
-
-/// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a
-/// vector-unit op of one flop per element that reads two and writes one element, bounded by
-/// the vector rate or the memory rate, plus the per-vertex overhead.
-double reduce_ns(const Json& r, double elems) {
-  const auto& c = r["chip"];
-  const double tiles = c["tiles"].get<double>();
-  const double eff = c["compute_efficiency"].get<double>();
-  const double by_flops = elems / tiles / (c["vector_flops_per_cycle_per_tile"]["float32"].get<double>() * eff);
-  const double by_bytes = std::ceil(elems * 12 / tiles) / (c["memory_bytes_per_cycle_per_tile"].get<double>() * eff);
-  const double cycles = std::ceil(std::max(by_flops, by_bytes) - 1e-9) + c["vertex_overhead_cycles"].get<double>();
-  return cycles / c["clock_GHz"].get<double>();
-}
-
-double fixed_ns(const Json& r) {
-  return r["chip"]["exchange_fixed_cycles"].get<double>() / r["chip"]["clock_GHz"].get<double>();
-}
-
-}  // namespace
 
 TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B)) plus reductions", "[oracle]") {
   const double bytes = 1 << 20;

@@ -1,6 +1,7 @@
 #pragma once
-// End-to-end harness for the CLI tools: runs IPUSIM_BIN with arguments, captures stdout
-// and stderr, and gives a scratch folder and paths into the source tree (IPUSIM_SOURCE_DIR).
+// End-to-end harness for the CLI tools: runs the CLI with arguments, captures stdout and
+// stderr, and gives a scratch folder and paths into the source tree ($IPUSIM_BIN and
+// $IPUSIM_SOURCE_DIR override the paths CMake compiles in).
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -57,23 +58,23 @@ inline std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-/// The CLI binary under test (IPUSIM_BIN, set by CTest).
+/// The CLI binary under test: $IPUSIM_BIN, else the path CMake compiled in.
 inline std::string cli_binary() {
   const char* bin = std::getenv("IPUSIM_BIN");
 #ifdef IPUSIM_TEST_BIN
   if (!bin || !*bin) bin = IPUSIM_TEST_BIN;
 #endif
-  if (!bin || !*bin) FAIL("IPUSIM_BIN is not set (run the test through ctest)");
+  if (!bin || !*bin) FAIL("IPUSIM_BIN is not set and no CLI path was compiled in");
   return bin;
 }
 
-/// A file in the source tree (IPUSIM_SOURCE_DIR, set by CTest).
+/// A file in the source tree: under $IPUSIM_SOURCE_DIR, else the dir CMake compiled in.
 inline std::string source_path(const std::string& relative) {
   const char* src = std::getenv("IPUSIM_SOURCE_DIR");
 #ifdef IPUSIM_TEST_SOURCE_DIR
   if (!src || !*src) src = IPUSIM_TEST_SOURCE_DIR;
 #endif
-  if (!src || !*src) FAIL("IPUSIM_SOURCE_DIR is not set (run the test through ctest)");
+  if (!src || !*src) FAIL("IPUSIM_SOURCE_DIR is not set and no source dir was compiled in");
   return (fs::path(src) / relative).string();
 }
 
