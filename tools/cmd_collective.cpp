@@ -39,6 +39,12 @@ int cmd_collective(const Args& args) {
       "data", po::value<std::string>()->default_value("none"), "none|replica-id|iota|random:SEED")(
       "input", po::value<std::string>(), "JSON file: one array of numbers per replica")(
       "outputs", "include per-replica output values (with --data/--input)")(
+      "shard-domain", po::value<std::string>(),
+      "time an RTS-sharded tensor instead: all|consecutive:K|none (AllGather + ReduceScatter over the\n"
+      "domain, orthogonal AllReduce when smaller than all replicas); --op/--reduce/--comm-group ignored")(
+      "tile-mapping", po::value<std::string>(), "sharded tensor: JSON file with [begin,end) intervals per tile (default balanced)")(
+      "no-cbr", "sharded tensor: lay shards out contiguously instead of with CBR")(
+      "grain", po::value<std::uint64_t>(), "sharded tensor: CBR grain size in elements")(
       "set", po::value<std::vector<std::string>>()->composing(), "override a system parameter (repeatable)")(
       "json", "print the result as JSON")("out", po::value<std::string>(), "also write report.json etc. here")(
       "trace", "write trace.json (needs --out)")(
@@ -59,32 +65,39 @@ int cmd_collective(const Args& args) {
   auto set = [&](const std::string& key, const Json& value) {
     doc.apply_override("/workload/" + key + "=" + value.dump());
   };
-  set("kind", "collective");
-  set("op", vm["op"].as<std::string>());
+  const bool sharded = vm.count("shard-domain") > 0;
+  auto read_json_arg = [](const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ConfigError("cannot open '" + path + "'");
+    try {
+      return Json::parse(in);
+    } catch (const Json::parse_error& e) {
+      throw ConfigError(path + ": invalid JSON: " + e.what());
+    }
+  };
+  set("kind", sharded ? "sharded_tensor" : "collective");
   if (vm.count("bytes")) set("bytes", vm["bytes"].as<std::uint64_t>());
   if (vm.count("elements")) set("elements", vm["elements"].as<std::uint64_t>());
   set("dtype", vm["dtype"].as<std::string>());
   set("replicas", vm["replicas"].as<std::uint64_t>());
   set("ipus_per_replica", vm["ipus-per-replica"].as<std::uint64_t>());
+  set("algorithm", vm["algorithm"].as<std::string>());
+  set("link_config", vm["link-config"].as<std::string>());
+  if (sharded) {
+    set("sharding_domain", vm["shard-domain"].as<std::string>());
+    if (vm.count("no-cbr")) set("cbr", false);
+    if (vm.count("grain")) set("grain", vm["grain"].as<std::uint64_t>());
+    if (vm.count("tile-mapping")) set("tile_mapping", read_json_arg(vm["tile-mapping"].as<std::string>()));
+  }
+  if (!sharded) {
+  set("op", vm["op"].as<std::string>());
   set("comm_group", vm["comm-group"].as<std::string>());
   if (vm.count("group-size")) set("group_size", vm["group-size"].as<std::uint64_t>());
   if (vm.count("stride")) set("stride", vm["stride"].as<std::uint64_t>());
-  set("algorithm", vm["algorithm"].as<std::string>());
-  set("link_config", vm["link-config"].as<std::string>());
   set("reduce", vm["reduce"].as<std::string>());
   set("data", vm["data"].as<std::string>());
   if (vm.count("outputs")) set("output_values", true);
-  if (vm.count("input")) {
-    const std::string path = vm["input"].as<std::string>();
-    std::ifstream in(path);
-    if (!in) throw ConfigError("--input: cannot open '" + path + "'");
-    Json input;
-    try {
-      input = Json::parse(in);
-    } catch (const Json::parse_error& e) {
-      throw ConfigError(path + ": invalid JSON: " + e.what());
-    }
-    set("input", input);
+  if (vm.count("input")) set("input", read_json_arg(vm["input"].as<std::string>()));
   }
   if (vm.count("set")) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
