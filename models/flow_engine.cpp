@@ -75,7 +75,6 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   }
   Flow& f = flows_[slot];
   f.id = next_id_++;
-  ++f.version;
   f.finish_ns = kInf;
   f.heap_pos = kNotInHeap;
   f.route.assign(route.begin(), route.end());
@@ -89,7 +88,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   if (route.empty()) {  // same IPU: nothing crosses a link
     f.latency_ns = 0;
     f.state = State::InFlight;
-    arrivals_.push({now_ns, f.id, slot, f.version});
+    arrivals_.push({now_ns, f.id, slot});
     return slot;
   }
   const double lat = path_latency_ns(route);
@@ -101,7 +100,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
               : kInf;
   if (bytes == 0) {
     f.state = State::InFlight;
-    arrivals_.push({now_ns + f.latency_ns, f.id, slot, f.version});
+    arrivals_.push({now_ns + f.latency_ns, f.id, slot});
     return slot;
   }
   f.state = State::Draining;
@@ -165,7 +164,7 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     remove_from_resources(slot, now_ns);
     f.state = State::InFlight;
     f.remaining = 0;
-    arrivals_.push({f.finish_ns + f.latency_ns, f.id, slot, f.version});
+    arrivals_.push({f.finish_ns + f.latency_ns, f.id, slot});
   }
   while (!arrivals_.empty()) {
     const TimedEntry e = arrivals_.top();

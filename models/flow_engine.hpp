@@ -121,7 +121,6 @@ class FlowEngine {
     double cap = kInf;      ///< credit window cap
     std::uint64_t epoch = 0;
     std::uint64_t frozen_epoch = 0;
-    std::uint32_t version = 0;
     double finish_ns = kInf;                  ///< drain end at the current rate
     std::uint32_t heap_pos = kNotInHeap;      ///< index in drain_heap_
     State state = State::Free;
@@ -141,7 +140,6 @@ class FlowEngine {
     double t;
     FlowId id;
     std::uint32_t slot;
-    std::uint32_t version;
     bool operator>(const TimedEntry& o) const { return t != o.t ? t > o.t : id > o.id; }
   };
   struct ShareEntry {

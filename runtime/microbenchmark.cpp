@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "models/system.hpp"
+#include "runtime/link_utilisation.hpp"
 #include "sim/errors.hpp"
 #include "sim/sim_time.hpp"
 #include "sim/trace.hpp"
@@ -399,28 +400,7 @@ Json Microbenchmark::breakdown_ns() const {
   return b;
 }
 
-Json Microbenchmark::utilisation() const {
-  const Network& net = system_.network();
-  const Topology& topo = system_.topology();
-  const char* names[] = {"ipu_link", "gateway_link", "ddr", "gw_link", "gw_link", "host_link"};
-  std::map<std::string, std::pair<double, int>> acc;
-  for (const char* n : names) acc[n] = {0.0, 0};
-  if (end_ns_ > 0) {
-    for (ResourceId id = 0; id < net.engine().num_resources(); ++id) {
-      const ResourceStats st = net.resource_stats(id);
-      if (st.transfers == 0) continue;
-      auto& a = acc[names[static_cast<int>(topo.kind(id))]];
-      a.first += st.bytes / (net.engine().resource(id).capacity_Bpns * end_ns_);
-      a.second++;
-    }
-  }
-  Json u = Json::object();
-  for (const char* n : {"ipu_link", "gw_link", "ddr", "gateway_link", "host_link"}) {
-    const auto& a = acc[n];
-    u[n] = a.second ? a.first / a.second : 0.0;
-  }
-  return u;
-}
+Json Microbenchmark::utilisation() const { return link_utilisation(system_, end_ns_); }
 
 Json Microbenchmark::memory() const {
   std::uint64_t used = 0, peak = 0;
