@@ -8,6 +8,7 @@
 #include "models/system.hpp"
 #include "runtime/link_utilisation.hpp"
 #include "sim/errors.hpp"
+#include "sim/format.hpp"
 #include "sim/sim_time.hpp"
 #include "sim/trace.hpp"
 
@@ -86,17 +87,6 @@ std::string category(Kind k, LinkTier tier) {
   return "idle";
 }
 
-std::string format_ns(double ns) {
-  char buf[64];
-  if (ns >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.4f ms", ns / 1e6);
-  } else if (ns >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.4f us", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f ns", ns);
-  }
-  return buf;
-}
 
 }  // namespace
 

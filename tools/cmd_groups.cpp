@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "collectives/comm_group_spec.hpp"
 #include "collectives/comm_group.hpp"
 #include "collectives/replica_grouping.hpp"
 #include "collectives/variable_settings.hpp"
@@ -36,33 +37,13 @@ unsigned parseUnsigned(const std::string& text, const std::string& what) {
   return static_cast<unsigned>(value);
 }
 
-// "all", "none", "consecutive:K", "orthogonal:K" (case-sensitive, PopART type names lowered).
+// "all", "none", "consecutive:K", "orthogonal:K" (PopART type names, lower case).
 CommGroup parseCommGroup(const std::string& text) {
-  const auto colon = text.find(':');
-  const std::string type = text.substr(0, colon);
-  const bool hasSize = colon != std::string::npos;
-  if (type == "all" || type == "none" || type == "ungrouped") {
-    if (hasSize) {
-      throw ConfigError("--comm-group " + text + ": '" + type +
-                        "' takes no size (PopART ignores it)");
-    }
-    return CommGroup(type == "all" ? CommGroupType::All : CommGroupType::None, 0);
+  try {
+    return coll::parse_comm_group_spec(text);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("--comm-group ") + e.what());
   }
-  if (type != "consecutive" && type != "orthogonal") {
-    throw ConfigError("--comm-group " + text +
-                      ": expected all, none, consecutive:K or orthogonal:K");
-  }
-  if (!hasSize)
-    throw ConfigError("--comm-group " + text + ": '" + type + "' needs a size, e.g. " + type +
-                      ":2");
-  const unsigned size = parseUnsigned(text.substr(colon + 1), "--comm-group size");
-  if (size == 0) {
-    // PopART only says "VariableSettings had 1 errors!" here; name the actual problem.
-    throw ConfigError("--comm-group " + text + ": " + type +
-                      " groups need a size of at least 1 (PopART: VariableSettings had 1 errors!)");
-  }
-  return CommGroup(type == "consecutive" ? CommGroupType::Consecutive : CommGroupType::Orthogonal,
-                   size);
 }
 
 VariableRetrievalMode parseRetrieval(const std::string& text) {
