@@ -20,6 +20,7 @@ Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& 
 void Network::start(const TransferRequest& req, Callback on_arrival) {
   const std::uint32_t slot = engine_.start(now_ns(), req.route, req.bytes);
   if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
+  if (batch_of_.size() > slot) batch_of_[slot] = nullptr;
   callbacks_[slot] = std::move(on_arrival);
   // Batch: all starts of this delta cycle are allocated together in the next one.
   if (!in_wake_ && !delta_pending_) {
@@ -45,6 +46,24 @@ std::vector<TransferResult> Network::transfer_all(const std::vector<TransferRequ
   return results;
 }
 
+void Network::transfer_batch(const std::vector<const Route*>& routes, const std::vector<std::uint64_t>& bytes) {
+  if (routes.empty()) return;
+  Batch batch;
+  batch.pending = routes.size();
+  const double t = now_ns();
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    const std::uint32_t slot = engine_.start(t, *routes[i], bytes[i]);
+    if (batch_of_.size() <= slot) batch_of_.resize(slot + 1, nullptr);
+    if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
+    batch_of_[slot] = &batch;
+  }
+  if (!in_wake_ && !delta_pending_) {
+    delta_pending_ = true;
+    wake_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+  sc_core::wait(batch.done);
+}
+
 void Network::wake() {
   ++wakeups_;
   delta_pending_ = false;
@@ -57,6 +76,12 @@ void Network::wake() {
     // the slot of a later arrival of the same batch.
     ready_.clear();
     for (const Arrival& a : arrivals_) {
+      if (a.slot < batch_of_.size() && batch_of_[a.slot]) {
+        Batch* batch = batch_of_[a.slot];
+        batch_of_[a.slot] = nullptr;
+        if (--batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
+        continue;
+      }
       ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
       callbacks_[a.slot] = nullptr;
     }

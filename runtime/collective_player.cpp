@@ -69,7 +69,8 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
       request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
   const bool tracing = TraceWriter::instance().enabled();
 
-  std::vector<TransferRequest> reqs;
+  std::vector<const Route*> step_routes;
+  std::vector<std::uint64_t> step_bytes;
   std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
   auto play_step = [&](const coll::Superstep& step) {
     const double t0 = now_ns();
@@ -77,15 +78,16 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     timing.transfers += step.transfers.size();
     model_event_counter() += step.transfers.size() + 1;
 
-    reqs.clear();
-    reqs.reserve(step.transfers.size());
+    step_routes.clear();
+    step_bytes.clear();
     LinkTier highest = LinkTier::Local;
     std::uint64_t max_sent = 0;
     if (tile_bound) sent_per_ipu.clear();
     for (const auto& t : step.transfers) {
       const Route& r = route(t.src_ipu, t.dst_ipu);
       if (r.empty()) continue;
-      reqs.push_back({r, t.bytes});
+      step_routes.push_back(&r);
+      step_bytes.push_back(t.bytes);
       const LinkTier tier = system_.tier(r);
       if (static_cast<int>(tier) > static_cast<int>(highest)) highest = tier;
       if (tile_bound) max_sent = std::max(max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
@@ -99,7 +101,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     timing.exchange_fixed_ns += fixed_ns;
 
     const double tx0 = now_ns();
-    if (!reqs.empty()) system_.network().transfer_all(reqs);
+    system_.network().transfer_batch(step_routes, step_bytes);
     double link_ns = now_ns() - tx0;
     if (highest == LinkTier::GwLink) {
       timing.gw_link_ns += link_ns;
