@@ -30,6 +30,29 @@ coll::CollectiveTopology collective_topology(const System& system, std::uint32_t
 
 CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
 
+void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0,
+                                  double t1) {
+  auto& trace = TraceWriter::instance();
+  const Json args{{"transfers", step.transfers.size()}, {"tier", to_string(tier)}};
+  trace.complete("collectives", step.phase, step.phase, t0, t1 - t0, args);
+  // Per-IPU and per-link tracks, for systems small enough to read in a trace viewer.
+  if (system_.num_ipus() > kMaxTracedIpus) return;
+  std::set<std::uint32_t> ipus;
+  std::set<ResourceId> links;
+  for (const auto& t : step.transfers) {
+    ipus.insert(t.src_ipu);
+    ipus.insert(t.dst_ipu);
+    for (ResourceId id : route(t.src_ipu, t.dst_ipu)) links.insert(id);
+  }
+  for (std::uint32_t ipu : ipus) {
+    const std::string process = "ipu" + std::to_string(ipu);
+    trace.complete(process, "sync", "sync", t0, tx0 - t0);
+    trace.complete(process, "collective", step.phase, tx0, t1 - tx0, args);
+  }
+  const auto& engine = system_.network().engine();
+  for (ResourceId id : links) trace.complete("links", engine.resource(id).name, step.phase, tx0, t1 - tx0);
+}
+
 const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
   auto it = routes_.find(key);
@@ -129,11 +152,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     }
     const double t1 = now_ns();
     timing.phase_ns[step.phase] += t1 - t0;
-    if (tracing) {
-      TraceWriter::instance().complete("collectives", step.phase, step.phase, t0, t1 - t0,
-                                       Json{{"transfers", step.transfers.size()},
-                                            {"tier", to_string(highest)}});
-    }
+    if (tracing) trace_step(step, highest, t0, tx0, t1);
   };
   coll::Schedule s = coll::generate_schedule(request, play_step);
   if (summary) *summary = std::move(s);

@@ -50,6 +50,10 @@ class CollectivePlayer {
 
  private:
   const Route& route(std::uint32_t src, std::uint32_t dst);
+  /// Trace events of one step: the collective's phase track, and per IPU and link tracks.
+  void trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0, double t1);
+  /// Larger systems get only the per-phase track (a trace viewer cannot show thousands).
+  static constexpr std::uint32_t kMaxTracedIpus = 256;
   System& system_;
   std::unordered_map<std::uint64_t, Route> routes_;
 };

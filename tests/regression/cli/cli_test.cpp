@@ -1,6 +1,8 @@
 // The CLI end to end: every exit code, a misspelt key, determinism of the report outside
 // run_info, the written files, and the banner not being shown.
 #include <catch2/catch.hpp>
+#include <map>
+#include <set>
 
 #include "tests/regression/tools/cli_harness.hpp"
 
@@ -101,4 +103,26 @@ TEST_CASE("a simulation failure exits 3 and a regression failure exits 1", "[cli
   s.write("base/case.json", R"({"config": ")" + source_path("configs/workloads/allreduce_pod16.json") +
                                 R"(", "expected": {"time_ns": 1.0}})");
   CHECK(run_cli(s, {"regress", dir, "--quiet"}).exit_code == 1);
+}
+
+TEST_CASE("run with trace writes Perfetto trace events: one process per IPU, link tracks", "[cli][trace]") {
+  Scratch s;
+  REQUIRE(run_cli(s, {"run", source_path("configs/workloads/allreduce_pod16.json"), "--trace", "--out", s.path("t"),
+                      "--quiet"}).exit_code == 0);
+  const Json trace = read_json(s.path("t/trace.json"));
+  REQUIRE(trace["traceEvents"].is_array());
+  std::set<std::string> processes;
+  std::map<int, std::string> names;
+  std::size_t complete = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") names[e["pid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] != "X") continue;
+    ++complete;  // complete events carry their own duration: begin/end always balance
+    CHECK(e["dur"].get<double>() >= 0);
+    CHECK(e["ts"].get<double>() >= 0);
+    processes.insert(names.at(e["pid"].get<int>()));
+  }
+  CHECK(complete > 0);
+  for (int ipu = 0; ipu < 16; ++ipu) CHECK(processes.count("ipu" + std::to_string(ipu)) == 1);
+  CHECK(processes.count("links") == 1);
 }
