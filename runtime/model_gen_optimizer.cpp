@@ -58,7 +58,6 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase, c
   const double n = static_cast<double>(w.elements());
   op.flops = n * optimizer_flops_per_element(spec.type);
   op.bytes = static_cast<std::uint64_t>(n) * 3 * dtype_bytes(w.dtype) +  // weight read+write, gradient read
-            
              static_cast<std::uint64_t>(n) * dtype_bytes(spec.state_dtype) * 2 * optimizer_states(spec.type);
   model.ops.push_back(op);
 }

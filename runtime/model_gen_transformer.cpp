@@ -70,7 +70,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   if (s.layers_per_phase < 1 || s.layers % s.layers_per_phase != 0)
     throw std::invalid_argument("layers_per_phase (" + std::to_string(s.layers_per_phase) + ") must divide layers (" +
                                 std::to_string(s.layers) + ")");
-  if (tp < 1 || h % tp != 0 || s.heads % tp != 0 && tp <= s.heads || replicas % tp != 0)
+  if (tp < 1 || h % tp != 0 || replicas % tp != 0)
     throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) + ") must divide hidden and the replicas (" +
                                 std::to_string(replicas) + ")");
   if (s.activation_shards < 1 || h % s.activation_shards != 0)
@@ -137,14 +137,16 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   }
 
   // Head (phase P-1): forward, loss and backward.
-  b.weight("head/dense", {h, h}, false);
+  b.weight("head/dense", {h, h / tp}, tp > 1);
   b.weight("head/decoder", {h, s.vocab / tp + (s.vocab % tp != 0)}, tp > 1);
   b.host("head/labels", P - 1, static_cast<std::uint64_t>(mb * tokens) * 4);
   const double head_flops = 2.0 * mb * tokens * hd * hd + 2.0 * mb * tokens * hd * static_cast<double>(s.vocab) / tpd;
   {
     ModelOp& o = b.op("head/fwd", Pass::Forward, P - 1, head_flops);
     o.inputs = {"head/dense", "head/decoder", "x" + std::to_string(P - 1)};
-    o.temp_bytes = static_cast<std::uint64_t>(mb * tokens * static_cast<double>(s.vocab) / tpd) * 4;
+    // Logits, serialised like the attention (ASSUMPTION).
+    o.temp_bytes = static_cast<std::uint64_t>(mb * tokens * static_cast<double>(s.vocab) / tpd) * dtype_bytes(s.dtype) /
+                   static_cast<std::uint64_t>(s.attention_serialisation);
     b.tp_allreduce("head/fwd/tp_allreduce", Pass::Forward, P - 1, 1);
     ModelOp& g = b.op("head/bwd", Pass::Backward, P - 1, 2.0 * head_flops);
     g.inputs = {"head/dense", "head/decoder", "x" + std::to_string(P - 1)};

@@ -4,22 +4,25 @@
 #include "runtime/microbenchmark.hpp"
 #include "runtime/sharded_tensor_workload.hpp"
 #include "runtime/runtime_params.hpp"
+#include "runtime/training_workload.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {
 
 void register_runtime_params() {
   ParamRegistry::instance().add({
-      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor"},
-       "What to simulate: microbenchmark steps, one collective, or one RTS-sharded tensor's collectives"},
+      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor", "training"},
+       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's collectives, or a replicated phased training step"},
   });
   register_collective_params();
+  register_training_params();
   register_sharded_tensor_params();
 }
 
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {
   const std::string kind = node.get_enum("kind");
   if (kind == "collective") return make_collective_workload(system, node);
+  if (kind == "training") return make_training_workload(system, node);
   if (kind == "sharded_tensor") return make_sharded_tensor_workload(system, node);
   return make_microbenchmark_workload(system, node);
 }

@@ -1,0 +1,221 @@
+// sc_spawn (one thread per lane) needs the dynamic-process API.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "runtime/executor.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/compute.hpp"
+#include "models/system.hpp"
+#include "sim/sim_time.hpp"
+
+namespace ipusim::rt {
+namespace {
+
+constexpr Lane kLanes[] = {Lane::Compute, Lane::Io, Lane::IoPhase};
+
+ComputeDType compute_dtype(DType d) { return d == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32; }
+coll::DType coll_dtype(DType d) { return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32; }
+
+}  // namespace
+
+Executor::Executor(sc_core::sc_module_name name, System& system, const Program& program, std::uint32_t replicas,
+                   std::uint32_t ipus_per_replica, ExecutorOptions options)
+    : sc_core::sc_module(name), system_(system), program_(program), replicas_(replicas), ipr_(ipus_per_replica), opt_(options) {
+  timings_.resize(program.phases.size());
+  done_ops_.resize(program.phases.size());
+  for (std::size_t i = 0; i < program.phases.size(); ++i) {
+    timings_[i].resize(program.phases[i].ops.size());
+    done_ops_[i].assign(program.phases[i].ops.size(), 0);
+  }
+  for (std::uint32_t i = 0; i < replicas_ * ipr_; ++i) all_ipus_.push_back(i);
+  sync_ns_ = system_.sync_cost(all_ipus_).ns;
+  SC_THREAD(master);
+  for (std::uint32_t vg = 0; vg < ipr_; ++vg) {
+    for (Lane l : kLanes) {
+      players_.push_back(std::make_unique<CollectivePlayer>(system_));
+      sc_core::sc_spawn_options o;
+      sc_core::sc_spawn([this, vg, l] { lane(static_cast<int>(vg), l); },
+                        sc_core::sc_gen_unique_name(("lane_" + to_string(l)).c_str()), &o);
+    }
+  }
+}
+
+std::vector<std::uint32_t> Executor::replica_ipus(int vg, bool io_only) const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t r = 0; r < replicas_; ++r) {
+    const std::uint32_t ipu = r * ipr_ + static_cast<std::uint32_t>(vg);
+    // All machines see the same traffic, so the first machine alone gives the same time.
+    if (io_only && opt_.first_machine_only && system_.machine_of(ipu) != 0) break;
+    out.push_back(ipu);
+  }
+  return out;
+}
+
+void Executor::master() {
+  const int lanes = static_cast<int>(ipr_) * 3;
+  for (std::size_t p = 0; p < program_.phases.size() && !stop_; ++p) {
+    const double t0 = now_ns();
+    current_ = p;
+    lanes_done_ = 0;
+    ++generation_;
+    go_.notify(sc_core::SC_ZERO_TIME);
+    while (lanes_done_ < lanes) sc_core::wait(lane_done_);
+    if (stop_) break;
+    // Phases are separated by a sync of every IPU taking part (syncReplicasIndependently=false).
+    const double ts = now_ns();
+    system_.sync(all_ipus_);
+    sc_core::wait(ns_to_sc(sync_ns_));
+    intervals_.push_back({ts, now_ns(), "sync"});
+    phase_ns_.push_back({t0, now_ns()});
+  }
+  end_ns_ = now_ns();
+  done_ = !stop_;
+  ++generation_;
+  stop_ = true;
+  go_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Executor::lane(int vg, Lane l) {
+  CollectivePlayer& player = *players_[static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l)];
+  std::uint64_t seen = 0;
+  for (;;) {
+    while (generation_ == seen) sc_core::wait(go_);
+    seen = generation_;
+    if (stop_) return;
+    const std::size_t p = current_;
+    const auto& ops = program_.phases[p].ops;
+    try {
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const LOp& op = ops[i];
+        if (op.vg != vg || op.lane != l) continue;
+        for (;;) {
+          bool ready = true;
+          for (int d : op.deps) ready = ready && done_ops_[p][static_cast<std::size_t>(d)];
+          if (ready) break;
+          sc_core::wait(op_done_);
+        }
+        run_op(p, i, player);
+        done_ops_[p][i] = 1;
+        op_done_.notify(sc_core::SC_ZERO_TIME);
+      }
+    } catch (const std::exception& e) {
+      // Exceptions must not escape a SystemC process; report them after sc_start.
+      failure_ = e.what();
+      stop_ = true;
+      sc_core::sc_stop();
+      return;
+    }
+    ++lanes_done_;
+    lane_done_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Executor::run_transfers(std::vector<TransferRequest>& reqs) {
+  reqs.erase(std::remove_if(reqs.begin(), reqs.end(), [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
+             reqs.end());
+  if (!reqs.empty()) system_.network().transfer_all(reqs);
+}
+
+void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
+  const LOp& op = program_.phases[p].ops[i];
+  OpTiming& t = timings_[p][i];
+  t.start_ns = now_ns();
+  const ChipParams& chip = system_.chip();
+  const std::uint32_t io_tiles = std::min(opt_.num_io_tiles, chip.tiles - 1);
+  const std::uint32_t compute_tiles = chip.tiles - io_tiles;
+  std::vector<TransferRequest> reqs;
+  switch (op.kind) {
+    case LKind::Compute: {
+      ComputeSpec spec;
+      spec.flops = op.flops;
+      spec.bytes = op.mem_bytes;
+      spec.dtype = compute_dtype(op.dtype);
+      spec.unit = op.unit;
+      spec.tiles = compute_tiles;
+      const double ns = system_.clock().cycles_to_ns(static_cast<double>(compute_cycles(chip, spec)));
+      sc_core::wait(ns_to_sc(ns));
+      t.category = "compute";
+      break;
+    }
+    case LKind::IoCopy: {
+      // An on-chip exchange between the IO and compute tile sets: the smaller set bounds it.
+      const double tiles = std::max<double>(1, std::min(io_tiles > 0 ? io_tiles : compute_tiles, compute_tiles));
+      const double cycles = static_cast<double>(chip.exchange_fixed_cycles) +
+                            std::ceil(static_cast<double>(op.bytes) / (tiles * chip.exchange_bytes_per_cycle_per_tile));
+      sc_core::wait(ns_to_sc(system_.clock().cycles_to_ns(cycles)));
+      t.category = "exchange";
+      break;
+    }
+    case LKind::RemoteExchange: {
+      std::uint64_t load = 0, store = 0;
+      for (const LTransfer& x : op.transfers) (x.store ? store : load) += x.bytes;
+      for (std::uint32_t ipu : replica_ipus(op.vg, true)) {
+        if (load) reqs.push_back({system_.remote_load_route(ipu), load});
+        if (store) reqs.push_back({system_.remote_store_route(ipu), store});
+      }
+      run_transfers(reqs);
+      t.category = "streaming_memory";
+      t.tier = "streaming_memory";
+      break;
+    }
+    case LKind::Host: {
+      for (std::uint32_t ipu : replica_ipus(op.vg, true))
+        reqs.push_back({op.to_compute ? system_.host_write_route(ipu) : system_.host_read_route(ipu), op.bytes});
+      run_transfers(reqs);
+      t.category = "host_io";
+      t.tier = "host_io";
+      break;
+    }
+    case LKind::IpuCopy: {
+      LinkTier tier = LinkTier::Local;
+      for (std::uint32_t r = 0; r < replicas_; ++r) {
+        const Route route = system_.route(r * ipr_ + static_cast<std::uint32_t>(op.vg), r * ipr_ + static_cast<std::uint32_t>(op.dst_vg));
+        if (static_cast<int>(system_.tier(route)) > static_cast<int>(tier)) tier = system_.tier(route);
+        reqs.push_back({route, op.bytes});
+      }
+      run_transfers(reqs);
+      t.category = tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+      t.tier = to_string(tier);
+      break;
+    }
+    case LKind::Collective: {
+      t.category = "ipu_link";
+      t.tier = "local";
+      if (!op.group || op.group->getGroupSize() <= 1 || op.elements == 0) break;
+      coll::CollectiveRequest req;
+      req.op = op.cop;
+      req.reduce = coll::ReduceOp::Add;
+      req.dtype = coll_dtype(op.dtype);
+      req.elements_per_replica = op.elements;
+      req.topology = collective_topology(system_, 1, coll::LinkConfig::Default);
+      // Members are the vg-th IPU of each replica, played as one-IPU "replicas".
+      for (const auto& g : op.group->getGroups()) {
+        std::vector<std::uint32_t> ipus;
+        for (unsigned r : g) ipus.push_back(r * ipr_ + static_cast<std::uint32_t>(op.vg));
+        req.groups.push_back(std::move(ipus));
+      }
+      const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" + std::to_string(op.elements) + "|" +
+                              to_string(op.dtype) + "|" + std::to_string(op.vg);
+      CollectiveTiming ct;
+      auto it = cache_.find(key);
+      if (opt_.collective_cache && it != cache_.end()) {
+        ct = it->second;
+        sc_core::wait(ns_to_sc(ct.total_ns()));
+        t.cached = true;
+        ++cached_;
+      } else {
+        ct = player.play(req);
+        cache_[key] = ct;
+        ++played_;
+      }
+      t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
+      t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
+      break;
+    }
+  }
+  t.end_ns = now_ns();
+  if (t.end_ns > t.start_ns) intervals_.push_back({t.start_ns, t.end_ns, t.category});
+}
+
+}  // namespace ipusim::rt

@@ -1,0 +1,95 @@
+#pragma once
+// The executor: plays a lowered Program on the System for all replicas at once (SPMD).
+// Each virtual graph has three lanes (compute tiles; IO tiles for loop transfers; IO tiles
+// for phase-level transfers), each an SC_THREAD that runs its ops in program order once
+// their dependencies are done, so IO really overlaps compute. Every op is issued on every
+// replica's IPU simultaneously: remote transfers of all IPUs of a machine contend for its
+// DDR and gateway links, collectives run through CollectivePlayer on the real groups.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/network.hpp"
+#include "runtime/collective_player.hpp"
+#include "runtime/program.hpp"
+
+namespace ipusim {
+class System;
+}
+
+namespace ipusim::rt {
+
+/// Executor knobs (`/workload/executor`).
+struct ExecutorOptions {
+  std::uint32_t num_io_tiles = 0;
+  bool collective_cache = true;  ///< replay the time of an identical collective played before
+  bool first_machine_only = false;  ///< remote/host IO on the first machine's IPUs only (all machines are alike)
+};
+
+/// Timing of one lowered op (the same on every replica).
+struct OpTiming {
+  double start_ns = -1, end_ns = -1;
+  std::string category;  ///< breakdown category
+  std::string tier;      ///< link tier of transfers and collectives
+  bool cached = false;
+};
+
+/// A busy interval of one category on one lane, for the breakdown.
+struct BusyInterval {
+  double start_ns = 0, end_ns = 0;
+  std::string category;
+};
+
+/// Plays the program during sc_start().
+class Executor : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Executor);
+  Executor(sc_core::sc_module_name name, System& system, const Program& program, std::uint32_t replicas,
+           std::uint32_t ipus_per_replica, ExecutorOptions options);
+
+  bool done() const { return done_; }
+  const std::string& failure() const { return failure_; }
+  double end_ns() const { return end_ns_; }
+  /// Per phase of the program: per op.
+  const std::vector<std::vector<OpTiming>>& timings() const { return timings_; }
+  /// Per phase: start and end (after its closing sync).
+  const std::vector<std::pair<double, double>>& phase_ns() const { return phase_ns_; }
+  const std::vector<BusyInterval>& intervals() const { return intervals_; }
+  std::uint64_t collectives_played() const { return played_; }
+  std::uint64_t collectives_cached() const { return cached_; }
+
+ private:
+  void master();
+  void lane(int vg, Lane lane);
+  void run_op(std::size_t phase, std::size_t index, CollectivePlayer& player);
+  void run_transfers(std::vector<TransferRequest>& reqs);
+  std::vector<std::uint32_t> replica_ipus(int vg, bool io_only) const;
+
+  System& system_;
+  const Program& program_;
+  std::uint32_t replicas_, ipr_;
+  ExecutorOptions opt_;
+  std::vector<std::vector<OpTiming>> timings_;
+  std::vector<std::vector<char>> done_ops_;
+  std::vector<std::pair<double, double>> phase_ns_;
+  std::vector<BusyInterval> intervals_;
+  std::map<std::string, CollectiveTiming> cache_;
+  std::vector<std::unique_ptr<CollectivePlayer>> players_;
+  sc_core::sc_event go_, op_done_, lane_done_;
+  std::uint64_t generation_ = 0;
+  std::size_t current_ = 0;
+  int lanes_done_ = 0;
+  std::uint64_t played_ = 0, cached_ = 0;
+  std::vector<std::uint32_t> all_ipus_;
+  double sync_ns_ = 0;
+  double end_ns_ = 0;
+  bool done_ = false;
+  bool stop_ = false;
+  std::string failure_;
+};
+
+}  // namespace ipusim::rt

@@ -1,0 +1,213 @@
+// Report of a training run: results, breakdown, memory and summary.
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "models/system.hpp"
+#include "runtime/training_state.hpp"
+
+namespace ipusim::rt {
+namespace {
+
+const char* kPriority[] = {"compute", "exchange", "gw_link", "ipu_link", "streaming_memory", "host_io", "sync"};
+
+Json op_json(const LOp& op, const OpTiming& t) {
+  Json j = Json::object();
+  j["kind"] = to_string(op.kind);
+  j["label"] = op.label;
+  j["vgraph"] = op.vg;
+  j["lane"] = to_string(op.lane);
+  if (op.micro_batch >= 0) j["micro_batch"] = op.micro_batch;
+  j["start_ns"] = t.start_ns;
+  j["duration_ns"] = t.end_ns - t.start_ns;
+  switch (op.kind) {
+    case LKind::RemoteExchange: {
+      Json tr = Json::array();
+      for (const LTransfer& x : op.transfers)
+        tr.push_back({{"tensor", x.tensor}, {"bytes", x.bytes}, {"direction", x.store ? "store" : "load"},
+                      {"schedule", to_string(x.schedule)}, {"for_phase", x.for_phase}});
+      j["transfers"] = tr;
+      j["bytes"] = op.bytes;
+      break;
+    }
+    case LKind::Collective:
+      j["op"] = coll::to_string(op.cop);
+      j["group"] = op.group ? op.group->str() : "";
+      j["group_size"] = op.group ? op.group->getGroupSize() : 1;
+      j["elements"] = op.elements;
+      j["bytes"] = op.bytes;
+      j["tier"] = t.tier;
+      j["role"] = op.role;
+      j["cached"] = t.cached;
+      j["tensors"] = op.tensors.size() > 8 ? Json(op.tensors.size()) : Json(op.tensors);
+      break;
+    case LKind::Compute:
+      j["flops"] = op.flops;
+      break;
+    default:
+      j["bytes"] = op.bytes;
+  }
+  return j;
+}
+
+std::string fmt_ns(double ns) {
+  char b[64];
+  if (ns >= 1e6) {
+    std::snprintf(b, sizeof b, "%.3f ms", ns / 1e6);
+  } else {
+    std::snprintf(b, sizeof b, "%.3f us", ns / 1e3);
+  }
+  return b;
+}
+
+}  // namespace
+
+Json training_breakdown(const Executor& ex) {
+  // Sweep: each instant goes to the highest-priority busy category, the rest is idle.
+  std::vector<std::tuple<double, int, int>> events;  // time, +1/-1, category index
+  for (const BusyInterval& b : ex.intervals()) {
+    int c = 0;
+    for (int i = 0; i < 7; ++i)
+      if (b.category == kPriority[i]) c = i;
+    events.emplace_back(b.start_ns, 1, c);
+    events.emplace_back(b.end_ns, -1, c);
+  }
+  std::sort(events.begin(), events.end());
+  double sums[7] = {0, 0, 0, 0, 0, 0, 0};
+  int active[7] = {0, 0, 0, 0, 0, 0, 0};
+  double last = 0, busy = 0;
+  for (const auto& [t, d, c] : events) {
+    if (t > last) {
+      for (int i = 0; i < 7; ++i)
+        if (active[i] > 0) {
+          sums[i] += t - last;
+          busy += t - last;
+          break;
+        }
+    }
+    last = t;
+    active[c] += d;
+  }
+  Json b = Json::object();
+  for (int i = 0; i < 7; ++i) b[kPriority[i]] = sums[i];
+  b["idle"] = std::max(0.0, ex.end_ns() - busy);
+  return b;
+}
+
+Json training_memory(const TrainingState& st) {
+  std::uint64_t per_ipu = 0;
+  for (std::uint64_t b : st.memory.per_ipu_peak_bytes) per_ipu = std::max(per_ipu, b);
+  return Json{{"max_tile_bytes", st.memory.max_tile_bytes},
+              {"sram_per_tile_bytes", st.memory.sram_per_tile_bytes},
+              {"per_ipu_bytes", per_ipu},
+              {"streaming_memory_per_machine_bytes", st.memory.streaming_memory_per_machine_bytes},
+              {"fits", st.memory.fits ? 1 : 0}};
+}
+
+Json training_results(const TrainingState& st, const Executor& ex, const System& system) {
+  Json r = Json::object();
+  const double step = ex.end_ns();
+  r["step_time_ns"] = step;
+  r["step_cycles"] = system.clock().ns_to_cycles_round(step);
+  r["generator"] = st.generator;
+  r["replicas"] = st.session.replicatedGraphCount;
+  r["ipus_per_replica"] = st.session.ipusPerReplica;
+  r["forward_phases"] = st.layout.forward_phases;
+  r["phases_per_step"] = st.layout.total_phases;
+  r["batch_serialization_factor"] = st.program.micro_batches;
+  r["accumulation_factor"] = st.session.accumulationFactor;
+  r["batch_schedule"] = to_string(st.session.batchSchedule);
+  r["num_io_tiles"] = st.session.numIOTiles;
+  std::uint64_t params = 0, sharded = 0;
+  for (const Tensor& t : st.model.tensors)
+    if (t.kind == TensorKind::Weight) params += t.elements();
+  Json rts = Json::object();
+  rts["groups"] = Json::object();
+  for (const auto& [name, res] : st.resolved) {
+    if (!res.sharded) continue;
+    ++sharded;
+    const std::string key = to_string(st.model.tensor(name).kind);
+    rts[key] = rts.value(key, 0) + 1;
+    rts["groups"][res.shard_group->str()] = rts["groups"].value(res.shard_group->str(), 0) + 1;
+  }
+  r["model"] = {{"tensors", st.model.tensors.size()}, {"ops", st.model.ops.size()}, {"parameters_per_replica", params}};
+  r["rts"] = {{"sharded_tensors", sharded}, {"by_kind", rts}};
+  r["collectives"] = {{"simulated", ex.collectives_played()}, {"replayed_from_cache", ex.collectives_cached()}};
+  Json busy = Json::object();
+  for (const BusyInterval& b : ex.intervals()) busy[b.category] = busy.value(b.category, 0.0) + (b.end_ns - b.start_ns);
+  r["busy_ns"] = busy;
+  Json phases = Json::array();
+  for (std::size_t i = 0; i < st.program.phases.size() && i < ex.phase_ns().size(); ++i) {
+    const LPhase& ph = st.program.phases[i];
+    Json p = Json::object();
+    p["phase"] = ph.index;
+    if (st.session.accumulationFactor > 1) p["repetition"] = ph.repetition;
+    p["start_ns"] = ex.phase_ns()[i].first;
+    p["time_ns"] = ex.phase_ns()[i].second - ex.phase_ns()[i].first;
+    std::vector<int> vgs;
+    for (const LOp& op : ph.ops)
+      if (std::find(vgs.begin(), vgs.end(), op.vg) == vgs.end()) vgs.push_back(op.vg);
+    p["ipus"] = vgs.size() * st.session.replicatedGraphCount;
+    Json ops = Json::array();
+    std::size_t omitted = 0;
+    for (std::size_t k = 0; k < ph.ops.size(); ++k) {
+      if (ph.ops[k].micro_batch >= static_cast<int>(st.list_micro_batches)) {
+        ++omitted;
+        continue;
+      }
+      ops.push_back(op_json(ph.ops[k], ex.timings()[i][k]));
+    }
+    p["ops"] = ops;
+    if (omitted) p["ops_not_listed"] = omitted;
+    phases.push_back(p);
+  }
+  r["phases"] = phases;
+  Json mem = Json::object();
+  mem["fits"] = st.memory.fits;
+  if (!st.memory.fits) mem["overflow"] = st.memory.overflow;
+  mem["worst_phase"] = st.memory.worst.phase;
+  mem["worst_vgraph"] = st.memory.worst.vg;
+  Json largest = Json::array();
+  for (const MemoryItem& m : st.memory.worst.largest) largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
+  mem["largest_in_worst_phase"] = largest;
+  mem["per_ipu_peak_bytes"] = st.memory.per_ipu_peak_bytes;
+  Json per_phase = Json::array();
+  for (const PhaseMemory& pm : st.memory.phases)
+    per_phase.push_back({{"phase", pm.phase}, {"vgraph", pm.vg}, {"compute_tiles_bytes", pm.compute_bytes},
+                         {"io_tiles_bytes", pm.io_bytes}, {"max_tile_bytes", pm.max_tile_bytes}});
+  mem["phases"] = per_phase;
+  r["memory"] = mem;
+  return r;
+}
+
+std::string training_summary(const TrainingState& st, const Executor& ex) {
+  std::ostringstream o;
+  std::uint64_t params = 0, sharded = 0;
+  for (const Tensor& t : st.model.tensors)
+    if (t.kind == TensorKind::Weight) params += t.elements();
+  for (const auto& [n, r] : st.resolved) sharded += r.sharded ? 1 : 0;
+  o << "  training         " << st.generator << ", " << params << " parameters per replica, " << st.session.replicatedGraphCount
+    << " replicas x " << st.session.ipusPerReplica << " IPU(s)\n";
+  o << "  phases           " << st.layout.total_phases << " per step (" << st.layout.forward_phases << " forward), "
+    << st.program.micro_batches << " micro-batches per phase loop (" << to_string(st.session.batchSchedule) << "), "
+    << st.session.numIOTiles << " IO tiles\n";
+  o << "  step time        " << fmt_ns(ex.end_ns()) << "\n";
+  o << "  RTS              " << sharded << " sharded tensors\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB per machine\n",
+                static_cast<unsigned long long>(st.memory.max_tile_bytes), static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
+                st.memory.fits ? "fits" : "DOES NOT FIT", static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
+  o << line;
+  if (!st.memory.fits) o << "  overflow         " << st.memory.overflow << "\n";
+  // The slowest phases.
+  std::vector<std::pair<double, int>> t;
+  for (std::size_t i = 0; i < ex.phase_ns().size(); ++i)
+    t.push_back({ex.phase_ns()[i].second - ex.phase_ns()[i].first, st.program.phases[i].index});
+  std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  o << "  slowest phases  ";
+  for (std::size_t i = 0; i < t.size() && i < 3; ++i) o << " " << t[i].second << " (" << fmt_ns(t[i].first) << ")";
+  o << "\n";
+  return o.str();
+}
+
+}  // namespace ipusim::rt
