@@ -68,7 +68,7 @@ std::vector<bool> pareto_marks(const std::vector<Json>& rows, const std::string&
 }
 
 void print_summary(const SweepSpec& spec, const std::vector<std::string>& columns, const std::vector<Json>& rows) {
-  const std::string memory = first_memory_column(columns, rows);
+  const std::string memory = spec.memory_column.empty() ? first_memory_column(columns, rows) : spec.memory_column;
   const std::vector<bool> marks = pareto_marks(rows, memory);
   std::vector<std::string> headers = {"#"};
   for (const auto& a : spec.axes) headers.push_back(a.path);
@@ -144,7 +144,7 @@ int cmd_sweep(const Args& args) {
             << (out / "results.json").string() << "\n";
   int code = result.failures > 0 ? 1 : 0;
   if (vm.count("plot")) {
-    const std::string problem = plot_sweep_results(options.out_dir);
+    const std::string problem = plot_sweep_results(options.out_dir, spec.memory_column);
     if (problem.empty()) {
       std::cout << "plots: " << options.out_dir << "/*.png, *.svg\n";
     } else {

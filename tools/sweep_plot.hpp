@@ -7,6 +7,6 @@ namespace ipusim::cli {
 
 /// Plots DIR/results.json into DIR; returns "" on success, else why it failed (the log
 /// of the plot script is DIR/plot.log).
-std::string plot_sweep_results(const std::string& out_dir);
+std::string plot_sweep_results(const std::string& out_dir, const std::string& memory_column = "");
 
 }  // namespace ipusim::cli

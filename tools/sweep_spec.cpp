@@ -28,13 +28,14 @@ SweepAxis parse_axis(const Json& value, const std::string& file, const std::stri
 
 SweepSpec parse_sweep(const Json& doc, const std::string& file) {
   StrictObject top(doc, file, "");
-  top.allow_only({"base", "set", "mode", "axes", "columns", "description"});
+  top.allow_only({"base", "set", "mode", "axes", "columns", "description", "memory_column"});
   SweepSpec spec;
   spec.file = file;
   top.string_or("description", "");
   const std::string base = top.string("base");
   spec.base = (fs::path(file).parent_path() / base).lexically_normal().string();
   spec.sets = top.string_list("set");
+  spec.memory_column = top.string_or("memory_column", "");
   spec.mode = top.string_or("mode", "grid");
   if (spec.mode != "grid" && spec.mode != "zip") {
     top.fail("mode", "expected \"grid\" or \"zip\", got \"" + spec.mode + "\"");

@@ -28,6 +28,7 @@ struct SweepSpec {
   std::string mode = "grid";          ///< "grid" or "zip"
   std::vector<SweepAxis> axes;
   std::vector<std::pair<std::string, std::string>> columns;  ///< extra column -> pointer
+  std::string memory_column;  ///< memory column of the Pareto front and plot ("" = first that varies)
 };
 
 /// One point of a sweep: its index, one value per axis, and every override it needs.
