@@ -7,6 +7,7 @@
 
 #include "models/compute.hpp"
 #include "models/system.hpp"
+#include "sim/trace.hpp"
 #include "sim/sim_time.hpp"
 
 namespace ipusim::rt {
@@ -68,6 +69,7 @@ void Executor::master() {
     sc_core::wait(ns_to_sc(sync_ns_));
     intervals_.push_back({ts, now_ns(), "sync"});
     phase_ns_.push_back({t0, now_ns()});
+    TraceWriter::instance().complete("phases", "phase", "phase " + std::to_string(p), t0, now_ns() - t0);
   }
   end_ns_ = now_ns();
   done_ = !stop_;
@@ -216,6 +218,23 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
   }
   t.end_ns = now_ns();
   if (t.end_ns > t.start_ns) intervals_.push_back({t.start_ns, t.end_ns, t.category});
+  if (TraceWriter::instance().enabled()) trace_op(p, op, t);
+}
+
+void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
+  // One process per IPU with a track per lane; streaming-memory traffic also on the link
+  // tracks of the machines' DDR. Large systems trace replica 0 only (viewers cannot cope).
+  auto& trace = TraceWriter::instance();
+  const Json args{{"phase", p}, {"category", t.category}, {"tier", t.tier}, {"bytes", op.bytes}};
+  const bool all = system_.num_ipus() <= kMaxTracedIpus;
+  for (std::uint32_t r = 0; r < (all ? replicas_ : 1); ++r) {
+    const std::uint32_t ipu = r * ipr_ + static_cast<std::uint32_t>(op.vg);
+    trace.complete("ipu" + std::to_string(ipu), to_string(op.lane), op.label, t.start_ns, t.end_ns - t.start_ns, args);
+    if (op.kind == LKind::RemoteExchange) {
+      trace.complete("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label, t.start_ns,
+                     t.end_ns - t.start_ns);
+    }
+  }
 }
 
 }  // namespace ipusim::rt

@@ -65,6 +65,10 @@ class Executor : public sc_core::sc_module {
  private:
   void master();
   void lane(int vg, Lane lane);
+  /// Trace events of one finished op (only when tracing is on).
+  void trace_op(std::size_t p, const LOp& op, const OpTiming& t) const;
+  /// Systems above this size trace replica 0 only.
+  static constexpr std::uint32_t kMaxTracedIpus = 256;
   void run_op(std::size_t phase, std::size_t index, CollectivePlayer& player);
   void run_transfers(std::vector<TransferRequest>& reqs);
   std::vector<std::uint32_t> replica_ipus(int vg, bool io_only) const;

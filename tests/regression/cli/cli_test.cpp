@@ -126,3 +126,33 @@ TEST_CASE("run with trace writes Perfetto trace events: one process per IPU, lin
   for (int ipu = 0; ipu < 16; ++ipu) CHECK(processes.count("ipu" + std::to_string(ipu)) == 1);
   CHECK(processes.count("links") == 1);
 }
+
+TEST_CASE("a phased training workload's trace has a track per IPU lane, phases and links", "[cli][trace]") {
+  Scratch s;
+  REQUIRE(run_cli(s, {"run", source_path("configs/workloads/mnist_phased.json"), "--trace", "--out", s.path("t"),
+                      "--quiet"}).exit_code == 0);
+  const Json trace = read_json(s.path("t/trace.json"));
+  std::map<int, std::string> process_of;
+  std::map<std::pair<int, int>, std::string> thread_of;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "M") continue;
+    if (e["name"] == "process_name") process_of[e["pid"].get<int>()] = e["args"]["name"];
+    if (e["name"] == "thread_name") thread_of[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+  }
+  std::set<std::string> tracks;
+  std::size_t phases = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    REQUIRE(e["dur"].get<double>() >= 0);
+    const std::string process = process_of.at(e["pid"].get<int>());
+    tracks.insert(process + "/" + thread_of.at({e["pid"].get<int>(), e["tid"].get<int>()}));
+    if (process == "phases") ++phases;
+  }
+  // The MNIST tutorial: 2 replicas of 1 IPU, 7 phases, compute and IO-tile lanes.
+  CHECK(phases == 7);
+  for (const char* ipu : {"ipu0", "ipu1"}) {
+    CHECK(tracks.count(std::string(ipu) + "/compute") == 1);
+    CHECK(tracks.count(std::string(ipu) + "/io_phase") + tracks.count(std::string(ipu) + "/io") >= 1);
+  }
+  CHECK(tracks.count("links/ddr.m0") == 1);
+}
