@@ -29,6 +29,6 @@ run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.jso
 for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json; do
   [ -f "$f" ] && run "$(basename "$f" .json)" run "$f"
 done
-for b in "$here"/build/release/tools/bench/bench_models "$here"/build/release/tools/bench/bench_schedule; do
+for b in "$(dirname "$bin")"/bench/bench_models "$(dirname "$bin")"/bench/bench_schedule; do
   [ -x "$b" ] && { echo "== $(basename "$b")"; "$b"; }
 done
