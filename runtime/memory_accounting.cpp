@@ -46,13 +46,17 @@ MemoryReport account_memory(const Program& program, const MemoryParams& mp) {
     for (const MemoryItem& m : r.worst.largest) msg += " " + m.tensor + " (" + m.what + ", " + std::to_string(m.bytes) + " B)";
     r.overflow = msg;
   }
-  // Streaming memory: every IPU of a machine keeps its replica's remote buffers; activation
-  // buffers count while live, so the figure is the peak over phases.
+  // Streaming memory: every IPU of a machine that runs a replica keeps its remote buffers
+  // (the first machine is the fullest); activation buffers count while live, so the figure is
+  // the peak over phases.
+  const std::uint64_t used = static_cast<std::uint64_t>(mp.replicas) * std::max<std::uint32_t>(1, mp.ipus_per_replica);
+  const std::uint32_t ipus = mp.replicas == 0 ? mp.ipus_per_machine
+                                              : static_cast<std::uint32_t>(std::min<std::uint64_t>(mp.ipus_per_machine, used));
   int max_phase = 0;
   for (const RemoteBuffer& b : program.remote_buffers) max_phase = std::max(max_phase, b.last_phase);
   for (int ph = 0; ph <= max_phase; ++ph) {
     std::uint64_t sum = 0;
-    for (std::uint32_t i = 0; i < mp.ipus_per_machine; ++i) {
+    for (std::uint32_t i = 0; i < ipus; ++i) {
       const int vg = static_cast<int>(i % std::max<std::uint32_t>(1, mp.ipus_per_replica));
       for (const RemoteBuffer& b : program.remote_buffers)
         if (b.vg == vg && (b.first_phase < 0 || (ph >= b.first_phase && ph <= b.last_phase))) sum += b.bytes;

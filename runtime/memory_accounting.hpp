@@ -18,6 +18,7 @@ struct MemoryParams {
   std::uint64_t code_bytes_per_tile = 0;
   std::uint32_t ipus_per_machine = 4;
   std::uint32_t ipus_per_replica = 1;
+  std::uint32_t replicas = 0;  ///< replicas in the system (0 = every IPU of a machine runs one)
 };
 
 /// Memory of one phase on one IPU of the replica.

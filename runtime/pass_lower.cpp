@@ -105,9 +105,14 @@ class Lowerer {
   /// An activation stays live to a use in the next `stages` phases on the same IPU, unless
   /// it has one copy per micro-batch (batch-serialised loops store and reload each one).
   bool act_kept(const Tensor& x, int q, int p) const { return kept_live(q, p, s_.stages) && (!x.per_micro_batch || K_ == 1); }
-  std::uint64_t loaded_bytes(const std::string& t) const { return res_.at(t).shard_bytes; }
+  /// Bytes one remote transfer of `t` moves: the shard, or every micro-batch copy of an activation.
+  std::uint64_t loaded_bytes(const std::string& t) const {
+    const Tensor& x = full_.tensor(t);
+    return x.kind == TensorKind::Activation ? x.bytes() * (x.per_micro_batch ? K_ : 1) : res_.at(t).shard_bytes;
+  }
   std::uint64_t on_chip_bytes(const std::string& t) const {
     const Tensor& x = full_.tensor(t);
+    if (x.kind == TensorKind::Activation) return loaded_bytes(t);
     // Sharded weights are gathered before use; sharded state is used as a shard.
     return x.kind == TensorKind::Weight ? res_.at(t).full_bytes : res_.at(t).shard_bytes;
   }
@@ -120,6 +125,7 @@ class Lowerer {
     ops_at_.clear();
     for (const ModelOp& o : m.ops) ops_at_[{o.phase, o.vgraph}].push_back(&o);
     pending_copy_.clear();
+    arrived_.clear();
     const int ipr = static_cast<int>(s_.ipusPerReplica);
     for (int p = -1; p < L_.total_phases; ++p) {
       LPhase ph;
@@ -162,12 +168,15 @@ class Lowerer {
         }
         by_lane[lane_of(res_.at(pl.tensor).load)].push_back(tr);
       }
+      for (const std::string& t : phase_activation_loads(p, fp, v))
+        by_lane[lane_of(res_.at(t).load)].push_back({t, loaded_bytes(t), false, s_.activationIOSchedule, fp});
       for (auto& [lane, trs] : by_lane) {
         const std::string what = fp == p ? "load" : "preload for phase " + std::to_string(fp);
         std::vector<std::string> names;
         for (const auto& tr : trs) {
           names.push_back(tr.tensor);
           if (fp == p + 1) mem(v, tr.tensor, tr.bytes, res_.at(tr.tensor).load, "prefetch");
+          if (model_->tensor(tr.tensor).kind == TensorKind::Activation) arrived_[{fp, v}].push_back(tr.tensor);
         }
         const int x = add(exchange(lane, v, trs, what));
         const std::vector<int> g = gathers(names, v, {x}, fp == p ? "gather " + what : "gather " + what);
@@ -180,8 +189,13 @@ class Lowerer {
           io_bytes += on_chip_bytes(n);
         }
         if (fp == p) {
-          if (!io_names.empty()) last = {add(io_copy(v, io_bytes, true, io_names, "weights"))};
-          cur_->ops[last[0]].deps.insert(cur_->ops[last[0]].deps.end(), g.begin(), g.end());
+          if (!io_names.empty()) {
+            // The copy to the compute tiles waits for the load and its gathers.
+            LOp c = io_copy(v, io_bytes, true, io_names, all_weights(io_names) ? "weights" : "loaded tensors");
+            c.deps = g;
+            c.deps.push_back(x);
+            last = {add(c)};
+          }
           ready.insert(ready.end(), last.begin(), last.end());
         } else {
           for (const auto& n : io_names) pending_copy_[{fp, v}].push_back(n);
@@ -195,6 +209,8 @@ class Lowerer {
       for (const auto& n : pc->second) b += on_chip_bytes(n);
       ready.push_back(add(io_copy(v, b, true, pc->second, "preloaded")));
     }
+    // Activations loaded for this phase at phase level live on the compute tiles while it runs.
+    for (const auto& t : arrived_[{p, v}]) mem(v, t, on_chip_bytes(t), TileSet::Compute, "activation");
     // On-chip sharded weights: gather the resident shard before use.
     {
       std::vector<std::string> names;
@@ -210,8 +226,14 @@ class Lowerer {
     for (const auto& [t, uses] : uses_) {
       const Tensor& x = model_->tensor(t);
       if (x.kind == TensorKind::Activation || x.kind == TensorKind::Gradient) continue;
-      for (const TensorUse& u : uses)
-        if (u.phase == p && u.vg == v) mem(v, t, on_chip_bytes(t), res_.at(t).storage, to_string(x.kind));
+      if (res_.at(t).off_chip && kept_across(uses, p, v))
+        mem(v, t, on_chip_bytes(t), res_.at(t).storage, to_string(x.kind) + " (kept live)");
+      for (const TensorUse& u : uses) {
+        if (u.phase != p || u.vg != v) continue;
+        // The ops use a copy on the compute tiles; an IO-tile home (storageTileSet io) keeps its own.
+        mem(v, t, on_chip_bytes(t), TileSet::Compute, to_string(x.kind));
+        if (res_.at(t).storage == TileSet::Io) mem(v, t, on_chip_bytes(t), TileSet::Io, to_string(x.kind) + " (IO-tile home)");
+      }
     }
 
     // 3. The batch-serialised loop.
@@ -233,6 +255,10 @@ class Lowerer {
         if (!pl.store || pl.phase != p || pl.vg != v || stored.count(pl.tensor)) continue;
         by_lane[lane_of(res_.at(pl.tensor).load)].push_back({pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
       }
+      // Whole-batch activations are joined after the loop and stored once (concatOnExecutionPhaseChange).
+      for (const std::string& t : activation_stores(p, v))
+        if (!model_->tensor(t).per_micro_batch)
+          by_lane[lane_of(res_.at(t).load)].push_back({t, loaded_bytes(t), true, IOSchedule::OnDemand, p});
       for (auto& [lane, trs] : by_lane) store_ops(v, lane, trs, tail, "store");
     }
     // 7. Ping-pong: on-chip activations consumed on another IPU are copied at the end.
@@ -261,8 +287,11 @@ class Lowerer {
     if (s_.activationIOSchedule == IOSchedule::Preload) {
       std::vector<LTransfer> trs;
       for (const std::string& t : activation_loads(p + 1, v)) {
-        trs.push_back({t, model_->tensor(t).bytes() * K_, false, IOSchedule::Preload, p + 1});
-        mem(v, t, model_->tensor(t).bytes() * K_, res_.at(t).load, "prefetch");
+        if (producer_phase(t) < p) continue;  // stored earlier: preloaded at the start of this phase
+        trs.push_back({t, loaded_bytes(t), false, IOSchedule::Preload, p + 1});
+        mem(v, t, loaded_bytes(t), res_.at(t).load, "prefetch");
+        arrived_[{p + 1, v}].push_back(t);
+        if (res_.at(t).load == TileSet::Io) pending_copy_[{p + 1, v}].push_back(t);
       }
       if (!trs.empty()) add(exchange(lane_of(res_.at(trs[0].tensor).load), v, trs, "preload activations for phase " + std::to_string(p + 1)));
     }
@@ -290,6 +319,42 @@ class Lowerer {
       op.deps = deps;
       out.push_back(add(op));
     }
+    return out;
+  }
+
+  /// True if every name is a weight.
+  bool all_weights(const std::vector<std::string>& names) const {
+    return std::all_of(names.begin(), names.end(), [&](const std::string& n) { return full_.tensor(n).kind == TensorKind::Weight; });
+  }
+
+  /// True if phase p on vg v lies strictly between two uses there that keep the tensor live
+  /// (ping-pong: the phase of the other IPU), so it stays in SRAM instead of being reloaded.
+  bool kept_across(const std::vector<TensorUse>& uses, int p, int v) const {
+    int before = -1000000, after = -1;
+    for (const TensorUse& u : uses) {
+      if (u.vg != v) continue;
+      if (u.phase == p) return false;
+      if (u.phase < p) before = u.phase;
+      if (u.phase > p && after < 0) after = u.phase;
+    }
+    return after >= 0 && kept_live(before, after, s_.stages);
+  }
+
+  /// Phase of the first op writing `t` (-1 if none).
+  int producer_phase(const std::string& t) const {
+    for (const TensorUse& u : uses_.at(t))
+      if (u.writes) return u.phase;
+    return -1;
+  }
+
+  /// Activations loaded at phase level in phase p for phase fp: whole-batch OnDemand loads
+  /// (fp = p), or preloads (fp = p + 1) of data stored before p, which are ready at its start.
+  std::vector<std::string> phase_activation_loads(int p, int fp, int v) {
+    const bool preload = s_.activationIOSchedule == IOSchedule::Preload;
+    std::vector<std::string> out;
+    if (preload != (fp == p + 1)) return out;
+    for (const std::string& t : activation_loads(fp, v))
+      if (preload ? producer_phase(t) < p : !model_->tensor(t).per_micro_batch) out.push_back(t);
     return out;
   }
 
@@ -380,8 +445,12 @@ class Lowerer {
     mem(v, "(working memory)", temp, TileSet::Compute, "temporary");
     if (body.empty()) return ready.empty() ? -1 : ready.back();
     const bool preload_acts = s_.activationIOSchedule == IOSchedule::Preload;
-    const std::vector<std::string> loads = preload_acts ? std::vector<std::string>{} : activation_loads(p, v);
-    const std::vector<std::string> stores = activation_stores(p, v);
+    // The loop moves the per-micro-batch activations; whole-batch ones move at phase level.
+    auto whole = [&](const std::string& t) { return !model_->tensor(t).per_micro_batch; };
+    std::vector<std::string> loads = preload_acts ? std::vector<std::string>{} : activation_loads(p, v);
+    std::vector<std::string> stores = activation_stores(p, v);
+    loads.erase(std::remove_if(loads.begin(), loads.end(), whole), loads.end());
+    stores.erase(std::remove_if(stores.begin(), stores.end(), whole), stores.end());
     bool io = false;
     for (const auto& t : loads) io = io || res_.at(t).load == TileSet::Io;
     for (const auto& t : stores) io = io || res_.at(t).load == TileSet::Io;
@@ -686,6 +755,7 @@ class Lowerer {
   std::vector<IoPlacement> placements_;
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
+  std::map<std::pair<int, int>, std::vector<std::string>> arrived_;  ///< activations loaded for (phase, vg)
 };
 
 }  // namespace

@@ -165,6 +165,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   mp.code_bytes_per_tile = mem.get_uint("code_bytes_per_tile");
   mp.ipus_per_machine = system.ipus_per_machine();
   mp.ipus_per_replica = st->session.ipusPerReplica;
+  mp.replicas = st->session.replicatedGraphCount;
   mem.finish();
   st->memory = account_memory(st->program, mp);
   if (!st->memory.fits) {
