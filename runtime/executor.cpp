@@ -213,11 +213,22 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
       }
       t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
+      t.gw_link_ns = ct.gw_link_ns;
       break;
     }
   }
   t.end_ns = now_ns();
-  if (t.end_ns > t.start_ns) intervals_.push_back({t.start_ns, t.end_ns, t.category});
+  if (t.end_ns > t.start_ns) {
+    // A collective that spans IPU-Link domains spends part of its time on each tier:
+    // credit its GW-Link phases to gw_link and the rest (in-domain phases) to ipu_link.
+    const double gw_ns = std::min(t.gw_link_ns, t.end_ns - t.start_ns);
+    if (op.kind == LKind::Collective && gw_ns > 0 && gw_ns < t.end_ns - t.start_ns) {
+      intervals_.push_back({t.start_ns, t.end_ns - gw_ns, "ipu_link"});
+      intervals_.push_back({t.end_ns - gw_ns, t.end_ns, "gw_link"});
+    } else {
+      intervals_.push_back({t.start_ns, t.end_ns, t.category});
+    }
+  }
   if (TraceWriter::instance().enabled()) trace_op(p, op, t);
 }
 

@@ -35,6 +35,7 @@ struct OpTiming {
   double start_ns = -1, end_ns = -1;
   std::string category;  ///< breakdown category
   std::string tier;      ///< link tier of transfers and collectives
+  double gw_link_ns = 0;  ///< part of a hierarchical collective spent on GW-Links
   bool cached = false;
 };
 
