@@ -84,6 +84,11 @@ struct TrainingRun {
     return system->lone_transfer_ns(system->remote_load_route(ipu), bytes);
   }
 
+  /// Time of a remote store of `bytes` from IPU `ipu` alone on the DDR and gateway link, ns.
+  double store_ns(std::uint64_t bytes, std::uint32_t ipu = 0) const {
+    return system->lone_transfer_ns(system->remote_store_route(ipu), bytes);
+  }
+
   /// Duration of each phase of the step in the report, in program order.
   std::vector<double> phase_times() const {
     std::vector<double> out;
