@@ -23,38 +23,39 @@ std::size_t pieces(const Layout& layout) {
 
 }  // namespace
 
-void emit_direct_reduce_scatter(StepEmitter& emitter, const Layout& layout, const RingSet& rings,
-                                const std::string& phase) {
+namespace {
+
+/// One all-to-all step: every member sends every other member a set of fragments — the
+/// receiver's own fragments for a reduce-scatter (combined on arrival), the sender's own
+/// fragments for an all-gather (copied).
+void emit_direct_step(StepEmitter& emitter, const Layout& layout, const RingSet& rings, const std::string& phase,
+                      bool reduce) {
   const std::uint32_t n = rings.length;
-  emitter.begin(phase, true, rings.runs.size() * (n - 1) * pieces(layout));
+  emitter.begin(phase, reduce, rings.runs.size() * (n - 1) * pieces(layout));
   for (std::size_t ring = 0; ring < rings.num_rings(); ++ring) {
     const std::size_t base = ring * n;
     for (std::uint32_t u = 0; u < n; ++u) {
       for (std::uint32_t v = 0; v < n; ++v) {
         if (u == v) continue;
-        send_runs(emitter, layout, rings.replica[base + u], rings.replica[base + v],
-                  rings.runs_begin(base + v), rings.runs_end(base + v));
+        const std::size_t owner = base + (reduce ? v : u);
+        send_runs(emitter, layout, rings.replica[base + u], rings.replica[base + v], rings.runs_begin(owner),
+                  rings.runs_end(owner));
       }
     }
   }
   emitter.end();
 }
 
+}  // namespace
+
+void emit_direct_reduce_scatter(StepEmitter& emitter, const Layout& layout, const RingSet& rings,
+                                const std::string& phase) {
+  emit_direct_step(emitter, layout, rings, phase, true);
+}
+
 void emit_direct_all_gather(StepEmitter& emitter, const Layout& layout, const RingSet& rings,
                             const std::string& phase) {
-  const std::uint32_t n = rings.length;
-  emitter.begin(phase, false, rings.runs.size() * (n - 1) * pieces(layout));
-  for (std::size_t ring = 0; ring < rings.num_rings(); ++ring) {
-    const std::size_t base = ring * n;
-    for (std::uint32_t u = 0; u < n; ++u) {
-      for (std::uint32_t v = 0; v < n; ++v) {
-        if (u == v) continue;
-        send_runs(emitter, layout, rings.replica[base + u], rings.replica[base + v],
-                  rings.runs_begin(base + u), rings.runs_end(base + u));
-      }
-    }
-  }
-  emitter.end();
+  emit_direct_step(emitter, layout, rings, phase, false);
 }
 
 void emit_direct_broadcast(StepEmitter& emitter, const Layout& layout, const RingSet& rings,

@@ -133,17 +133,12 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
 
  private:
   void run() {
-    try {
-      for (std::uint64_t i = 0; i < spec_.repeat; ++i) {
-        const CollectiveTiming t = player_.play(spec_.request, &summary_);
-        accumulate(t);
-      }
-    } catch (const std::exception& e) {
-      // Exceptions must not escape a SystemC process; report them after sc_start.
-      failure_ = e.what();
-      sc_core::sc_stop();
-      return;
-    }
+    const bool ok = run_guarded(
+        [this] {
+          for (std::uint64_t i = 0; i < spec_.repeat; ++i) accumulate(player_.play(spec_.request, &summary_));
+        },
+        failure_);
+    if (!ok) return;
     end_ns_ = now_ns();
     done_ = true;
   }

@@ -193,31 +193,30 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
   }
 
   void run() {
-    try {
-      const auto topo = collective_topology(system_, spec_.ipus_per_replica, spec_.link_config);
-      for (auto& p : played_) {
-        if (p.collective.op == coll::CollectiveOp::ReduceScatter && spec_.cbr) rearrange();
-        coll::CollectiveRequest req;
-        req.op = p.collective.op;
-        req.reduce = coll::ReduceOp::Add;
-        req.dtype = spec_.dtype;
-        req.elements_per_replica = p.elements_per_replica;
-        for (const auto& g : p.collective.grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
-        req.topology = topo;
-        req.algorithm = spec_.algorithm;
-        coll::Schedule summary;
-        const TileBoundFn bound = k_ > 1 ? TileBoundFn([this](std::uint64_t b) { return tile_bound_cycles(b); })
-                                         : TileBoundFn();
-        p.timing = player_.play(req, &summary, bound);
-        p.algorithm = coll::to_string(summary.algorithm);
-      }
-    } catch (const std::exception& e) {
-      failure_ = e.what();
-      sc_core::sc_stop();
-      return;
-    }
+    if (!run_guarded([this] { play_all(); }, failure_)) return;
     end_ns_ = now_ns();
     done_ = true;
+  }
+
+  /// Plays the step's collectives in order (CBR's rearrangement before the ReduceScatter).
+  void play_all() {
+    const auto topo = collective_topology(system_, spec_.ipus_per_replica, spec_.link_config);
+    for (auto& p : played_) {
+      if (p.collective.op == coll::CollectiveOp::ReduceScatter && spec_.cbr) rearrange();
+      coll::CollectiveRequest req;
+      req.op = p.collective.op;
+      req.reduce = coll::ReduceOp::Add;
+      req.dtype = spec_.dtype;
+      req.elements_per_replica = p.elements_per_replica;
+      for (const auto& g : p.collective.grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
+      req.topology = topo;
+      req.algorithm = spec_.algorithm;
+      coll::Schedule summary;
+      const TileBoundFn bound = k_ > 1 ? TileBoundFn([this](std::uint64_t b) { return tile_bound_cycles(b); })
+                                       : TileBoundFn();
+      p.timing = player_.play(req, &summary, bound);
+      p.algorithm = coll::to_string(summary.algorithm);
+    }
   }
 
   /// CBR's on-device rearrangement of the gradient into the collectives layout: an on-chip

@@ -1,5 +1,7 @@
 #include "runtime/workload.hpp"
 
+#include <systemc>
+
 #include "runtime/collective_workload.hpp"
 #include "runtime/microbenchmark.hpp"
 #include "runtime/sharded_tensor_workload.hpp"
@@ -17,6 +19,17 @@ void register_runtime_params() {
   register_collective_params();
   register_training_params();
   register_sharded_tensor_params();
+}
+
+bool run_guarded(const std::function<void()>& body, std::string& failure) {
+  try {
+    body();
+    return true;
+  } catch (const std::exception& e) {
+    failure = e.what();
+    sc_core::sc_stop();
+    return false;
+  }
 }
 
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {

@@ -1,6 +1,7 @@
 #pragma once
 // The interface every workload kind implements (microbenchmark, collective, training),
 // and the factory that picks one from `/workload/kind`.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,11 @@ class Workload {
   /// Human-readable summary lines for stdout.
   virtual std::string summary() const = 0;
 };
+
+/// Runs `body` as the work of a SystemC process. Exceptions must not escape a process: one
+/// is stored in `failure` (reported by simulate() after sc_start) and the simulation stops.
+/// Returns true if `body` completed.
+bool run_guarded(const std::function<void()>& body, std::string& failure);
 
 /// Builds the workload described at `/workload` (reads `kind` and dispatches).
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode workload);

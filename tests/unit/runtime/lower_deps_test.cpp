@@ -9,29 +9,13 @@
 #include "runtime/pass_locations.hpp"
 #include "runtime/pass_lower.hpp"
 #include "runtime/pass_phases.hpp"
+#include "tests/unit/runtime/lowered_ancestors.hpp"
 
 using namespace ipusim::rt;
+using ipusim::rt::test::ancestors;
 
 namespace {
 
-/// Ops op i waits for: its dependencies and the previous op on its IPU and lane.
-std::set<int> ancestors(const LPhase& ph, int i) {
-  std::set<int> seen;
-  std::vector<int> todo = {i};
-  while (!todo.empty()) {
-    const int k = todo.back();
-    todo.pop_back();
-    std::vector<int> pred = ph.ops[k].deps;
-    for (int j = k - 1; j >= 0; --j)
-      if (ph.ops[j].vg == ph.ops[k].vg && ph.ops[j].lane == ph.ops[k].lane) {
-        pred.push_back(j);
-        break;
-      }
-    for (int d : pred)
-      if (seen.insert(d).second) todo.push_back(d);
-  }
-  return seen;
-}
 
 }  // namespace
 

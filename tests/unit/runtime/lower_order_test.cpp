@@ -14,30 +14,13 @@
 #include "runtime/pass_locations.hpp"
 #include "runtime/pass_lower.hpp"
 #include "runtime/pass_phases.hpp"
+#include "tests/unit/runtime/lowered_ancestors.hpp"
 
 using namespace ipusim::rt;
+using ipusim::rt::test::ancestors;
 
 namespace {
 
-/// Ops op i waits for, directly or not: its dependencies and the previous op on its IPU and
-/// lane (the executor runs a lane's ops in program order).
-std::set<int> ancestors(const LPhase& ph, int i) {
-  std::set<int> seen;
-  std::vector<int> todo = {i};
-  while (!todo.empty()) {
-    const int k = todo.back();
-    todo.pop_back();
-    std::vector<int> pred = ph.ops[k].deps;
-    for (int j = k - 1; j >= 0; --j)
-      if (ph.ops[j].vg == ph.ops[k].vg && ph.ops[j].lane == ph.ops[k].lane) {
-        pred.push_back(j);
-        break;
-      }
-    for (int d : pred)
-      if (seen.insert(d).second) todo.push_back(d);
-  }
-  return seen;
-}
 
 /// "x1[2]" -> "x1": the loop names each micro-batch copy of a tensor.
 std::string base_name(const std::string& t) { return t.substr(0, t.find('[')); }
