@@ -181,7 +181,6 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
   /// share of one replica's shard, spread over tiles as the (CBR or plain) layout says.
   std::uint64_t tile_bound_cycles(std::uint64_t bytes) const {
     const double rate = system_.chip().exchange_bytes_per_cycle_per_tile;
-    const double shard_bytes = static_cast<double>(shard_elems_ * elem_bytes_);
     double busiest_share;
     if (system_.fidelity() == Fidelity::PerTile) {
       busiest_share = static_cast<double>(load_.maxElemsPerTilePerReplica()) / static_cast<double>(shard_elems_);
@@ -189,7 +188,6 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
       busiest_share = 1.0 / static_cast<double>(system_.chip().tiles);  // balanced tiles
     }
     return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) * busiest_share / rate - 1e-9));
-    (void)shard_bytes;
   }
 
   void run() {
