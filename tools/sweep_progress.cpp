@@ -1,5 +1,7 @@
 #include "tools/sweep_progress.hpp"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "tools/sweep_table.hpp"
@@ -17,8 +19,14 @@ void Progress::finished(bool failed) {
   // Resumed runs took no time now, so the rate counts only the runs of this invocation.
   const std::size_t ran = done_ - skipped_;
   const double eta = ran == 0 ? 0.0 : elapsed / static_cast<double>(ran) * static_cast<double>(total_ - done_);
-  std::cerr << "\r" << line(done_, total_, failures_, elapsed, eta) << std::flush;
-  drawn_ = true;
+  // On a terminal the line redraws in place; in a log (CI) each update is its own line,
+  // printed at most ~10 times per run so the log stays readable.
+  if (isatty(STDERR_FILENO)) {
+    std::cerr << "\r" << line(done_, total_, failures_, elapsed, eta) << std::flush;
+    drawn_ = true;
+  } else if (done_ == total_ || (total_ >= 10 && done_ % (total_ / 10) == 0)) {
+    std::cerr << line(done_, total_, failures_, elapsed, eta) << "\n";
+  }
 }
 
 void Progress::close() {
