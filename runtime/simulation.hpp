@@ -12,10 +12,12 @@ namespace ipusim {
 struct SimulationResult {
   Json report;          ///< report.json without run_info
   std::string summary;  ///< lines for stdout
+  std::string failure;  ///< non-empty: the simulation failed (exit 3); report is empty
 };
 
-/// Runs the config once. Throws ConfigError for bad input and SimulationError if the
-/// workload does not finish (deadlock). Call at most once per process (SystemC).
+/// Runs the config once. Throws ConfigError for bad input (before simulating); a workload
+/// that fails or does not finish (deadlock, time limit) is returned in `failure`.
+/// Call at most once per process (SystemC).
 SimulationResult simulate(ConfigDoc& doc);
 
 }  // namespace ipusim

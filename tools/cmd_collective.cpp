@@ -108,6 +108,10 @@ int cmd_collective(const Args& args) {
   if (trace && !vm.count("out")) throw ConfigError("collective: --trace needs --out DIR");
   TraceWriter::instance().enable(trace);
   SimulationResult result = simulate(doc);
+  if (!result.failure.empty()) {
+    std::cerr << "ipusim: simulation error: " << result.failure << "\n";
+    return 3;
+  }
   if (vm.count("out")) {
     const std::string out = vm["out"].as<std::string>();
     Json report = result.report;

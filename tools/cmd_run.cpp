@@ -16,6 +16,10 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   RunInfo info;
   TraceWriter::instance().enable(trace);
   SimulationResult result = simulate(doc);
+  if (!result.failure.empty()) {
+    std::cerr << "ipusim: simulation error: " << result.failure << "\n";
+    return 3;
+  }
   Json report = result.report;
   report["run_info"] = info.to_json();
   const std::string report_path = write_json_file(out_dir, "report.json", report);
