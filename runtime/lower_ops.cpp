@@ -60,6 +60,16 @@ LOp Lowerer::io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<s
   return o;
 }
 
+LOp Lowerer::io_copy(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role) {
+  std::uint64_t bytes = 0;
+  std::vector<std::string> names;
+  for (const auto& t : trs) {
+    bytes += t.bytes;
+    names.push_back(t.tensor);
+  }
+  return io_copy(vg, bytes, to_compute, std::move(names), role);
+}
+
 LOp Lowerer::from_model(const ModelOp& o, int v, int step) {
   LOp op;
   op.vg = v;

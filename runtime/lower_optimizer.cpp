@@ -30,15 +30,7 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
         loads[lane_of(res_.at(tr.tensor).load)].push_back(tr);
     for (auto& [lane, trs] : loads) {
       b[0].push_back(exchange(lane, v, trs, "load optimizer state"));
-      if (lane == Lane::IoPhase) {
-        std::uint64_t bytes = 0;
-        std::vector<std::string> names;
-        for (const auto& t : trs) {
-          bytes += t.bytes;
-          names.push_back(t.tensor);
-        }
-        b[0].push_back(io_copy(v, bytes, true, names, "optimizer state"));
-      }
+      if (lane == Lane::IoPhase) b[0].push_back(io_copy(v, trs, true, "optimizer state"));
     }
     const std::uint64_t n = wt.elements();
     if (shard) {
@@ -72,15 +64,7 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
       stored.insert(pl.tensor);
     }
     for (auto& [lane, trs] : st) {
-      if (lane == Lane::IoPhase) {
-        std::uint64_t bytes = 0;
-        std::vector<std::string> names;
-        for (const auto& t : trs) {
-          bytes += t.bytes;
-          names.push_back(t.tensor);
-        }
-        b[4].push_back(io_copy(v, bytes, false, names, "optimizer outputs"));
-      }
+      if (lane == Lane::IoPhase) b[4].push_back(io_copy(v, trs, false, "optimizer outputs"));
       b[4].push_back(exchange(lane, v, trs, "store"));
     }
     bundles.push_back(std::move(b));

@@ -117,16 +117,9 @@ void Lowerer::phase_stores(int p, int v, int& tail, const std::set<std::string>&
 }
 
 void Lowerer::store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail, const std::string& role) {
-  std::vector<std::string> io_names;
-  std::uint64_t io_bytes = 0;
-  for (const auto& t : trs)
-    if (lane == Lane::IoPhase) {
-      io_names.push_back(t.tensor);
-      io_bytes += t.bytes;
-    }
   int dep = tail;
-  if (!io_names.empty()) {
-    LOp c = io_copy(v, io_bytes, false, io_names, role);
+  if (lane == Lane::IoPhase && !trs.empty()) {
+    LOp c = io_copy(v, trs, false, role);
     if (tail >= 0) c.deps.push_back(tail);
     dep = add(c);
     tail = dep;

@@ -63,6 +63,8 @@ class Lowerer {
   LOp exchange(Lane lane, int vg, std::vector<LTransfer> tr, const std::string& role);
   /// A copy between the IO and compute tiles (always on the compute lane).
   LOp io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors, const std::string& role);
+  /// The IO-tile copy serving the remote transfers `trs` (their bytes and tensors).
+  LOp io_copy(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role);
   /// The lowered form of model op `o` on vg v (`step` = micro-batch, -1 outside the loop).
   LOp from_model(const ModelOp& o, int v, int step);
   /// An activation stays live to a use in the next `stages` phases on the same IPU, unless
