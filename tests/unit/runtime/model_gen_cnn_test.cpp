@@ -1,0 +1,208 @@
+// The cnn generator against ResNet-50 v1.5 figures derived by hand (parameter count, conv
+// count, stem GEMM) and the closed forms of its backward and recomputation flops; the
+// LARS optimizer's state.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/generators/model_gen_cnn.hpp"
+#include "sim/config.hpp"
+#include "sim/errors.hpp"
+
+using namespace ipusim;
+using namespace ipusim::rt;
+
+namespace {
+
+CnnSpec resnet50(bool recompute = false) {
+  CnnSpec s;
+  s.micro_batch = 20;
+  s.recompute = recompute;
+  s.optimizer.type = "sgd";
+  return s;
+}
+
+std::uint64_t weight_elements(const Model& m) {
+  std::uint64_t n = 0;
+  for (const Tensor& t : m.tensors)
+    if (t.kind == TensorKind::Weight) n += t.elements();
+  return n;
+}
+
+/// Sum of compute-op flops of one pass, AMP-only or all.
+double flops(const Model& m, Pass pass, bool amp_only) {
+  double f = 0;
+  for (const ModelOp& o : m.ops)
+    if (o.type == OpType::Compute && o.pass == pass && (!amp_only || is_amp_class(o.op_class))) f += o.flops;
+  return f;
+}
+
+const ModelOp& find_op(const Model& m, const std::string& name) {
+  for (const ModelOp& o : m.ops)
+    if (o.name == name) return o;
+  throw std::out_of_range("no op " + name);
+}
+
+}  // namespace
+
+TEST_CASE("ResNet-50 has 25,557,032 trainable parameters", "[cnn]") {
+  // Conv kernels Cout*Cin*k*k, BN gamma+beta 2*C, FC 2048*1000 + 1000:
+  //   stem: 64*3*49 = 9,408 + BN 128                                            =      9,536
+  //   stage1 (w 64): block0 4,096 + 36,864 + 16,384 + BN 768 + proj 16,384 + 512 = 75,008;
+  //                  blocks1-2 16,384 + 36,864 + 16,384 + 768 = 70,400 each       =    215,808
+  //   stage2 (w128): block0 32,768 + 147,456 + 65,536 + 1,536 + 131,072 + 1,024 = 379,392;
+  //                  blocks1-3 65,536 + 147,456 + 65,536 + 1,536 = 280,064 each   =  1,219,584
+  //   stage3 (w256): block0 131,072 + 589,824 + 262,144 + 3,072 + 524,288 + 2,048 = 1,512,448;
+  //                  blocks1-5 262,144 + 589,824 + 262,144 + 3,072 = 1,117,184 each = 7,098,368
+  //   stage4 (w512): block0 524,288 + 2,359,296 + 1,048,576 + 6,144 + 2,097,152 + 4,096
+  //                  = 6,039,552; blocks1-2 1,048,576 + 2,359,296 + 1,048,576 + 6,144
+  //                  = 4,462,592 each                                            = 14,964,736
+  //   fc: 2,048,000 + 1,000                                                      =  2,049,000
+  //   total                                                                      = 25,557,032
+  const Model m = generate_cnn(resnet50());
+  const std::uint64_t n = weight_elements(m);
+  CHECK(n == 25557032u);
+  CHECK(static_cast<double>(n) == Approx(25.5e6).epsilon(0.005));
+}
+
+TEST_CASE("ResNet-50 forward: 53 convolutions, ~4.1 GMAC per image, stem GEMM shape", "[cnn]") {
+  const CnnSpec s = resnet50();
+  const Model m = generate_cnn(s);
+  int convs = 0;
+  for (const ModelOp& o : m.ops)
+    if (o.pass == Pass::Forward && o.op_class == OpClass::Convolution) ++convs;
+  CHECK(convs == 53);
+  const double macs_per_image = flops(m, Pass::Forward, true) / 2 / static_cast<double>(s.micro_batch);
+  CHECK(macs_per_image == Approx(4.1e9).epsilon(0.03));
+  // Regression figure (not derived by hand): convolutions 4,087,136,256 + FC 2,048,000, the
+  // "4.09 GMAC" that layer-by-layer counters report for torchvision's resnet50 (v1.5).
+  CHECK(macs_per_image == 4089184256.0);
+  const ModelOp& stem = find_op(m, "stem/conv/fwd");
+  CHECK(stem.gemm.m == 20 * 112 * 112);
+  CHECK(stem.gemm.k == 3 * 7 * 7);
+  CHECK(stem.gemm.n == 64);
+  CHECK(stem.unit == ComputeUnit::Amp);
+  CHECK(stem.flops == stem.gemm.flops());
+  // v1.5: the 3x3 conv of a stage's first block carries the stride, the 1x1 reduce does not.
+  CHECK(find_op(m, "stage2/block0/conv1/fwd").gemm.m == 20 * 56 * 56);
+  CHECK(find_op(m, "stage2/block0/conv2/fwd").gemm.m == 20 * 28 * 28);
+  CHECK(find_op(m, "head/fc/fwd").op_class == OpClass::Matmul);
+}
+
+TEST_CASE("ResNet-50 backward AMP flops are twice the forward minus the stem input gradient", "[cnn]") {
+  const Model m = generate_cnn(resnet50(false));
+  const double fwd = flops(m, Pass::Forward, true);
+  const double stem_input_grad = 2.0 * (20.0 * 112 * 112) * (3 * 7 * 7) * 64;
+  CHECK(flops(m, Pass::Backward, true) == Approx(2 * fwd - stem_input_grad).epsilon(1e-12));
+  CHECK_THROWS(find_op(m, "stem/conv/bwd_input"));
+}
+
+TEST_CASE("recompute adds exactly the forward flops of the stem and the blocks", "[cnn]") {
+  const Model plain = generate_cnn(resnet50(false));
+  const Model rec = generate_cnn(resnet50(true));
+  // The head (pool, FC, loss) is not recomputed: its backward follows its forward at once.
+  double head_fwd = 0, head_fwd_amp = 0;
+  for (const ModelOp& o : plain.ops) {
+    if (o.pass != Pass::Forward || o.type != OpType::Compute || o.name.rfind("head/", 0) != 0) continue;
+    head_fwd += o.flops;
+    if (is_amp_class(o.op_class)) head_fwd_amp += o.flops;
+  }
+  CHECK(flops(rec, Pass::Backward, false) - flops(plain, Pass::Backward, false) ==
+        Approx(flops(plain, Pass::Forward, false) - head_fwd).epsilon(1e-12));
+  CHECK(flops(rec, Pass::Backward, true) - flops(plain, Pass::Backward, true) ==
+        Approx(flops(plain, Pass::Forward, true) - head_fwd_amp).epsilon(1e-12));
+  const ModelOp& r = find_op(rec, "stage3/block2/conv2/recompute");
+  CHECK(r.pass == Pass::Backward);
+  CHECK(r.gemm.m == find_op(rec, "stage3/block2/conv2/fwd").gemm.m);
+}
+
+TEST_CASE("cnn model is well formed: names resolve, one phase, vgraph 0, host inputs", "[cnn]") {
+  CnnSpec s = resnet50(true);
+  s.optimizer.accumulate = true;
+  const Model m = generate_cnn(s);
+  CHECK(m.forward_phases == 1);
+  std::set<std::string> names;
+  for (const ModelOp& o : m.ops) {
+    CHECK(names.insert(o.name).second);
+    CHECK(o.vgraph == 0);
+    CHECK(o.forward_phase == 0);
+    for (const std::string& t : o.inputs) CHECK(m.has_tensor(t));
+    for (const std::string& t : o.outputs) CHECK(m.has_tensor(t));
+    if (o.type == OpType::Compute && !is_amp_class(o.op_class)) {
+      CHECK(o.unit == ComputeUnit::Vector);
+      CHECK(o.bytes > 0);
+    }
+  }
+  for (const Tensor& t : m.tensors)
+    if (t.kind == TensorKind::Activation) CHECK(t.per_micro_batch);
+  CHECK(find_op(m, "input/image").type == OpType::HostLoad);
+  CHECK(find_op(m, "input/image").collective_bytes == 20u * 224 * 224 * 3);
+  CHECK(find_op(m, "input/labels").collective_bytes == 20u * 4);
+  // With accumulation each weight gradient also writes the weight's accumulator.
+  const ModelOp& dw = find_op(m, "stage1/block0/conv1/bwd_weight");
+  CHECK(dw.outputs == std::vector<std::string>{"stage1/block0/conv1/weight/grad", "stage1/block0/conv1/weight/accum"});
+}
+
+TEST_CASE("LARS keeps one momentum tensor per weight; sgd/adam/lamb costs unchanged", "[cnn]") {
+  CnnSpec s = resnet50();
+  s.optimizer.type = "lars";
+  const Model m = generate_cnn(s);
+  int weights = 0, states = 0;
+  for (const Tensor& t : m.tensors) {
+    weights += t.kind == TensorKind::Weight;
+    states += t.kind == TensorKind::OptimizerState;
+  }
+  CHECK(weights > 0);
+  CHECK(states == weights);
+  CHECK(optimizer_states("lars") == 1);
+  const ModelOp& u = find_op(m, "head/fc/weight/update");
+  CHECK(u.flops == 10.0 * 2048 * 1000);
+  CHECK(optimizer_flops_per_element("sgd") == 4);
+  CHECK(optimizer_flops_per_element("adam") == 12);
+  CHECK(optimizer_flops_per_element("lamb") == 16);
+  CHECK(optimizer_states("adam") == 2);
+  CHECK(optimizer_states("lamb") == 2);
+  // SGD bytes: weight read+write and gradient read (fp16), momentum read+write (fp32).
+  const Model sgd = generate_cnn(resnet50());
+  CHECK(find_op(sgd, "head/fc/weight/update").bytes == 2048u * 1000 * (3 * 2 + 2 * 4));
+}
+
+TEST_CASE("cnn rejects bad sizes with std::invalid_argument", "[cnn]") {
+  for (std::int64_t size : {0, 16, 100, 225}) {
+    CnnSpec s = resnet50();
+    s.image_size = size;
+    CHECK_THROWS_AS(generate_cnn(s), std::invalid_argument);
+  }
+  CnnSpec s = resnet50();
+  s.architecture = "vgg16";
+  CHECK_THROWS_AS(generate_cnn(s), std::invalid_argument);
+  s = resnet50();
+  s.micro_batch = 0;
+  CHECK_THROWS_AS(generate_cnn(s), std::invalid_argument);
+  s = resnet50();
+  s.image_size = 64;  // smallest ResNet-50 with a 2x2 final map
+  CHECK_NOTHROW(generate_cnn(s));
+}
+
+TEST_CASE("read_cnn_spec reads /workload/model/cnn with defaults and checks image_size", "[cnn]") {
+  register_cnn_params();
+  ConfigDoc doc = ConfigDoc::from_json(
+      Json::parse(R"({"workload": {"model": {"cnn": {"micro_batch": 16, "recompute": false}}}})"), "inline.json");
+  ConfigNode node = ConfigNode(doc, "").child("workload").child("model").child("cnn");
+  const CnnSpec s = read_cnn_spec(node);
+  CHECK(s.architecture == "resnet50");
+  CHECK(s.micro_batch == 16);
+  CHECK(s.image_size == 224);
+  CHECK(s.classes == 1000);
+  CHECK(s.dtype == DType::Float16);
+  CHECK_FALSE(s.recompute);
+
+  ConfigDoc bad = ConfigDoc::from_json(Json::parse(R"({"workload": {"model": {"cnn": {"image_size": 100}}}})"), "bad.json");
+  ConfigNode bad_node = ConfigNode(bad, "").child("workload").child("model").child("cnn");
+  CHECK_THROWS_AS(read_cnn_spec(bad_node), ConfigError);
+  ConfigDoc typo = ConfigDoc::from_json(Json::parse(R"({"workload": {"model": {"cnn": {"image_sise": 224}}}})"), "t.json");
+  ConfigNode typo_node = ConfigNode(typo, "").child("workload").child("model").child("cnn");
+  CHECK_THROWS_AS(read_cnn_spec(typo_node), ConfigError);
+}
