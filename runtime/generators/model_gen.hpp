@@ -1,0 +1,63 @@
+#pragma once
+// Model generators (plain C++): build the forward, backward and optimizer ops of an MLP or
+// a transformer, one forward phase per layer (or per `layers_per_phase` layers), so users
+// do not write thousands of ops by hand.
+#include <cstdint>
+#include <vector>
+
+#include "runtime/ir/ir_model.hpp"
+#include "runtime/generators/model_gen_optimizer.hpp"
+
+namespace ipusim::rt {
+
+/// A multi-layer perceptron (W13/W14: 784 -> 512 -> 512 -> 512 -> 10).
+struct MlpSpec {
+  std::vector<std::int64_t> layer_sizes = {784, 512, 512, 512, 10};
+  std::int64_t micro_batch = 8;
+  DType dtype = DType::Float32;
+  OptimizerSpec optimizer;
+};
+
+/// A transformer encoder/decoder stack (BERT, GPT): embedding phase, one phase per
+/// `layers_per_phase` layers, head phase (forward + loss + backward), so 2P-1 phases in
+/// all with P = layers / layers_per_phase + 2.
+struct TransformerSpec {
+  std::int64_t layers = 24, hidden = 1024, heads = 16, sequence_length = 128, vocab = 30522;
+  std::int64_t micro_batch = 8;
+  DType dtype = DType::Float16;
+  std::int64_t layers_per_phase = 1;
+  std::int64_t tensor_parallel = 1;          ///< weights split over consecutive groups of this size
+  std::int64_t activation_shards = 1;        ///< activations split this many ways (2-D tensor parallel)
+  std::int64_t attention_serialisation = 1;  ///< divides the attention working memory
+  std::int64_t head_tokens = 0;              ///< tokens the head projects to the vocabulary (0 = all)
+  std::int64_t ffn_factor = 4;
+  bool recompute = true;                     ///< phased: backward recomputes the forward (3x forward flops)
+  /// Heads: "lm" (dense + decoder over head_tokens, GPT/phased BERT) or "mlm_nsp" (BERT
+  /// pre-training: MLM transform + decoder tied to the word embedding, NSP pooler + classifier).
+  std::string head = "lm";
+  /// Packed sequences: a sample is a pack of up to `max_sequences_per_pack` sequences filling
+  /// `sequence_length` tokens, `sequences_per_pack` on average; attention runs over the whole
+  /// pack (block-diagonal mask), so compute is per pack. 1 / 1 = unpacked.
+  std::int64_t max_sequences_per_pack = 1;
+  double sequences_per_pack = 1.0;
+  /// Pipelining (PopART virtualGraph / pipelineStage): encoder layers per IPU, e.g. [3, 7, 7, 7]
+  /// or [0, 3, 3, 3, 3, 4, 4, 4] (embedding alone on IPU 0). Empty = phased placement.
+  std::vector<std::int64_t> layers_per_ipu;
+  std::int64_t embedding_ipu = 0;  ///< IPU of the embedding (pipeline stage 0)
+  /// IPU of the heads; -1 = the embedding's IPU (the MLM decoder is tied to the word
+  /// embedding, so the heads share its IPU and form the last pipeline stage).
+  std::int64_t head_ipu = -1;
+  OptimizerSpec optimizer;
+};
+
+/// Trainable parameters of a model (elements of its weight tensors).
+std::uint64_t count_parameters(const Model& m);
+
+/// Builds the MLP model (P = number of layers).
+Model generate_mlp(const MlpSpec& spec);
+/// Builds the transformer model; `replicas` sets the VariableSettings of tensor-parallel
+/// weights (shared by the data-parallel replicas: orthogonal:replicas/tensor_parallel).
+/// Throws std::invalid_argument for inconsistent sizes.
+Model generate_transformer(const TransformerSpec& spec, std::uint32_t replicas);
+
+}  // namespace ipusim::rt

@@ -1,0 +1,73 @@
+#include "runtime/generators/model_gen_optimizer.hpp"
+
+#include <stdexcept>
+
+namespace ipusim::rt {
+
+int optimizer_states(const std::string& type) {
+  if (type == "sgd" || type == "lars") return 1;
+  if (type == "adam" || type == "lamb") return 2;
+  throw std::invalid_argument("unknown optimizer '" + type + "' (expected sgd, adam, lamb or lars)");
+}
+
+double optimizer_flops_per_element(const std::string& type) {
+  if (type == "sgd") return 4;
+  if (type == "adam") return 12;
+  if (type == "lamb") return 16;
+  // LARS (You et al. 2017, as in MLPerf ResNet-50), per element: ||w||^2 2 (mul, add),
+  // ||g||^2 2, g + wd*w 2, times the layer's local lr = eta*||w||/(||g||+wd*||w||) 1,
+  // momentum v = mu*v + that 2, w -= v 1 = 10. The trust ratio itself (sqrt, divide) is a
+  // few flops per tensor, not per element, so it rounds to 0 here.
+  if (type == "lars") return 10;
+  throw std::invalid_argument("unknown optimizer '" + type + "' (expected sgd, adam, lamb or lars)");
+}
+
+void add_optimizer(Model& model, const std::string& weight, int forward_phase, const OptimizerSpec& spec) {
+  const Tensor w = model.tensor(weight);
+  Tensor g;
+  g.name = weight + "/grad";
+  g.shape = w.shape;
+  g.dtype = w.dtype;
+  g.kind = TensorKind::Gradient;
+  g.variable_settings = w.variable_settings;
+  model.add_tensor(g);
+  ModelOp op;
+  op.name = weight + "/update";
+  op.pass = Pass::Optimizer;
+  op.forward_phase = forward_phase;
+  op.per_micro_batch = false;
+  op.unit = ComputeUnit::Vector;
+  op.op_class = OpClass::Optimizer;
+  op.dtype = spec.state_dtype;
+  op.inputs = {weight, g.name};
+  op.outputs = {weight};
+  if (spec.accumulate) {
+    Tensor a = w;
+    a.name = weight + "/accum";
+    a.kind = TensorKind::Accumulator;
+    a.location.reset();
+    model.add_tensor(a);
+    op.inputs.push_back(a.name);
+    op.outputs.push_back(a.name);  // zeroed after the update
+  }
+  const char* names[] = {"/state_m", "/state_v"};
+  for (int i = 0; i < optimizer_states(spec.type); ++i) {
+    Tensor s = w;
+    s.name = weight + names[i];
+    s.kind = TensorKind::OptimizerState;
+    s.dtype = spec.state_dtype;
+    s.location.reset();
+    model.add_tensor(s);
+    op.inputs.push_back(s.name);
+    op.outputs.push_back(s.name);
+  }
+  const double n = static_cast<double>(w.elements());
+  op.flops = n * optimizer_flops_per_element(spec.type);
+  op.bytes = static_cast<std::uint64_t>(n) * 3 * dtype_bytes(w.dtype) +  // weight read+write, gradient read
+             static_cast<std::uint64_t>(n) * dtype_bytes(spec.state_dtype) * 2 * optimizer_states(spec.type);
+  // LARS needs the norms before it can update, so it reads the weight and gradient twice.
+  if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
+  model.ops.push_back(op);
+}
+
+}  // namespace ipusim::rt

@@ -1,0 +1,126 @@
+#pragma once
+// The training workload IR (plain C++): a replicated graph of tensors and ops, as written
+// in `/workload/model` or produced by a generator (mlp, transformer). Every replica runs
+// the same graph (SPMD); a tensor's VariableSettings say which replicas share its value.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hw_params.hpp"
+
+namespace ipusim::rt {
+
+/// Element type of a tensor or op.
+enum class DType { Float16, Float32 };
+/// Bytes of one element.
+std::uint32_t dtype_bytes(DType t);
+/// "float16" / "float32".
+std::string to_string(DType t);
+/// Parses "float16" / "float32"; throws std::invalid_argument otherwise.
+DType parse_ir_dtype(const std::string& s);
+
+/// PopART's tensor categories (plus gradients, which stay on chip).
+enum class TensorKind { Weight, Activation, Gradient, OptimizerState, Accumulator };
+std::string to_string(TensorKind k);
+TensorKind parse_tensor_kind(const std::string& s);
+
+/// popart::TensorStorage.
+enum class Storage { OnChip, OffChip };
+/// popart::TileSet.
+enum class TileSet { Compute, Io };
+
+/// popart::TensorLocation plus its RTS fields.
+struct TensorLocation {
+  Storage storage = Storage::OnChip;
+  TileSet loadTileSet = TileSet::Compute;
+  TileSet storageTileSet = TileSet::Compute;
+  bool replicatedTensorSharding = false;
+  std::string shardingDomain = "all";  ///< comm-group spelling, or "variable" (popxl: the variable's grouping)
+};
+
+/// One tensor of the replicated graph (per-replica shape).
+struct Tensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::Float16;
+  TensorKind kind = TensorKind::Activation;
+  std::string variable_settings = "all";  ///< CommGroup spelling of the VariableSettings
+  std::optional<TensorLocation> location;  ///< per-tensor override
+  /// Activations: one copy per micro-batch (batch-serialised loops store each one).
+  bool per_micro_batch = false;
+  std::uint64_t elements() const;
+  std::uint64_t bytes() const { return elements() * dtype_bytes(dtype); }
+};
+
+/// Which part of the training step an op belongs to.
+enum class Pass { Forward, Backward, Optimizer };
+std::string to_string(Pass p);
+/// What an op does.
+enum class OpType { Compute, Collective, RemoteLoad, RemoteStore, HostLoad, HostStore };
+std::string to_string(OpType t);
+/// Op class of a compute op: decides which compute-model formula times it (matmul and
+/// convolution on the AMP units with a shape-dependent efficiency; the rest vector-bound).
+enum class OpClass { Matmul, Convolution, Norm, Softmax, Elementwise, Embedding, Optimizer, Loss };
+std::string to_string(OpClass c);
+OpClass parse_op_class(const std::string& s);
+/// True for the classes that run on the AMP units.
+inline bool is_amp_class(OpClass c) { return c == OpClass::Matmul || c == OpClass::Convolution; }
+
+/// A matmul or convolution seen as a GEMM: out[m x n] = in[m x k] * w[k x n], `groups`
+/// independent GEMMs (batched matmul, attention heads). A convolution has m = batch x
+/// output pixels, k = input channels x kernel height x kernel width, n = output channels.
+struct GemmShape {
+  std::int64_t m = 0, k = 0, n = 0, groups = 1;
+  bool known() const { return m > 0 && k > 0 && n > 0; }
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) * static_cast<double>(groups); }
+};
+
+/// One op of the replicated graph.
+struct ModelOp {
+  std::string name;
+  OpType type = OpType::Compute;
+  Pass pass = Pass::Forward;
+  int forward_phase = -1;  ///< phase of the matching forward op (backward phase = 2P-2-this)
+  int phase = -1;          ///< explicit execution phase (overrides forward_phase), -1 = derive
+  int vgraph = -1;         ///< explicit virtual graph, -1 = phase % stages (pipelining: the op's IPU)
+  int pipeline_stage = -1; ///< PopART pipelineStage of a forward op (-1 = its virtual graph)
+  std::vector<std::string> inputs, outputs;
+  // Compute.
+  double flops = 0;
+  std::uint64_t bytes = 0;  ///< bytes read and written (vector-bound ops)
+  ComputeUnit unit = ComputeUnit::Amp;
+  OpClass op_class = OpClass::Matmul;
+  GemmShape gemm;                ///< matmul/convolution shape (flops = gemm.flops() when known)
+  DType dtype = DType::Float16;
+  std::uint64_t temp_bytes = 0;  ///< working memory while it runs (per IPU)
+  /// Forward ops: bytes of intermediate activations the backward reads, per micro-batch
+  /// (what a pipeline stage stashes without recomputation).
+  std::uint64_t stash_bytes = 0;
+  bool per_micro_batch = true;   ///< runs once per batch-serialised step
+  // Collective (explicit, e.g. tensor-parallel all-reduce) and host streams.
+  std::string collective_op = "allreduce";
+  std::string comm_group = "all";
+  std::uint64_t collective_bytes = 0;  ///< also host stream bytes
+};
+
+/// A model: tensors and ops, plus the number of forward phases P the generator used.
+struct Model {
+  std::vector<Tensor> tensors;
+  std::vector<ModelOp> ops;
+  int forward_phases = 0;
+  /// False for a plain replicated graph without execution phases (the cnn generator): it runs
+  /// as the accumulation loop of the pipeline lowering with one stage.
+  bool phased = true;
+  /// Adds a tensor (names must be unique; std::invalid_argument otherwise).
+  void add_tensor(Tensor t);
+  bool has_tensor(const std::string& name) const { return index_.count(name) != 0; }
+  const Tensor& tensor(const std::string& name) const;
+  Tensor& tensor(const std::string& name);
+
+ private:
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace ipusim::rt

@@ -1,0 +1,271 @@
+#include "runtime/ir/training_session.hpp"
+
+#include <algorithm>
+
+#include "collectives/comm_group_spec.hpp"
+#include "models/param_spec_helpers.hpp"
+#include "sim/params.hpp"
+
+namespace ipusim::rt {
+namespace {
+
+const char* kS = "/workload/session/";
+const char* kCategories[] = {"weightTensorLocationSettings", "optimizerStateTensorLocationSettings",
+                             "accumulatorTensorLocationSettings", "activationTensorLocationSettings"};
+
+IOSchedule parse_io_schedule(const std::string& s) { return s == "on_demand" ? IOSchedule::OnDemand : IOSchedule::Preload; }
+
+TileSet parse_tile_set(const std::string& s) { return s == "io" ? TileSet::Io : TileSet::Compute; }
+
+/// Checks a sharding-domain spelling ("variable" or a CommGroup spelling).
+bool valid_domain(const std::string& s) {
+  if (s == "variable") return true;
+  try {
+    (void)coll::parse_comm_group_spec(s);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+/// What rts_domain / rts_tensors ask for one category (empty optional = no opinion).
+struct Convenience {
+  bool set = false;
+  bool rts = false;
+  std::string domain = "all";
+};
+
+LocationSettings read_category(ConfigNode node, const Convenience& conv) {
+  LocationSettings s;
+  ConfigNode loc = node.child("location");
+  s.location.storage = loc.get_enum("storage") == "off_chip" ? Storage::OffChip : Storage::OnChip;
+  s.location.loadTileSet = parse_tile_set(loc.get_enum("loadTileSet"));
+  s.location.storageTileSet = parse_tile_set(loc.get_enum("storageTileSet"));
+  const bool rts_explicit = loc.has("replicatedTensorSharding");
+  s.location.replicatedTensorSharding = loc.get_enum("replicatedTensorSharding") == "on";
+  if (!rts_explicit && conv.set) s.location.replicatedTensorSharding = conv.rts;
+  const bool domain_explicit = loc.has("shardingDomain");
+  s.location.shardingDomain = loc.get_string("shardingDomain");
+  if (!domain_explicit && conv.set) s.location.shardingDomain = conv.domain;
+  if (!valid_domain(s.location.shardingDomain)) {
+    loc.fail("shardingDomain", "expected variable, all, none, consecutive:K or orthogonal:K, got '" +
+                                   s.location.shardingDomain + "'");
+  }
+  loc.finish();
+  s.minElementsForOffChip = node.get_uint("minElementsForOffChip");
+  s.minElementsForReplicatedTensorSharding = node.get_uint("minElementsForReplicatedTensorSharding");
+  node.finish();
+  return s;
+}
+
+TensorLocation read_override(const ConfigNode& node, const std::string& name, const Json& j) {
+  const std::string where = "tensorLocationSettingsOverride/" + name;
+  if (!j.is_object()) node.fail(where, "expected an object {storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain}");
+  TensorLocation t;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const Json& v = it.value();
+    auto pick = [&](std::initializer_list<const char*> choices) {
+      if (!v.is_string()) node.fail(where + "/" + k, "expected a string, got " + v.dump());
+      const std::string s = v.get<std::string>();
+      for (const char* c : choices)
+        if (s == c) return s;
+      std::string all;
+      for (const char* c : choices) all += std::string(all.empty() ? "" : ", ") + c;
+      node.fail(where + "/" + k, "expected one of " + all + ", got '" + s + "'");
+    };
+    if (k == "storage") {
+      t.storage = pick({"on_chip", "off_chip"}) == "off_chip" ? Storage::OffChip : Storage::OnChip;
+    } else if (k == "loadTileSet") {
+      t.loadTileSet = parse_tile_set(pick({"compute", "io"}));
+    } else if (k == "storageTileSet") {
+      t.storageTileSet = parse_tile_set(pick({"compute", "io"}));
+    } else if (k == "replicatedTensorSharding") {
+      t.replicatedTensorSharding = pick({"on", "off"}) == "on";
+    } else if (k == "shardingDomain") {
+      if (!v.is_string() || !valid_domain(v.get<std::string>()))
+        node.fail(where + "/" + k, "expected variable, all, none, consecutive:K or orthogonal:K, got " + v.dump());
+      t.shardingDomain = v.get<std::string>();
+    } else {
+      node.fail(where + "/" + k, "unknown key; allowed: storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain");
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string to_string(Recomputation r) {
+  return r == Recomputation::None ? "none" : (r == Recomputation::Standard ? "standard" : "pipeline");
+}
+
+std::string to_string(IOSchedule s) { return s == IOSchedule::Preload ? "preload" : "on_demand"; }
+
+std::string to_string(BatchSchedule s) {
+  switch (s) {
+    case BatchSchedule::Scheduler: return "scheduler";
+    case BatchSchedule::Isomorphic: return "isomorphic";
+    case BatchSchedule::OverlapOnIo: return "overlap_on_io";
+    case BatchSchedule::OverlapOnCompute: return "overlap_on_compute";
+  }
+  return "?";
+}
+
+const LocationSettings& SessionOptions::settings_for(TensorKind kind) const {
+  switch (kind) {
+    case TensorKind::Weight: return weight;
+    case TensorKind::OptimizerState: return optimizerState;
+    case TensorKind::Accumulator: return accumulator;
+    default: return activation;
+  }
+}
+
+IOSchedule SessionOptions::io_schedule_for(TensorKind kind) const {
+  switch (kind) {
+    case TensorKind::Weight: return weightIOSchedule;
+    case TensorKind::OptimizerState: return optimizerStateIOSchedule;
+    case TensorKind::Accumulator: return accumulatorIOSchedule;
+    default: return activationIOSchedule;
+  }
+}
+
+SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32_t ild_size_ipus) {
+  SessionOptions s;
+  s.ipusPerReplica = static_cast<std::uint32_t>(node.get_uint("ipusPerReplica"));
+  std::uint64_t r = node.get_uint("replicatedGraphCount");
+  if (r == 0) r = num_ipus / s.ipusPerReplica;
+  if (r == 0 || r * s.ipusPerReplica > num_ipus) {
+    node.fail("replicatedGraphCount", std::to_string(r) + " replicas of " + std::to_string(s.ipusPerReplica) +
+                                          " IPUs do not fit on the system's " + std::to_string(num_ipus) + " IPUs");
+  }
+  s.replicatedGraphCount = static_cast<std::uint32_t>(r);
+  s.replicas_per_ild = std::max<std::uint32_t>(1, ild_size_ipus / s.ipusPerReplica);
+  s.accumulationFactor = static_cast<std::uint32_t>(node.get_uint("accumulationFactor"));
+  s.numIOTiles = static_cast<std::uint32_t>(node.get_uint("numIOTiles"));
+  s.batchesPerStep = static_cast<std::uint32_t>(node.get_uint("batchesPerStep"));
+  s.enablePipelining = node.get_bool("enablePipelining");
+  const std::string vgm = node.get_enum("virtualGraphMode");
+  s.virtualGraphMode = vgm == "manual" ? VirtualGraphMode::Manual
+                       : vgm == "auto" ? VirtualGraphMode::Auto
+                       : vgm == "execution_phases" ? VirtualGraphMode::ExecutionPhases
+                                                   : VirtualGraphMode::Off;
+  const std::string rec = node.get_enum("autoRecomputation");
+  s.autoRecomputation = rec == "standard" ? Recomputation::Standard : (rec == "pipeline" ? Recomputation::Pipeline : Recomputation::None);
+  if (s.enablePipelining && s.virtualGraphMode != VirtualGraphMode::Manual && s.virtualGraphMode != VirtualGraphMode::Auto)
+    node.fail("virtualGraphMode", "enablePipelining needs virtualGraphMode manual or auto (PopART: pipelining requires virtual graphs)");
+  if (s.autoRecomputation == Recomputation::Pipeline && !s.enablePipelining)
+    node.fail("autoRecomputation", "RecomputationType 'pipeline' needs enablePipelining = true");
+
+  ConfigNode eps = node.child("executionPhaseSettings");
+  s.phases = static_cast<int>(eps.get_int("phases"));
+  s.stages = static_cast<int>(eps.get_int("stages"));
+  s.weightIOSchedule = parse_io_schedule(eps.get_enum("weightIOSchedule"));
+  s.activationIOSchedule = parse_io_schedule(eps.get_enum("activationIOSchedule"));
+  s.optimizerStateIOSchedule = parse_io_schedule(eps.get_enum("optimizerStateIOSchedule"));
+  s.accumulatorIOSchedule = parse_io_schedule(eps.get_enum("accumulatorIOSchedule"));
+  const std::string sched = eps.get_enum("schedule");
+  s.schedule = sched == "batch" ? PhaseSchedule::Batch
+                                : (sched == "batch_clustered_io" ? PhaseSchedule::BatchClusteredIO : PhaseSchedule::Interleaving);
+  eps.finish();
+  if (s.stages == 2 && s.ipusPerReplica < 2) {
+    node.fail("executionPhaseSettings/stages", "stages = 2 (ping-pong) needs ipusPerReplica >= 2");
+  }
+
+  // Sharding-domain convenience keys (a sweep axis); explicit PopART settings win.
+  const std::string rts_domain = node.get_enum("rts_domain");
+  const std::string rts_tensors = node.get_enum("rts_tensors");
+  Convenience conv_w, conv_o;
+  if (rts_domain != "unset") {
+    std::string domain = "all";
+    if (rts_domain == "pod" && s.replicas_per_ild < s.replicatedGraphCount) {
+      domain = "consecutive:" + std::to_string(s.replicas_per_ild);
+    }
+    conv_o = {true, rts_domain != "off", domain};
+    conv_w = {true, rts_domain != "off" && rts_tensors == "weights_and_optimizer_state", domain};
+    // Linked tensors (weight, state, accumulator of one optimizer) share the domain.
+    if (!conv_w.rts) conv_w.domain = domain;
+  }
+  s.weight = read_category(node.child(kCategories[0]), conv_w);
+  s.optimizerState = read_category(node.child(kCategories[1]), conv_o);
+  s.accumulator = read_category(node.child(kCategories[2]), conv_o);
+  s.activation = read_category(node.child(kCategories[3]), Convenience{});
+
+  const Json overrides = node.get_json("tensorLocationSettingsOverride");
+  if (!overrides.is_null()) {
+    if (!overrides.is_object()) node.fail("tensorLocationSettingsOverride", "expected an object of tensor name -> location");
+    for (auto it = overrides.begin(); it != overrides.end(); ++it)
+      s.tensorLocationSettingsOverride[it.key()] = read_override(node, it.key(), it.value());
+  }
+
+  ConfigNode bss = node.child("batchSerializationSettings");
+  s.batchSerializationFactor = static_cast<std::uint32_t>(bss.get_uint("factor"));
+  const std::string bs = bss.get_enum("batchSchedule");
+  s.batchSchedule = bs == "scheduler" ? BatchSchedule::Scheduler
+                    : bs == "overlap_on_io" ? BatchSchedule::OverlapOnIo
+                    : bs == "overlap_on_compute" ? BatchSchedule::OverlapOnCompute
+                                                 : BatchSchedule::Isomorphic;
+  bss.finish();
+
+  const std::string io_mode = node.get_enum("io_mode");
+  s.collectiveTileSet = parse_tile_set(node.get_enum("collectiveTileSet"));
+  if (io_mode != "unset") {
+    // popxl io_mode: how loads reach the compute tiles and whether the loop overlaps.
+    s.io_mode = io_mode == "compute" ? IoMode::Compute : (io_mode == "io" ? IoMode::Io : IoMode::IoOverlapped);
+    const TileSet ts = s.io_mode == IoMode::Compute ? TileSet::Compute : TileSet::Io;
+    for (LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation}) c->location.loadTileSet = ts;
+    s.batchSchedule = s.io_mode == IoMode::IoOverlapped ? BatchSchedule::OverlapOnCompute : BatchSchedule::Isomorphic;
+    if (s.io_mode != IoMode::Compute && s.numIOTiles == 0) node.fail("io_mode", "io_mode '" + io_mode + "' needs numIOTiles > 0");
+    if (s.io_mode == IoMode::IoOverlapped && s.batchSerializationFactor < 2)
+      node.fail("io_mode", "io_overlapped needs batchSerializationSettings.factor >= 2");
+  }
+  bool any_io = false;
+  for (const LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation})
+    any_io = any_io || c->location.loadTileSet == TileSet::Io;
+  for (const auto& [n, l] : s.tensorLocationSettingsOverride) any_io = any_io || l.loadTileSet == TileSet::Io;
+  if (any_io && s.numIOTiles == 0) node.fail("numIOTiles", "a location with loadTileSet 'io' needs numIOTiles > 0");
+  node.finish();
+  return s;
+}
+
+void register_session_params() {
+  using namespace ipusim::spec;
+  const std::string s = kS;
+  std::vector<ParamSpec> p = {
+      integer(s + "replicatedGraphCount", "", 0, 0, {}, "PopART replicatedGraphCount (0 = all IPUs / ipusPerReplica)"),
+      integer(s + "ipusPerReplica", "", 1, 1, 64, "IPUs per replica (virtual graphs)"),
+      integer(s + "accumulationFactor", "", 1, 1, 1 << 20, "PopART accumulationFactor: the phase sequence runs this many times per weight update"),
+      integer(s + "numIOTiles", "", 0, 0, 1471, "PopART numIOTiles: tiles set aside for streaming-memory IO"),
+      integer(s + "batchesPerStep", "", 1, 1, 1 << 16, "PopART DataFlow batchesPerStep: weight updates per run (the step repeats)"),
+      flag(s + "enablePipelining", false, "PopART enablePipelining: a replica's virtual graphs run as a pipeline over the micro-batches"),
+      choice(s + "virtualGraphMode", "off", {"off", "manual", "auto", "execution_phases"}, "PopART VirtualGraphMode: manual = the model's virtualGraph/layers_per_ipu, auto = layers split evenly over ipusPerReplica"),
+      choice(s + "autoRecomputation", "none", {"none", "standard", "pipeline"}, "PopART RecomputationType: none; standard = stash each layer's input, recompute the rest; pipeline = stash only stage inputs, recompute the stage forward in the backward"),
+      integer(s + "executionPhaseSettings/phases", "", 0, 0, {}, "PopART executionPhaseSettings.phases (0 = the model's 2P-1)"),
+      integer(s + "executionPhaseSettings/stages", "", 1, 1, 2, "1 = parallel streaming memory, 2 = ping-pong between 2 IPUs (PopART field default 2; ipusim default 1 for 1 IPU per replica)"),
+      choice(s + "executionPhaseSettings/weightIOSchedule", "preload", {"preload", "on_demand"}, "PopART weightIOSchedule"),
+      choice(s + "executionPhaseSettings/activationIOSchedule", "preload", {"preload", "on_demand"}, "PopART activationIOSchedule"),
+      choice(s + "executionPhaseSettings/optimizerStateIOSchedule", "on_demand", {"preload", "on_demand"}, "PopART optimizerStateIOSchedule"),
+      choice(s + "executionPhaseSettings/accumulatorIOSchedule", "preload", {"preload", "on_demand"}, "PopART accumulatorIOSchedule"),
+      choice(s + "executionPhaseSettings/schedule", "interleaving", {"interleaving", "batch", "batch_clustered_io"}, "PopART ExecutionPhaseSchedule"),
+      raw(s + "tensorLocationSettingsOverride", Json(), "Per tensor name: {storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain}"),
+      integer(s + "batchSerializationSettings/factor", "", 1, 1, 1 << 16, "PopART batchSerializationSettings.factor (micro-batches per phase loop)"),
+      choice(s + "batchSerializationSettings/batchSchedule", "isomorphic", {"scheduler", "isomorphic", "overlap_on_io", "overlap_on_compute"}, "PopART BatchSerializationBatchSchedule"),
+      choice(s + "io_mode", "unset", {"unset", "compute", "io", "io_overlapped"}, "popxl io_mode; when set it overrides every loadTileSet and the batchSchedule (io_overlapped = overlap_on_compute)"),
+      choice(s + "collectiveTileSet", "compute", {"compute", "io"}, "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),
+      choice(s + "rts_domain", "unset", {"unset", "off", "pod", "all"}, "Sweep convenience: RTS off, over the replicas of one IPU-Link domain (consecutive:replicas_per_ild), or over all replicas; explicit *TensorLocationSettings win"),
+      choice(s + "rts_tensors", "optimizer_state", {"optimizer_state", "weights_and_optimizer_state"}, "Sweep convenience: which categories rts_domain shards (optimizer state and accumulators, plus weights)"),
+  };
+  for (const char* c : kCategories) {
+    const std::string b = s + c + "/";
+    const bool act = std::string(c) == "activationTensorLocationSettings";
+    p.push_back(choice(b + "location/storage", "on_chip", {"on_chip", "off_chip"}, "TensorStorage (PopART default OnChip)"));
+    p.push_back(choice(b + "location/loadTileSet", "compute", {"compute", "io"}, "TileSet that streams from/to streaming memory"));
+    p.push_back(choice(b + "location/storageTileSet", "compute", {"compute", "io"}, "TileSet where the tensor lives when on chip"));
+    p.push_back(choice(b + "location/replicatedTensorSharding", "off", {"on", "off"}, act ? "Ignored: activations are never sharded" : "ReplicatedTensorSharding"));
+    p.push_back(text(b + "location/shardingDomain", "all", "RTS domain: all | consecutive:K | none, or 'variable' (popxl: the variable's replica grouping)"));
+    p.push_back(integer(b + "minElementsForOffChip", "", 2, 0, {}, "PopART minElementsForOffChip"));
+    p.push_back(integer(b + "minElementsForReplicatedTensorSharding", "", 8192, 0, {}, "PopART minElementsForReplicatedTensorSharding"));
+  }
+  ParamRegistry::instance().add(p);
+}
+
+}  // namespace ipusim::rt

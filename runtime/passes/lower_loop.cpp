@@ -1,0 +1,137 @@
+// Lowering: the batch-serialised loop (popart_semantics.md E34) and the per-micro-batch
+// activations it loads and stores (see lowerer.hpp).
+#include "runtime/passes/lowerer.hpp"
+#include "runtime/passes/pass_batch_loop.hpp"
+
+namespace ipusim::rt::lower {
+
+int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
+  std::vector<const ModelOp*> body;
+  std::uint64_t temp = 0;
+  for (const ModelOp* o : ops_at(p, v)) {
+    if (o->per_micro_batch && o->pass != Pass::Optimizer) body.push_back(o);
+    temp = std::max(temp, o->temp_bytes);
+  }
+  mem(v, "(working memory)", temp, TileSet::Compute, "temporary");
+  if (body.empty()) return ready.empty() ? -1 : ready.back();
+  const bool preload_acts = s_.activationIOSchedule == IOSchedule::Preload;
+  // The loop moves the per-micro-batch activations; whole-batch ones move at phase level.
+  auto whole = [&](const std::string& t) { return !model_->tensor(t).per_micro_batch; };
+  std::vector<std::string> loads = preload_acts ? std::vector<std::string>{} : activation_loads(p, v);
+  std::vector<std::string> stores = activation_stores(p, v);
+  loads.erase(std::remove_if(loads.begin(), loads.end(), whole), loads.end());
+  stores.erase(std::remove_if(stores.begin(), stores.end(), whole), stores.end());
+  bool io = false;
+  for (const auto& t : loads) io = io || res_.at(t).load == TileSet::Io;
+  for (const auto& t : stores) io = io || res_.at(t).load == TileSet::Io;
+  const Lane act_lane = io ? Lane::Io : Lane::Compute;
+  std::uint64_t load_bytes = 0, store_bytes = 0;
+  for (const auto& t : loads) load_bytes += model_->tensor(t).bytes();
+  for (const auto& t : stores) store_bytes += model_->tensor(t).bytes();
+  const bool overlapped = io && s_.batchSchedule != BatchSchedule::Isomorphic && s_.batchSchedule != BatchSchedule::Scheduler;
+  if (io) mem(v, "(activation IO buffers)", (load_bytes + store_bytes) * (overlapped ? 2 : 1), TileSet::Io, "io_buffer");
+  mem(v, "(activation step buffers)", load_bytes + store_bytes, TileSet::Compute, "activation");
+  // Activations read in this phase but kept live (same IPU) are accounted by live_activations().
+
+  const std::vector<LoopItem> items = batch_loop_order(s_.batchSchedule, static_cast<int>(K_), io, !loads.empty(), !stores.empty());
+  std::vector<int> last_of(items.size(), -1);
+  int last_compute = ready.empty() ? -1 : ready.back();
+  auto transfers = [&](const std::vector<std::string>& ts, bool store, int step) {
+    std::vector<LTransfer> out;
+    for (const auto& t : ts)
+      out.push_back({t + "[" + std::to_string(step) + "]", model_->tensor(t).bytes(), store,
+                     store ? IOSchedule::OnDemand : s_.activationIOSchedule, p});
+    return out;
+  };
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const LoopItem& it = items[i];
+    std::vector<int> deps;
+    for (int d : it.deps) deps.push_back(last_of[d]);
+    const std::string step = "[" + std::to_string(it.step) + "]";
+    switch (it.type) {
+      case LoopItem::Load: {
+        LOp x = exchange(act_lane, v, transfers(loads, false, it.step), "load activations" + step);
+        x.micro_batch = it.step;
+        x.deps = deps;
+        last_of[i] = add(x);
+        break;
+      }
+      case LoopItem::Store: {
+        LOp x = exchange(act_lane, v, transfers(stores, true, it.step), "store activations" + step);
+        x.micro_batch = it.step;
+        x.deps = deps;
+        last_of[i] = add(x);
+        break;
+      }
+      case LoopItem::Exchange: {
+        std::vector<LTransfer> tr = transfers(stores, true, it.step);
+        for (auto& t : transfers(loads, false, it.load_step)) tr.push_back(t);
+        LOp x = exchange(act_lane, v, tr, "exchange: store" + step + " + load[" + std::to_string(it.load_step) + "]");
+        x.micro_batch = it.step;
+        x.deps = deps;
+        last_of[i] = add(x);
+        break;
+      }
+      case LoopItem::CopyIn:
+      case LoopItem::CopyOut: {
+        const bool in = it.type == LoopItem::CopyIn;
+        LOp x = io_copy(v, in ? load_bytes : store_bytes, in, in ? loads : stores, "activations" + step);
+        x.micro_batch = it.step;
+        x.deps = deps;
+        last_of[i] = add(x);
+        break;
+      }
+      case LoopItem::Compute: {
+        bool first = true;
+        for (const ModelOp* o : body) {
+          LOp x = from_model(*o, v, it.step);
+          if (first) {
+            x.deps = deps;
+            if (it.step == 0) x.deps.insert(x.deps.end(), ready.begin(), ready.end());
+            first = false;
+          }
+          last_of[i] = add(x);
+        }
+        last_compute = last_of[i];
+        break;
+      }
+    }
+  }
+  return last_compute;
+}
+
+std::vector<std::string> Lowerer::activation_loads(int p, int v) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const ModelOp* o : ops_at(p, v)) {
+    if (!o->per_micro_batch) continue;
+    for (const std::string& t : o->inputs) {
+      const Tensor& x = model_->tensor(t);
+      if (x.kind != TensorKind::Activation || !res_.at(t).off_chip || seen.count(t)) continue;
+      seen.insert(t);
+      const auto& uses = uses_.at(t);
+      const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+      if (prod == uses.end()) continue;  // an input with no producer: nothing to load
+      if (prod->phase == p || (prod->vg == v && act_kept(x, prod->phase, p))) continue;
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Lowerer::activation_stores(int p, int v) {
+  std::vector<std::string> out;
+  for (const ModelOp* o : ops_at(p, v)) {
+    for (const std::string& t : o->outputs) {
+      const Tensor& x = model_->tensor(t);
+      if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) continue;
+      for (const TensorUse& u : uses_.at(t)) {
+        if (!u.reads || u.phase == p || (u.vg == v && act_kept(x, p, u.phase))) continue;
+        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ipusim::rt::lower

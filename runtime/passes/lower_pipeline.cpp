@@ -1,0 +1,251 @@
+// Pipeline lowering: the cycles of the accumulation loop (fill, main, flush), the IpuCopies
+// between stages, then gradient reduction and the optimizer (see pass_pipeline.hpp).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "collectives/comm_group_spec.hpp"
+#include "runtime/passes/pass_pipeline.hpp"
+
+namespace ipusim::rt {
+namespace {
+
+/// Builds the ops of one program; keeps the shared compute parts of every stage.
+class PipelineLowering {
+ public:
+  PipelineLowering(const PipelinePlan& plan, const SessionOptions& s) : plan_(plan), s_(s), R_(s.replicatedGraphCount) {
+    for (const PipelineStage& st : plan.stages) {
+      fwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.fwd));
+      bwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.bwd));
+    }
+    const LocationSettings& os = s.optimizerState;
+    rts_ = os.location.replicatedTensorSharding && R_ > 1;
+    state_off_chip_ = os.location.storage == Storage::OffChip;
+    if (rts_) {
+      const std::string domain = os.location.shardingDomain == "variable" ? "all" : os.location.shardingDomain;
+      shard_group_ = coll::parse_comm_group_spec(domain).toReplicaGrouping(R_);
+      shard_ = std::max<unsigned>(1, shard_group_->getGroupSize());
+      if (shard_ < R_ && domain.rfind("consecutive:", 0) == 0)
+        complement_ = coll::parse_comm_group_spec("orthogonal:" + domain.substr(12)).toReplicaGrouping(R_);
+      if (shard_ <= 1) rts_ = false;
+    }
+    if (s.weight.location.replicatedTensorSharding && R_ > 1)
+      throw std::invalid_argument("weightTensorLocationSettings: replicated tensor sharding of weights is not modelled with pipelining; shard the optimizer state");
+  }
+
+  Program run() {
+    Program prog;
+    prog.micro_batches = 1;
+    prog.forward_phases = plan_.pipeline_stages();
+    const std::uint64_t cycles = plan_.cycles();
+    for (std::uint32_t step = 0; step < std::max<std::uint32_t>(1, s_.batchesPerStep); ++step) {
+      for (std::uint64_t c = 0; c < cycles; ++c) prog.phases.push_back(cycle(static_cast<int>(c), static_cast<int>(step)));
+      prog.phases.push_back(optimizer(static_cast<int>(cycles), static_cast<int>(step)));
+    }
+    // Memory of the steady state: the first cycle in which every pipeline stage runs (or the
+    // last fill cycle when the loop is too short to fill the pipeline).
+    const std::uint64_t full = std::min<std::uint64_t>(static_cast<std::uint64_t>(plan_.pipeline_stages()) - 1, cycles - 1);
+    prog.phases[full].memory = memory();
+    prog.phases.back().memory.resize(static_cast<std::size_t>(plan_.virtual_graphs));
+    if (state_off_chip_)
+      for (const StageOptimizer& so : plan_.optimizers) prog.remote_buffers.push_back({"optimizer_state", so.vg, so.state_bytes / shard_, -1, -1});
+    prog.total_phases = static_cast<int>(prog.phases.size());
+    return prog;
+  }
+
+ private:
+  /// Micro-batch that pipeline stage p runs in cycle c (-1 if none).
+  int micro_batch(int p, int c) const {
+    const int i = c - p;
+    return i >= 0 && i < static_cast<int>(plan_.micro_batches) ? i : -1;
+  }
+
+  LPhase cycle(int c, int step) {
+    LPhase ph;
+    ph.index = c;
+    ph.repetition = step;
+    ph.memory.resize(static_cast<std::size_t>(plan_.virtual_graphs));
+    const int S = static_cast<int>(plan_.stages.size());
+    std::vector<int> compute_ops;
+    std::map<int, int> last_on_vg;
+    auto add_compute = [&](const PipelineStage& st, bool forward, int mb) {
+      LOp op;
+      op.kind = LKind::Compute;
+      op.lane = Lane::Compute;
+      op.vg = st.vg;
+      op.micro_batch = mb;
+      op.parts = forward ? fwd_[static_cast<std::size_t>(st.stage)] : bwd_[static_cast<std::size_t>(st.stage)];
+      for (const ComputePart& p : *op.parts) {
+        op.flops += p.flops;
+        op.mem_bytes += p.bytes;
+      }
+      op.role = forward ? "pipeline_forward" : "pipeline_backward";
+      op.label = "stage " + std::to_string(st.stage) + (forward ? " forward" : " backward") + " mb " + std::to_string(mb);
+      auto it = last_on_vg.find(st.vg);
+      if (it != last_on_vg.end()) op.deps = {it->second};
+      ph.ops.push_back(std::move(op));
+      const int idx = static_cast<int>(ph.ops.size()) - 1;
+      last_on_vg[st.vg] = idx;
+      compute_ops.push_back(idx);
+    };
+    // Pipeline stages in order: forward stage p, then backward stages (p >= S-1).
+    for (int p = 0; p < plan_.pipeline_stages(); ++p) {
+      const int mb = micro_batch(p, c);
+      if (mb < 0) continue;
+      if (p < S) {
+        const PipelineStage& st = plan_.stages[static_cast<std::size_t>(p)];
+        if (st.host_bytes_per_mb > 0) {
+          LOp h;
+          h.kind = LKind::Host;
+          h.lane = Lane::Io;  // host input overlaps compute (streamed ahead by the data loader)
+          h.vg = st.vg;
+          h.bytes = st.host_bytes_per_mb;
+          h.to_compute = true;
+          h.micro_batch = mb;
+          h.role = "host_input";
+          h.label = "host input stage " + std::to_string(p) + " mb " + std::to_string(mb);
+          ph.ops.push_back(std::move(h));
+        }
+        add_compute(st, true, mb);
+      }
+      if (plan_.training && p >= S - 1) add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
+    }
+    // IpuCopies after every IPU's compute (PopART: one inter-IPU copy program per cycle),
+    // merged per (source, destination) IPU.
+    std::map<std::pair<int, int>, LOp> copies;
+    for (const StageCopy& cp : plan_.copies) {
+      const PipelineStage& from = plan_.stages[static_cast<std::size_t>(cp.from_stage)];
+      const PipelineStage& to = plan_.stages[static_cast<std::size_t>(cp.to_stage)];
+      if (from.vg == to.vg) continue;
+      const int p = cp.backward ? plan_.backward_stage(cp.from_stage) : cp.from_stage;
+      if (micro_batch(p, c) < 0) continue;
+      LOp& op = copies[{from.vg, to.vg}];
+      op.kind = LKind::IpuCopy;
+      op.lane = Lane::Compute;
+      op.vg = from.vg;
+      op.dst_vg = to.vg;
+      op.bytes += cp.bytes;
+      op.tensors.push_back(cp.tensor);
+      op.role = "ipu_copy";
+      op.label = "IpuCopy vg" + std::to_string(from.vg) + "->vg" + std::to_string(to.vg);
+    }
+    for (auto& [key, op] : copies) {
+      op.deps = compute_ops;
+      ph.ops.push_back(std::move(op));
+    }
+    return ph;
+  }
+
+  LOp collective(coll::CollectiveOp cop, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
+                 const std::string& role) const {
+    LOp o;
+    o.kind = LKind::Collective;
+    o.lane = Lane::Compute;
+    o.vg = vg;
+    o.cop = cop;
+    o.group = g;
+    o.elements = elements;
+    o.dtype = dt;
+    o.bytes = elements * dtype_bytes(dt);
+    o.role = role;
+    o.label = coll::to_string(cop) + " " + role;
+    return o;
+  }
+
+  LOp exchange(int vg, std::uint64_t bytes, bool store) const {
+    LOp o;
+    o.kind = LKind::RemoteExchange;
+    o.lane = Lane::Compute;
+    o.vg = vg;
+    o.bytes = bytes;
+    LTransfer t;
+    t.tensor = "optimizer_state";
+    t.bytes = bytes;
+    t.store = store;
+    o.transfers = {t};
+    o.role = store ? "store optimizer state" : "load optimizer state";
+    o.label = o.role;
+    return o;
+  }
+
+  /// Gradient reduction and the optimizer of every virtual graph (ops chained per vg).
+  LPhase optimizer(int index, int step) {
+    LPhase ph;
+    ph.index = index;
+    ph.repetition = step;
+    ph.memory.resize(static_cast<std::size_t>(plan_.virtual_graphs));
+    for (const StageOptimizer& so : plan_.optimizers) {
+      std::vector<LOp> chain;
+      const std::uint64_t n = so.weight_elements, shard_n = (n + shard_ - 1) / shard_;
+      if (R_ > 1) {
+        if (rts_) {
+          chain.push_back(collective(coll::CollectiveOp::ReduceScatter, *shard_group_, n, so.weight_dtype, so.vg, "gradient reduce-scatter"));
+          if (complement_)
+            chain.push_back(collective(coll::CollectiveOp::AllReduce, *complement_, shard_n, so.weight_dtype, so.vg, "complementary gradient all-reduce"));
+        } else {
+          chain.push_back(collective(coll::CollectiveOp::AllReduce, coll::parse_comm_group_spec("all").toReplicaGrouping(R_), n, so.weight_dtype,
+                                     so.vg, "gradient all-reduce"));
+        }
+      }
+      const double frac = rts_ ? 1.0 / static_cast<double>(shard_) : 1.0;
+      if (state_off_chip_ && so.state_bytes > 0) chain.push_back(exchange(so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), false));
+      LOp u;
+      u.kind = LKind::Compute;
+      u.lane = Lane::Compute;
+      u.vg = so.vg;
+      u.unit = ComputeUnit::Vector;
+      u.op_class = OpClass::Optimizer;
+      u.dtype = so.state_dtype;
+      u.flops = so.update_flops * frac;
+      u.mem_bytes = static_cast<std::uint64_t>(static_cast<double>(so.update_bytes) * frac);
+      u.role = "optimizer";
+      u.label = "optimizer update";
+      chain.push_back(u);
+      if (state_off_chip_ && so.state_bytes > 0) chain.push_back(exchange(so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), true));
+      if (rts_) chain.push_back(collective(coll::CollectiveOp::AllGather, *shard_group_, shard_n, so.weight_dtype, so.vg, "gather updated weights"));
+      int prev = -1;
+      for (LOp& op : chain) {
+        if (prev >= 0) op.deps = {prev};
+        ph.ops.push_back(std::move(op));
+        prev = static_cast<int>(ph.ops.size()) - 1;
+      }
+    }
+    return ph;
+  }
+
+  /// SRAM of each virtual graph in the steady state.
+  std::vector<std::vector<MemoryItem>> memory() const {
+    std::vector<std::vector<MemoryItem>> mem(static_cast<std::size_t>(plan_.virtual_graphs));
+    auto add = [&](int vg, const std::string& t, std::uint64_t bytes, const std::string& what) {
+      if (bytes > 0) mem[static_cast<std::size_t>(vg)].push_back({t, bytes, TileSet::Compute, what});
+    };
+    for (const StageOptimizer& so : plan_.optimizers) {
+      add(so.vg, "weights", so.weight_bytes, "weight");
+      if (plan_.micro_batches > 1) add(so.vg, "accumulators", so.accumulator_bytes, "accumulator");
+      if (!state_off_chip_) add(so.vg, "optimizer_state", so.state_bytes / shard_, "optimizer_state");
+    }
+    for (const PipelineStage& st : plan_.stages) {
+      const std::string n = "stage" + std::to_string(st.stage);
+      add(st.vg, n + "/stash", st.stash_bytes_per_mb * static_cast<std::uint64_t>(st.in_flight), "stash");
+      add(st.vg, n + "/recomputation", st.recompute_buffer_bytes, "recomputation");
+      add(st.vg, n + "/temporary", st.temp_bytes, "temporary");
+      add(st.vg, n + "/ipu_copy_in", st.input_bytes_per_mb, "io_buffer");
+    }
+    return mem;
+  }
+
+  const PipelinePlan& plan_;
+  const SessionOptions& s_;
+  std::uint32_t R_;
+  bool rts_ = false, state_off_chip_ = false;
+  unsigned shard_ = 1;
+  std::optional<coll::ReplicaGrouping> shard_group_, complement_;
+  std::vector<std::shared_ptr<const std::vector<ComputePart>>> fwd_, bwd_;
+};
+
+}  // namespace
+
+Program lower_pipeline(const PipelinePlan& plan, const SessionOptions& session) { return PipelineLowering(plan, session).run(); }
+
+}  // namespace ipusim::rt

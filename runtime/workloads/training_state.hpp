@@ -1,0 +1,57 @@
+#pragma once
+// Internal: everything a training run builds before simulating (model, session, lowered
+// program, memory), shared by the workload and its report functions.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/exec/executor.hpp"
+#include "runtime/ir/ir_model.hpp"
+#include "runtime/passes/memory_accounting.hpp"
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_phases.hpp"
+#include "runtime/passes/pass_pipeline.hpp"
+#include "runtime/ir/program.hpp"
+#include "runtime/ir/training_session.hpp"
+#include "sim/json.hpp"
+
+namespace ipusim {
+class System;
+}
+
+namespace ipusim::rt {
+
+/// The lowered step and its static facts.
+struct TrainingState {
+  std::string generator;
+  Model model;
+  SessionOptions session;
+  PhaseLayout layout;
+  std::map<std::string, ResolvedTensor> resolved;
+  Program program;
+  MemoryReport memory;
+  std::string on_overflow;
+  std::uint32_t list_micro_batches = 2;
+  bool pipelined = false;          ///< lowered by lower_pipeline (pipelined or plain accumulation loop)
+  PipelinePlan plan;               ///< when pipelined
+  double sequences_per_sample = 1; ///< packed data: sequences per sample
+  std::uint64_t micro_batch = 1;   ///< samples per micro-batch
+};
+
+/// results() of a pipelined / accumulation-loop run: step, stages (busy vs idle), IpuCopy
+/// traffic, collectives after the loop by tier, throughput.
+Json pipeline_results(const TrainingState& st, const Executor& ex, const System& system);
+/// Readable summary lines of a pipelined / accumulation-loop run.
+std::string pipeline_summary(const TrainingState& st, const Executor& ex);
+
+/// results(): step time, phases with their ordered ops, RTS and memory details.
+Json training_results(const TrainingState& st, const Executor& ex, const System& system);
+/// breakdown_ns(): busy intervals swept by priority (compute > exchange > gw_link >
+/// ipu_link > streaming_memory > host_io > sync), the rest idle; sums to the step time.
+Json training_breakdown(const Executor& ex);
+/// memory(): numeric leaves (max_tile_bytes, per_ipu_bytes, streaming_memory_per_machine_bytes, ...).
+Json training_memory(const TrainingState& st);
+/// Readable summary lines.
+std::string training_summary(const TrainingState& st, const Executor& ex);
+
+}  // namespace ipusim::rt

@@ -1,0 +1,255 @@
+// The training workload: read the model and session, lower, account memory, elaborate the
+// executor; report afterwards.
+#include "runtime/workloads/training_workload.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "models/param_spec_helpers.hpp"
+#include "models/system.hpp"
+#include "runtime/ir/ir_json.hpp"
+#include "runtime/exec/link_utilisation.hpp"
+#include "runtime/generators/model_gen.hpp"
+#include "runtime/generators/model_gen_cnn.hpp"
+#include "runtime/passes/pass_lower.hpp"
+#include "runtime/passes/pass_pipeline.hpp"
+#include "runtime/workloads/training_state.hpp"
+#include "sim/errors.hpp"
+#include "sim/params.hpp"
+
+namespace ipusim {
+namespace {
+
+using namespace rt;
+
+class TrainingWorkload : public Workload {
+ public:
+  TrainingWorkload(System& system, std::unique_ptr<TrainingState> st, ExecutorOptions opt)
+      : system_(system), st_(std::move(st)),
+        ex_(std::make_unique<Executor>("training", system, st_->program, st_->session.replicatedGraphCount,
+                                       st_->session.ipusPerReplica, opt)) {}
+  bool finished() const override { return ex_->done(); }
+  double total_time_ns() const override { return ex_->end_ns(); }
+  Json breakdown_ns() const override { return training_breakdown(*ex_); }
+  Json utilisation() const override { return link_utilisation(system_, ex_->end_ns()); }
+  Json memory() const override { return training_memory(*st_); }
+  Json results() const override {
+    return st_->pipelined ? pipeline_results(*st_, *ex_, system_) : training_results(*st_, *ex_, system_);
+  }
+  std::string failure() const override { return ex_->failure(); }
+  std::string summary() const override { return st_->pipelined ? pipeline_summary(*st_, *ex_) : training_summary(*st_, *ex_); }
+
+ private:
+  System& system_;
+  std::unique_ptr<TrainingState> st_;
+  std::unique_ptr<Executor> ex_;
+};
+
+DType read_dtype(ConfigNode& n, const std::string& key) { return parse_ir_dtype(n.get_enum(key)); }
+
+Model build_model(ConfigNode& node, TrainingState& st) {
+  st.generator = node.get_enum("generator");
+  OptimizerSpec opt;
+  {
+    ConfigNode o = node.child("optimizer");
+    opt.type = o.get_enum("type");
+    opt.state_dtype = read_dtype(o, "state_dtype");
+    o.finish();
+    opt.accumulate = st.session.batchSerializationFactor * st.session.accumulationFactor > 1;
+  }
+  if (st.generator == "mlp") {
+    ConfigNode g = node.child("mlp");
+    MlpSpec s;
+    const Json sizes = g.get_json("layer_sizes");
+    if (!sizes.is_array() || sizes.size() < 2) g.fail("layer_sizes", "expected at least two positive layer sizes");
+    s.layer_sizes.clear();
+    for (const Json& v : sizes) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) g.fail("layer_sizes", "expected positive integers, got " + v.dump());
+      s.layer_sizes.push_back(v.get<std::int64_t>());
+    }
+    s.micro_batch = g.get_int("micro_batch");
+    st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    s.dtype = read_dtype(g, "dtype");
+    s.optimizer = opt;
+    g.finish();
+    return generate_mlp(s);
+  }
+  if (st.generator == "transformer") {
+    ConfigNode g = node.child("transformer");
+    TransformerSpec s;
+    s.layers = g.get_int("layers");
+    s.hidden = g.get_int("hidden");
+    s.heads = g.get_int("heads");
+    s.sequence_length = g.get_int("sequence_length");
+    s.vocab = g.get_int("vocab");
+    s.micro_batch = g.get_int("micro_batch");
+    st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    s.dtype = read_dtype(g, "dtype");
+    s.layers_per_phase = g.get_int("layers_per_phase");
+    s.tensor_parallel = g.get_int("tensor_parallel");
+    s.activation_shards = g.get_int("activation_shards");
+    s.attention_serialisation = g.get_int("attention_serialisation");
+    s.head_tokens = g.get_int("head_tokens");
+    s.ffn_factor = g.get_int("ffn_factor");
+    s.recompute = g.get_bool("recompute");
+    s.head = g.get_enum("head");
+    s.max_sequences_per_pack = g.get_int("max_sequences_per_pack");
+    s.sequences_per_pack = g.get_double("sequences_per_pack");
+    const Json lpi = g.get_json("layers_per_ipu");
+    if (!lpi.is_null()) {
+      if (!lpi.is_array()) g.fail("layers_per_ipu", "expected a list of layer counts per IPU, e.g. [3, 7, 7, 7]");
+      for (const Json& v : lpi) {
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0) g.fail("layers_per_ipu", "expected non-negative integers, got " + v.dump());
+        s.layers_per_ipu.push_back(v.get<std::int64_t>());
+      }
+    }
+    s.embedding_ipu = g.get_int("embedding_ipu");
+    s.head_ipu = g.get_int("head_ipu");
+    s.optimizer = opt;
+    g.finish();
+    st.sequences_per_sample = s.sequences_per_pack;
+    const std::int64_t ipr = st.session.ipusPerReplica;
+    if (st.session.enablePipelining && st.session.virtualGraphMode == VirtualGraphMode::Auto) {
+      // virtualGraphMode auto: the embedding and heads on IPU 0, layers split evenly (earlier IPUs take the remainder last).
+      s.layers_per_ipu.assign(static_cast<std::size_t>(ipr), s.layers / ipr);
+      for (std::int64_t i = 0; i < s.layers % ipr; ++i) s.layers_per_ipu[static_cast<std::size_t>(ipr - 1 - i)] += 1;
+    }
+    if (st.session.enablePipelining && s.layers_per_ipu.empty())
+      g.fail("layers_per_ipu", "enablePipelining with virtualGraphMode manual needs layers_per_ipu (encoder layers per IPU, e.g. [3, 7, 7, 7])");
+    if (!s.layers_per_ipu.empty() && !st.session.enablePipelining)
+      g.fail("layers_per_ipu", "layers_per_ipu places layers on pipeline stages: set /workload/session/enablePipelining = true");
+    if (!s.layers_per_ipu.empty() && static_cast<std::int64_t>(s.layers_per_ipu.size()) != ipr)
+      g.fail("layers_per_ipu", "has " + std::to_string(s.layers_per_ipu.size()) + " entries but ipusPerReplica is " + std::to_string(ipr) +
+                                   " (one entry per IPU of the pipeline)");
+    try {
+      return generate_transformer(s, st.session.replicatedGraphCount);
+    } catch (const std::invalid_argument& e) {
+      g.fail("tensor_parallel", e.what());
+    }
+  }
+  if (st.generator == "cnn") {
+    ConfigNode g = node.child("cnn");
+    CnnSpec s = read_cnn_spec(g);
+    st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    s.optimizer = opt;
+    try {
+      Model cnn = generate_cnn(s);
+      cnn.phased = false;
+      return cnn;
+    } catch (const std::invalid_argument& e) {
+      g.fail("image_size", e.what());
+    }
+  }
+  Model m = read_explicit_model(node);
+  return m;
+}
+
+}  // namespace
+
+void register_training_params() {
+  using namespace ipusim::spec;
+  register_session_params();
+  register_ir_json_params();
+  register_cnn_params();
+  const std::string m = "/workload/model/", t = m + "transformer/", p = m + "mlp/";
+  ParamRegistry::instance().add({
+      choice(m + "generator", "transformer", {"transformer", "mlp", "cnn", "explicit"}, "Model source: a generator or explicit tensors/ops"),
+      choice(m + "optimizer/type", "adam", {"sgd", "adam", "lamb", "lars"}, "Optimizer (state tensors and update flops)"),
+      choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"}, "Optimizer state dtype (PopXL apps: float32)"),
+      integer(t + "layers", "", 24, 1, 100000, "Transformer layers"),
+      integer(t + "hidden", "", 1024, 1, {}, "Hidden size"),
+      integer(t + "heads", "", 16, 1, {}, "Attention heads"),
+      integer(t + "sequence_length", "", 128, 1, {}, "Sequence length"),
+      integer(t + "vocab", "", 30522, 1, {}, "Vocabulary size"),
+      integer(t + "micro_batch", "", 8, 1, {}, "Micro-batch size (per batch-serialisation step)"),
+      choice(t + "dtype", "float16", {"float16", "float32"}, "Weights and activations dtype"),
+      integer(t + "layers_per_phase", "", 1, 1, {}, "Layers per forward phase (PopXL apps 1, PopART legacy BERT 3)"),
+      integer(t + "tensor_parallel", "", 1, 1, {}, "Tensor-parallel degree: weights split over consecutive replica groups of this size"),
+      integer(t + "activation_shards", "", 1, 1, {}, "Activations split this many ways (2-D tensor parallel: TP2); ASSUMPTION"),
+      integer(t + "attention_serialisation", "", 1, 1, {}, "Divides the attention working memory"),
+      integer(t + "head_tokens", "", 0, 0, {}, "Tokens projected to the vocabulary by the head (0 = sequence_length; BERT MLM: masked tokens)"),
+      integer(t + "ffn_factor", "", 4, 1, {}, "Feed-forward intermediate size / hidden"),
+      flag(t + "recompute", true, "Phased execution: backward recomputes the forward (backward = 3x forward flops); pipelines use /workload/session/autoRecomputation"),
+      choice(t + "head", "lm", {"lm", "mlm_nsp"}, "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied to the word embedding, NSP)"),
+      integer(t + "max_sequences_per_pack", "", 1, 1, 64, "Packed sequences: at most this many sequences per sample (NSP head runs per sequence); MLPerf BERT on IPUs: 3"),
+      real(t + "sequences_per_pack", "", 1.0, 1.0, 64.0, "Packed sequences: average sequences per sample (reported as sequences_per_sample); MLPerf BERT on IPUs: about 2"),
+      raw(t + "layers_per_ipu", Json(), "Pipelining: encoder layers per IPU, one entry per IPU of the replica, e.g. [3, 7, 7, 7] or [0, 3, 3, 3, 3, 4, 4, 4]"),
+      integer(t + "embedding_ipu", "", 0, 0, 63, "Pipelining: IPU of the embedding (pipeline stage of that IPU)"),
+      integer(t + "head_ipu", "", -1, -1, 63, "Pipelining: IPU of the heads (-1 = the embedding's IPU: the MLM decoder is tied to the word embedding, so the heads form a last pipeline stage there)"),
+      raw(p + "layer_sizes", Json::array({784, 512, 512, 512, 10}), "MLP layer widths (W13: 784 512 512 512 10)"),
+      integer(p + "micro_batch", "", 8, 1, {}, "Micro-batch size"),
+      choice(p + "dtype", "float32", {"float16", "float32"}, "Weights and activations dtype"),
+      choice("/workload/memory/on_overflow", "warn", {"warn", "error"}, "SRAM overflow: warn (report it) or error (exit 2)"),
+      integer("/workload/memory/code_bytes_per_tile", "B", 0, 0, {}, "SRAM per tile reserved for code and control (ASSUMPTION: set per preset)"),
+      flag("/workload/executor/collective_cache", true, "Replay the measured time of an identical collective instead of re-simulating it"),
+      choice("/workload/executor/simulate_replicas", "all", {"all", "first_machine"}, "Remote/host IO on all IPUs, or on the first machine's IPUs only (identical machines)"),
+      integer("/workload/report/list_micro_batches", "", 2, 0, {}, "List loop ops of the first N batch-serialisation steps per phase"),
+  });
+}
+
+std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node) {
+  auto st = std::make_unique<TrainingState>();
+  node.mark_used("kind");
+  st->session = read_session(node.child("session"), system.num_ipus(), system.ild_size_ipus());
+  const ChipParams& chip = system.chip();
+  if (st->session.numIOTiles >= chip.tiles) {
+    throw ConfigError("/workload/session/numIOTiles: " + std::to_string(st->session.numIOTiles) + " IO tiles leave no compute tiles on a " +
+                      std::to_string(chip.tiles) + "-tile IPU");
+  }
+  ConfigNode model_node = node.child("model");
+  st->model = build_model(model_node, *st);
+  model_node.finish();
+  st->pipelined = uses_pipeline_lowering(st->model, st->session);
+  if (st->pipelined) {
+    try {
+      st->plan = plan_pipeline(st->model, st->session);
+      st->program = lower_pipeline(st->plan, st->session);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("/workload/session: " + std::string(e.what()));
+    }
+  } else {
+    if (st->session.batchesPerStep != 1) throw ConfigError("/workload/session/batchesPerStep: phased execution runs one step (batchesPerStep 1)");
+    try {
+      st->layout = assign_phases(st->model, st->session.stages, st->session.phases, static_cast<int>(st->session.ipusPerReplica));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("/workload/model: " + std::string(e.what()));
+    }
+    try {
+      st->resolved = resolve_locations(st->model, st->session);
+      st->program = lower_program(st->model, st->layout, st->resolved, st->session);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("/workload/session: " + std::string(e.what()));
+    }
+  }
+  ConfigNode mem = node.child("memory");
+  st->on_overflow = mem.get_enum("on_overflow");
+  MemoryParams mp;
+  mp.tiles = chip.tiles;
+  mp.io_tiles = st->session.numIOTiles;
+  mp.sram_per_tile_bytes = chip.sram_per_tile_bytes;
+  mp.code_bytes_per_tile = mem.get_uint("code_bytes_per_tile");
+  mp.ipus_per_machine = system.ipus_per_machine();
+  mp.ipus_per_replica = st->session.ipusPerReplica;
+  mp.replicas = st->session.replicatedGraphCount;
+  mem.finish();
+  st->memory = account_memory(st->program, mp);
+  if (!st->memory.fits) {
+    if (st->on_overflow == "error") throw ConfigError("/workload/memory/on_overflow=error: the model does not fit in SRAM: " + st->memory.overflow);
+    spdlog::warn("the model does not fit in SRAM: {}", st->memory.overflow);
+  }
+  // Remote buffers must fit in every machine's streaming memory (ConfigError otherwise).
+  for (std::uint32_t mc = 0; mc < system.num_machines(); ++mc)
+    system.gateway(mc).memory().allocate("training.remote_buffers", st->memory.streaming_memory_per_machine_bytes);
+  ConfigNode exn = node.child("executor");
+  ExecutorOptions opt;
+  opt.num_io_tiles = st->session.numIOTiles;
+  opt.collective_cache = exn.get_bool("collective_cache");
+  opt.first_machine_only = exn.get_enum("simulate_replicas") == "first_machine";
+  exn.finish();
+  ConfigNode rep = node.child("report");
+  st->list_micro_batches = static_cast<std::uint32_t>(rep.get_uint("list_micro_batches"));
+  rep.finish();
+  node.finish();
+  return std::make_unique<TrainingWorkload>(system, std::move(st), opt);
+}
+
+}  // namespace ipusim
