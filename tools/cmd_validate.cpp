@@ -1,77 +1,109 @@
-// `ipusim validate [REFERENCE.json ...]`: simulates published measurements and reports the
-// relative error of each, and their geometric mean; fails when a case exceeds its tolerance.
+// `ipusim validate [CASES...]`: simulates every case (configs/validation/cases by default)
+// and reports three sections — prediction errors (the headline), calibration fit quality,
+// consistency checks — and, with --cross-validate, leave-one-out predictions of the
+// calibration cases. Exit 1 when a case is outside its tolerance.
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "sim/errors.hpp"
+#include "tools/calibration/case_file.hpp"
+#include "tools/calibration/case_runner.hpp"
+#include "tools/calibration/fit.hpp"
+#include "tools/calibration/param_space.hpp"
+#include "tools/calibration/validate_sections.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/regress_junit.hpp"
 #include "tools/subprocess.hpp"
-#include "tools/sweep_input.hpp"
 #include "tools/sweep_jobs.hpp"
 #include "tools/sweep_progress.hpp"
-#include "tools/sweep_table.hpp"
-#include "tools/validate_reference.hpp"
 
 namespace ipusim::cli {
-namespace fs = std::filesystem;
 
 namespace {
 
 const char* kValidateHelp = R"HELP(
-Without arguments, uses every *.json file in configs/validation/ (found in the working
-directory, $IPUSIM_SOURCE_DIR or the source tree). Simulated value = metric × scale.
-Error = (simulated − measured) / |measured|; the summary gives the geometric mean of
-(1 + |error|) minus 1. Exit code: 0 all within tolerance, 1 otherwise, 2 bad input.
+Without arguments, uses every *.json case file in configs/validation/cases/ (found in the
+working directory, $IPUSIM_SOURCE_DIR or the source tree). A case file:
+  {"name", "role": "calibration"|"prediction"|"consistency", "config" (relative to the
+   case file), "set": ["k=v", ...], "report_path": "/pointer/in/report.json",
+   "measured": {"value", "unit"}, "scale", "tolerance_pct", "source", "notes"}
+Simulated value = report value x scale. Error = (simulated - measured) / |measured|; a
+mean error is the geometric mean of (1 + |error|) minus 1. The headline is the mean over
+PREDICTION cases only; calibration cases show the fit quality, consistency cases check
+that datasheet values are reproduced. --cross-validate refits --params without each
+calibration case in turn (as ipusim calibrate) and predicts it.
+Exit code: 0 all within tolerance, 1 otherwise (or a case did not run), 2 bad input.
 )HELP";
 
-/// The measurement files to use: the arguments, or configs/validation/*.json.
-std::vector<std::string> reference_files(const std::vector<std::string>& given) {
-  if (!given.empty()) return given;
-  const std::string dir = locate_source_file("configs/validation");
-  if (dir.empty()) throw ConfigError("validate: no reference files given and configs/validation/ not found");
-  std::vector<std::string> files = reference_files_in(dir);
-  if (files.empty()) throw ConfigError("validate: no *.json reference files in " + dir);
-  return files;
-}
-
-/// A number with 4 significant digits, for measured and simulated values.
-std::string sig4(double v) {
-  if (!std::isfinite(v)) return fixed(v, 0);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+/// Leave-one-out: fit the parameters on the other calibration cases, predict this one.
+std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                                               CaseRunner& runner, const FitOptions& options, bool verbose) {
+  const std::vector<CaseSpec> calibration = cases_with_role(cases, CaseRole::Calibration);
+  if (calibration.size() < 2) {
+    throw ConfigError("--cross-validate: needs at least 2 calibration cases, found " +
+                      std::to_string(calibration.size()));
+  }
+  std::vector<CrossValidationRow> rows;
+  for (std::size_t i = 0; i < calibration.size(); ++i) {
+    std::vector<CaseSpec> others;
+    for (std::size_t j = 0; j < calibration.size(); ++j) {
+      if (j != i) others.push_back(calibration[j]);
+    }
+    if (verbose) std::cerr << "cross-validation " << (i + 1) << "/" << calibration.size() << ": fitting without "
+                           << calibration[i].name << "\n";
+    const FitResult fit = fit_parameters(others, params, runner, options);
+    std::vector<double> values;
+    for (const auto& p : fit.params) values.push_back(p.value);
+    CrossValidationRow row;
+    row.spec = calibration[i];
+    row.fitted = fit.params;
+    row.predicted = runner.evaluate({calibration[i]}, param_sets(params, values))[0];
+    row.error = relative_error_of(row.predicted, row.spec);
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 }  // namespace
 
 int cmd_validate(const Args& args) {
   namespace po = boost::program_options;
-  po::options_description opts("ipusim validate [REFERENCE.json ...] [options]");
+  po::options_description opts("ipusim validate [CASES_DIR_OR_FILES ...] [options]");
   opts.add_options()("help", "show this help")(
-      "reference", po::value<std::vector<std::string>>(), "reference files (default configs/validation/*.json)")(
+      "cases", po::value<std::vector<std::string>>(), "case files or folders (default configs/validation/cases)")(
+      "cross-validate", "leave-one-out cross-validation of the calibration cases (needs --params)")(
+      "params", po::value<std::string>(), "parameters refitted by --cross-validate (comma-separated registry paths)")(
+      "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations per cross-validation fit")(
+      "junit", po::value<std::string>(), "also write JUnit XML to this file")(
+      "json", "print the results as JSON instead of tables")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
       "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
       "work", po::value<std::string>(), "keep each case's run outputs in this folder (default: a temp folder)")(
       "quiet,q", "no progress line");
   po::positional_options_description positional;
-  positional.add("reference", -1);
+  positional.add("cases", -1);
   const auto vm = parse_options(opts, positional, args);
   if (vm.count("help")) {
     std::cout << opts << kValidateHelp;
     return 0;
   }
-  const std::vector<std::string> extra_sets =
-      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  std::vector<ValidationCase> cases;
-  for (const auto& file : reference_files(vm.count("reference") ? vm["reference"].as<std::vector<std::string>>()
-                                                                  : std::vector<std::string>{})) {
-    for (auto& c : load_reference(file)) cases.push_back(std::move(c));
+  std::vector<std::string> inputs =
+      vm.count("cases") ? vm["cases"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (inputs.empty()) {
+    const std::string dir = default_cases_dir();
+    if (dir.empty()) throw ConfigError("validate: no case files given and configs/validation/cases/ not found");
+    inputs.push_back(dir);
   }
-  if (cases.empty()) throw ConfigError("validate: the reference files hold no cases");
+  const std::vector<CaseSpec> cases = load_cases(inputs);
+  if (cases.empty()) throw ConfigError("validate: the case files hold no cases");
+  std::vector<FitParam> params;
+  if (vm.count("cross-validate")) {
+    if (!vm.count("params")) throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
+    params = resolve_fit_params(vm["params"].as<std::string>());
+  }
 
   std::unique_ptr<TempDir> temp;
   std::string work;
@@ -81,55 +113,40 @@ int cmd_validate(const Args& args) {
     temp = std::make_unique<TempDir>("ipusim_validate_");
     work = temp->path();
   }
-  std::vector<RunJob> jobs;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    std::vector<std::string> sets = cases[i].sets;
-    sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
-    // The index keeps folders apart when two reference files reuse a case name.
-    jobs.push_back({cases[i].config, sets, (fs::path(work) / (std::to_string(i) + "_" + safe_name(cases[i].name))).string()});
+  const bool verbose = vm.count("quiet") == 0;
+  CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
+                    vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, "");
+  std::vector<CaseOutcome> outcomes;
+  {
+    Progress progress(cases.size(), 0, verbose);
+    runner.on_run([&](bool failed) { progress.finished(failed); });
+    const std::vector<CaseValue> values = runner.evaluate(cases, {});
+    progress.close();
+    runner.on_run(nullptr);
+    for (std::size_t i = 0; i < cases.size(); ++i) outcomes.push_back(judge_case(cases[i], values[i]));
   }
-  std::vector<RunOutcome> outcomes(cases.size());
-  Progress progress(cases.size(), 0, vm.count("quiet") == 0);
-  run_jobs(jobs, std::max(1u, vm["jobs"].as<unsigned>()), [&](std::size_t i, const RunOutcome& o) {
-    outcomes[i] = o;
-    progress.finished(!o.ok);
-  });
-  progress.close();
-
-  std::vector<std::vector<std::string>> rows;
-  std::vector<double> errors;
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const ValidationCase& c = cases[i];
-    std::vector<std::string> row = {c.name, sig4(c.value)};
-    const Json* metric = outcomes[i].ok ? find_pointer(outcomes[i].report, c.metric) : nullptr;
-    if (!outcomes[i].ok || !metric || !metric->is_number()) {
-      ++failed;
-      const std::string why = !outcomes[i].ok ? outcomes[i].error
-                                              : (metric ? c.metric + " is not a number" : c.metric + " not in the report");
-      row.insert(row.end(), {"", c.unit, "", fixed(c.tolerance_pct, 1), "ERROR: " + why});
-      rows.push_back(row);
-      continue;
-    }
-    const double simulated = metric->get<double>() * c.scale;
-    const double error = relative_error(simulated, c.value);
-    errors.push_back(error);
-    const bool pass = std::fabs(error) * 100.0 <= c.tolerance_pct;
-    if (!pass) ++failed;
-    row.insert(row.end(), {sig4(simulated), c.unit, fixed(error * 100.0, 2), fixed(c.tolerance_pct, 1),
-                           pass ? "PASS" : "FAIL"});
-    rows.push_back(row);
+  std::vector<CrossValidationRow> cross;
+  if (vm.count("cross-validate")) {
+    FitOptions options;
+    options.max_evals = vm["max-evals"].as<unsigned>();
+    cross = cross_validate(cases, params, runner, options, verbose);
   }
-  std::cout << format_table({"case", "measured", "simulated", "unit", "error %", "tol %", "result"}, rows);
-  std::cout << "\n" << cases.size() << " cases: " << (cases.size() - failed) << " within tolerance, " << failed
-            << " not; geometric-mean error " << fixed(geometric_mean_error(errors) * 100.0, 2) << " % over "
-            << errors.size() << " simulated cases\n";
-  std::cout << "\ncases:\n";
-  for (const auto& c : cases) {
-    std::cout << "  " << c.name << ": " << c.quantity << (c.conditions.empty() ? "" : "; " + c.conditions) << "\n"
-              << "    source: " << c.source << "\n";
+  const std::vector<CrossValidationRow>* cross_ptr = vm.count("cross-validate") ? &cross : nullptr;
+  if (vm.count("json")) {
+    std::cout << validation_json(outcomes, cross_ptr).dump(2) << "\n";
+  } else {
+    std::cout << validation_text(outcomes, cross_ptr);
   }
-  return failed > 0 ? 1 : 0;
+  if (vm.count("junit")) {
+    const std::string file = vm["junit"].as<std::string>();
+    std::ofstream out(file, std::ios::trunc);
+    out << junit_xml("ipusim.validate", validation_junit(outcomes));
+    if (!out) throw ConfigError("--junit: cannot write " + file);
+  }
+  for (const auto& o : outcomes) {
+    if (!o.pass) return 1;
+  }
+  return 0;
 }
 
 }  // namespace ipusim::cli

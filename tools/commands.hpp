@@ -18,5 +18,6 @@ int cmd_cbr(const Args& args);
 int cmd_sweep(const Args& args);
 int cmd_regress(const Args& args);
 int cmd_validate(const Args& args);
+int cmd_calibrate(const Args& args);
 
 }  // namespace ipusim::cli

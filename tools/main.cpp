@@ -30,7 +30,8 @@ commands:
   cbr               a collective-balanced-reorder layout for a tile mapping
   sweep SWEEP       a grid of runs -> results.csv / results.json (and plots)
   regress DIR       compare collective/workload timings with golden baselines
-  validate [REF...] compare simulated values with published measurements
+  validate [CASES]  prediction errors, calibration fit, consistency checks
+  calibrate CASES   fit ASSUMPTION parameters to measurements -> parameter file
 
 options:
   --help            this text
@@ -44,7 +45,8 @@ int dispatch(const std::string& command, const Args& args) {
   static const std::map<std::string, int (*)(const Args&)> commands = {
       {"run", cmd_run},           {"describe", cmd_describe}, {"params", cmd_params},
       {"groups", cmd_groups},     {"collective", cmd_collective}, {"cbr", cmd_cbr},
-      {"sweep", cmd_sweep},       {"regress", cmd_regress},   {"validate", cmd_validate}};
+      {"sweep", cmd_sweep},       {"regress", cmd_regress},   {"validate", cmd_validate},
+      {"calibrate", cmd_calibrate}};
   auto it = commands.find(command);
   if (it == commands.end()) {
     throw ipusim::ConfigError("unknown command '" + command + "' (see ipusim --help)");

@@ -104,7 +104,7 @@ inline CliResult run_python(const Scratch& scratch, const std::vector<std::strin
 /// The microbenchmark config used by the end-to-end tests: one lone IPU-Link transfer on
 /// an IPU-POD16 (also a validation case).
 inline std::string rail_transfer_config() {
-  return source_path("configs/validation/cases/ipulink_rail_transfer_pod16.json");
+  return source_path("configs/validation/setups/ipulink_rail_transfer_pod16.json");
 }
 
 /// The config parameter perturbed to make a golden timing change: IPU-Link bandwidth.

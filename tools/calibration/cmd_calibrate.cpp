@@ -1,0 +1,172 @@
+// `ipusim calibrate CASES... --params A,B`: fits ASSUMPTION parameters to the calibration
+// cases (see tools/calibration/fit.hpp) and writes a parameter file configs can $include.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "sim/errors.hpp"
+#include "tools/calibration/case_file.hpp"
+#include "tools/calibration/case_runner.hpp"
+#include "tools/calibration/fit.hpp"
+#include "tools/calibration/fit_output.hpp"
+#include "tools/calibration/param_space.hpp"
+#include "tools/cli_util.hpp"
+#include "tools/subprocess.hpp"
+#include "tools/sweep_input.hpp"
+#include "tools/sweep_jobs.hpp"
+#include "tools/sweep_progress.hpp"
+#include "tools/sweep_table.hpp"
+
+namespace ipusim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kCalibrateHelp = R"HELP(
+Fits the --params (registry paths whose description says ASSUMPTION or "fitted by ipusim
+calibrate") within their registry [min, max] to the cases with role "calibration" (other
+roles are ignored), minimising sum over cases of ln(simulated x scale / measured)^2.
+NLopt LN_BOBYQA (LN_COBYLA if BOBYQA refuses), in ln(value / start) per parameter (the
+value itself when the start is 0), starting from the registry defaults; deterministic.
+A parameter whose +-10 % move changes the objective by less than --min-sensitivity
+(relative) is reported undetermined and left at its start value.
+Every point runs each case as a child `ipusim run ... --set PARAM=VALUE`; results are
+cached in OUT.cache.jsonl, which --resume reuses after an interruption.
+Writes OUT (nested config keys: "$include" it after the system preset) and
+OUT.meta.json (per parameter: value, unit, cases, date, description for the registry).
+--print-descriptions META prints the registry description of each fitted parameter.
+Exit code: 0 fitted, 2 bad input (unknown or non-ASSUMPTION parameter, bad case file).
+)HELP";
+
+std::string sig4(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string error_pct(const CaseValue& v, const CaseSpec& c) {
+  const double e = relative_error_of(v, c);
+  return std::isfinite(e) ? fixed(e * 100.0, 2) : (v.ok ? "inf" : "ERROR");
+}
+
+void print_cases(const FitResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : r.cases) {
+    rows.push_back({c.spec.name, sig4(c.spec.measured_value), c.spec.measured_unit,
+                    c.before.ok ? sig4(c.before.simulated) : "ERROR", error_pct(c.before, c.spec),
+                    c.after.ok ? sig4(c.after.simulated) : "ERROR", error_pct(c.after, c.spec)});
+  }
+  std::cout << format_table({"case", "measured", "unit", "start", "start err %", "fitted", "fitted err %"}, rows);
+}
+
+void print_params(const FitResult& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : r.params) {
+    rows.push_back({p.param.path, p.param.unit, exact_number(p.param.start), exact_number(p.value),
+                    "[" + exact_number(p.param.min) + ", " + exact_number(p.param.max) + "]",
+                    sig4(p.sensitivity_start), sig4(p.sensitivity_fitted), p.determined ? "fitted" : "UNDETERMINED"});
+  }
+  std::cout << format_table({"parameter", "unit", "start", "fitted", "range", "sens. start", "sens. fitted", "status"},
+                            rows);
+}
+
+}  // namespace
+
+int cmd_calibrate(const Args& args) {
+  namespace po = boost::program_options;
+  po::options_description opts("ipusim calibrate CASES... --params NAME,NAME... [options]");
+  opts.add_options()("help", "show this help")(
+      "cases", po::value<std::vector<std::string>>(), "case files or folders of case files")(
+      "params", po::value<std::string>(), "comma-separated registry paths to fit (e.g. /ipu_link/latency_ns)")(
+      "out,o", po::value<std::string>()->default_value("out/calibration/fitted.json"), "the parameter file to write")(
+      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
+      "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations at most")(
+      "min-sensitivity", po::value<double>()->default_value(1e-6),
+      "relative objective change for a +-10 % move below which a parameter is undetermined")(
+      "resume", "reuse the evaluations cached in OUT.cache.jsonl by an earlier (interrupted) run")(
+      "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
+      "work", po::value<std::string>(), "keep the run outputs in this folder (default: a temp folder)")(
+      "print-descriptions", po::value<std::string>(), "print the registry descriptions from a *.meta.json and exit")(
+      "quiet,q", "no progress line");
+  po::positional_options_description positional;
+  positional.add("cases", -1);
+  const auto vm = parse_options(opts, positional, args);
+  if (vm.count("help")) {
+    std::cout << opts << kCalibrateHelp;
+    return 0;
+  }
+  if (vm.count("print-descriptions")) {
+    std::string file = vm["print-descriptions"].as<std::string>();
+    if (file.size() < 10 || file.substr(file.size() - 10) != ".meta.json") file = meta_path_for(file);
+    std::cout << descriptions_text(read_json_file(file), file);
+    return 0;
+  }
+  if (!vm.count("cases")) throw ConfigError("calibrate: missing the case files (see --help)");
+  if (!vm.count("params")) throw ConfigError("calibrate: missing --params NAME,NAME... (see --help)");
+  const std::vector<FitParam> params = resolve_fit_params(vm["params"].as<std::string>());
+  const std::vector<CaseSpec> all = load_cases(vm["cases"].as<std::vector<std::string>>());
+  const std::vector<CaseSpec> cases = cases_with_role(all, CaseRole::Calibration);
+  if (cases.empty()) throw ConfigError("calibrate: none of the given cases has role \"calibration\"");
+  if (cases.size() < all.size()) {
+    std::cout << "using the " << cases.size() << " calibration cases of " << all.size() << " (others ignored)\n";
+  }
+  FitOptions options;
+  options.max_evals = vm["max-evals"].as<unsigned>();
+  if (options.max_evals == 0) throw ConfigError("--max-evals: expected a value >= 1");
+  options.min_sensitivity = vm["min-sensitivity"].as<double>();
+  if (!(options.min_sensitivity >= 0)) throw ConfigError("--min-sensitivity: expected a value >= 0");
+
+  const std::string out = vm["out"].as<std::string>();
+  std::error_code ec;
+  if (fs::path(out).has_parent_path()) fs::create_directories(fs::path(out).parent_path(), ec);
+  if (ec) throw ConfigError("--out: cannot create the folder of " + out + ": " + ec.message());
+  const std::string cache = out + ".cache.jsonl";
+  if (!vm.count("resume")) fs::remove(cache, ec);
+
+  std::unique_ptr<TempDir> temp;
+  std::string work;
+  if (vm.count("work")) {
+    work = vm["work"].as<std::string>();
+  } else {
+    temp = std::make_unique<TempDir>("ipusim_calibrate_");
+    work = temp->path();
+  }
+  CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
+                    vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, cache);
+  if (vm.count("resume")) std::cout << "resuming: " << runner.resumed_entries() << " cached evaluations in " << cache << "\n";
+  // An upper bound of the runs (start, sensitivities before and after, the optimiser).
+  Progress progress((options.max_evals + 1 + 4 * params.size()) * cases.size(), 0, vm.count("quiet") == 0);
+  runner.on_run([&](bool failed) { progress.finished(failed); });
+  const FitResult result = fit_parameters(cases, params, runner, options);
+  progress.close();
+
+  const std::string date = today();
+  const Json meta = fitted_meta(result, date);
+  write_json_pretty(out, fitted_config(result));
+  write_json_pretty(meta_path_for(out), meta);
+
+  std::cout << "\ncases (" << cases.size() << " calibration):\n";
+  print_cases(result);
+  std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
+  print_params(result);
+  std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start) << " at the start, "
+            << sig4(result.objective_fitted) << " fitted; " << result.algorithm << ", " << result.evaluations
+            << " evaluations, " << result.stop_reason << "; " << runner.runs() << " simulations, "
+            << runner.cache_hits() << " cached\n";
+  for (const auto& p : result.params) {
+    if (!p.determined) {
+      std::cerr << "ipusim: warning: " << p.param.path << " is not determined by these cases (sensitivity "
+                << sig4(p.sensitivity_start) << " < " << options.min_sensitivity << "): left at its start value "
+                << exact_number(p.value) << "\n";
+    }
+  }
+  std::cout << "\nwrote " << out << " (\"$include\" it after the system preset) and " << meta_path_for(out) << "\n";
+  const std::string descriptions = descriptions_text(meta, meta_path_for(out));
+  if (!descriptions.empty()) std::cout << "\nregistry descriptions for the fitted parameters:\n" << descriptions;
+  return 0;
+}
+
+}  // namespace ipusim::cli
