@@ -134,7 +134,8 @@ std::string validation_text(const std::vector<CaseOutcome>& outcomes, const std:
   } else {
     out += case_table(consistency);
     out += std::to_string(consistency.size() - failures(consistency)) + " of " + std::to_string(consistency.size()) +
-           " checks pass\n";
+           " checks pass (their geometric-mean error " + fixed(mean_error(errors_of(consistency)) * 100.0, 2) +
+           " % is not a prediction error)\n";
   }
   if (cross) {
     out += "\n== cross-validation (each calibration case predicted by a fit without it)\n";
