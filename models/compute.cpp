@@ -1,4 +1,4 @@
-// Compute cycles from work, tile throughput, efficiency and vertex overhead.
+// Compute cycles per op class: AMP ops as GEMMs, vector-bound ops by flops or bytes.
 #include "models/compute.hpp"
 
 #include <algorithm>
@@ -7,6 +7,28 @@
 #include "sim/errors.hpp"
 
 namespace ipusim {
+namespace {
+
+/// Work cycles of one tile without the fixed overhead and shape terms; the AMP unit's
+/// inner-dimension factor is passed in (1 without a shape).
+double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype, ComputeUnit unit,
+                   double inner_factor) {
+  const double by_bytes = bytes / chip.memory_bytes_per_cycle_per_tile;
+  if (unit == ComputeUnit::Vector) {
+    const double by_flops = flops / flops_per_cycle_per_tile(chip, dtype, unit);
+    return std::max(by_flops, by_bytes) / chip.vector_efficiency;
+  }
+  const double by_flops = flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency * inner_factor);
+  // A GEMM is flop-bound; the memory term only matters for degenerate AMP steps given bytes
+  // and almost no flops (microbenchmarks), where it keeps the time from dropping to zero.
+  return std::max(by_flops, by_bytes);
+}
+
+std::uint64_t total_cycles(const ChipParams& chip, double cycles, bool overhead = true) {
+  return (overhead ? chip.op_overhead_cycles : 0) + static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
+}
+
+}  // namespace
 
 ComputeDType parse_compute_dtype(const std::string& s) {
   if (s == "float16") return ComputeDType::Float16;
@@ -34,14 +56,33 @@ double flops_per_cycle_per_tile(const ChipParams& chip, ComputeDType dtype, Comp
   return chip.amp_flops_per_cycle_fp32;
 }
 
+double compute_dtype_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float32 ? 4.0 : 2.0; }
+
+double amp_inner_dim_factor(const ChipParams& chip, double k) {
+  // Short inner dimensions leave the AMP's accumulators partly idle and add partial sums to
+  // reduce: efficiency k / (k + k_half), which halves at k = k_half and tends to 1 for long k.
+  if (k <= 0 || chip.amp_inner_dim_half <= 0) return 1.0;
+  return k / (k + chip.amp_inner_dim_half);
+}
+
+double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles) {
+  if (!spec.gemm_known() || tiles == 0) return 0;
+  // A poplibs-style planner splits the m x n x k iteration space (times groups) into one
+  // block per tile and picks the split that minimises exchange: a cube of volume
+  // V = m n k groups / T, side V^(1/3). The tile then needs its slice of both operands,
+  // an s x s block of the input and one of the weights: 2 V^(2/3) elements brought in by
+  // the on-chip exchange at exchange_bytes_per_cycle_per_tile. No free parameter: the
+  // shape, the dtype and the exchange rate decide it.
+  const double groups = spec.groups > 0 ? spec.groups : 1.0;
+  const double volume = spec.m * spec.n * spec.k * groups / static_cast<double>(tiles);
+  const double elements = 2.0 * std::pow(volume, 2.0 / 3.0);
+  return elements * compute_dtype_bytes(spec.dtype) / chip.exchange_bytes_per_cycle_per_tile;
+}
+
 std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
                                   ComputeUnit unit) {
   if (flops <= 0 && bytes <= 0) return 0;
-  const double eff = chip.compute_efficiency;
-  const double by_flops = flops / (flops_per_cycle_per_tile(chip, dtype, unit) * eff);
-  const double by_bytes = bytes / (chip.memory_bytes_per_cycle_per_tile * eff);
-  const double cycles = std::max(by_flops, by_bytes);
-  return static_cast<std::uint64_t>(std::ceil(cycles - 1e-9)) + chip.vertex_overhead_cycles;
+  return total_cycles(chip, work_cycles(chip, flops, bytes, dtype, unit, 1.0));
 }
 
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
@@ -54,10 +95,19 @@ std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
 }
 
 std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec) {
+  if (spec.flops <= 0 && spec.bytes == 0) return 0;
   const std::uint32_t n = compute_tiles(chip, spec);
   // Bytes are whole: the busiest tile gets the rounded-up share.
   const double bytes_busiest = static_cast<double>((spec.bytes + n - 1) / n);
-  return tile_compute_cycles(chip, spec.flops / n, bytes_busiest, spec.dtype, spec.unit);
+  const double flops_per_tile = spec.flops / n;
+  if (spec.unit == ComputeUnit::Vector) {
+    return total_cycles(chip, work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0),
+                        spec.op_overhead);
+  }
+  const double inner = spec.gemm_known() ? amp_inner_dim_factor(chip, spec.k) : 1.0;
+  const double cycles = work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
+                        gemm_operand_exchange_cycles(chip, spec, n);
+  return total_cycles(chip, cycles, spec.op_overhead);
 }
 
 }  // namespace ipusim

@@ -1,7 +1,17 @@
 #pragma once
-// Compute cost (plain C++): an op's cycles on a tile are its work on that tile divided by the
-// tile's throughput for the dtype and unit, divided by the efficiency, plus a fixed per-vertex
-// overhead. An op ends when its busiest tile ends.
+// Compute cost (plain C++), one formula per op class, every parameter physical and named
+// (`/chip/compute/...`, all ASSUMPTION until fitted by calibration):
+//
+//   AMP ops (matmul, convolution) as a GEMM (m, k, n, groups) spread over T tiles:
+//     cycles = op_overhead_cycles
+//            + flops/T / (amp_peak_per_tile x amp_efficiency x k / (k + amp_inner_dim_half))
+//            + operand_exchange_cycles
+//   vector-bound ops (norms, softmax, elementwise, optimizer, embedding, reductions):
+//     cycles = op_overhead_cycles
+//            + max(flops/T / vector_flops_per_cycle, bytes/T / memory_bytes_per_cycle_per_tile)
+//              / vector_efficiency
+//
+// An op ends when its busiest tile ends (work is balanced over the active tiles).
 #include <cstdint>
 #include <string>
 
@@ -12,26 +22,50 @@ namespace ipusim {
 /// One compute step on one IPU, spread evenly over `tiles` tiles.
 struct ComputeSpec {
   double flops = 0;          ///< total floating-point operations
-  std::uint64_t bytes = 0;   ///< total bytes read and written (memory-bound ops)
+  std::uint64_t bytes = 0;   ///< total bytes read and written (vector-bound ops)
   ComputeDType dtype = ComputeDType::Float16;
-  ComputeUnit unit = ComputeUnit::Amp;
+  ComputeUnit unit = ComputeUnit::Amp;  ///< Amp = matmul/convolution formula, Vector = vector formula
   std::uint32_t tiles = 0;   ///< 0 = all tiles
+  /// GEMM shape of an AMP op: out[m x n] = in[m x k] x w[k x n], `groups` independent GEMMs.
+  /// All of m, k, n > 0 means known; otherwise the shape terms (inner-dimension efficiency
+  /// and operand exchange) are dropped. Plain doubles: models/ does not depend on runtime/.
+  double m = 0, k = 0, n = 0, groups = 1;
+  /// Pay /chip/compute/op_overhead_cycles (vertex launch + the compute set's internal sync).
+  /// A caller whose step already models its sync separately (e.g. a collective's on-tile
+  /// reduction inside a BSP superstep) may turn it off.
+  bool op_overhead = true;
+  /// True when m, k and n are all known (> 0).
+  bool gemm_known() const { return m > 0 && k > 0 && n > 0; }
 };
 
+/// Parses "float16" / "float32" / "float16_32" (ConfigError otherwise).
 ComputeDType parse_compute_dtype(const std::string& s);
+/// Parses "amp" / "vector" (ConfigError otherwise).
 ComputeUnit parse_compute_unit(const std::string& s);
 
 /// Peak flops per cycle per tile for a dtype on a unit.
 double flops_per_cycle_per_tile(const ChipParams& chip, ComputeDType dtype, ComputeUnit unit);
 
-/// Cycles of one tile that does `flops` and touches `bytes` (0 if it does nothing).
+/// Bytes of one operand element of a dtype (float16_32 reads FP16 operands).
+double compute_dtype_bytes(ComputeDType dtype);
+
+/// AMP efficiency factor of the inner dimension: k / (k + amp_inner_dim_half) (1 if k unknown
+/// or the half-point is 0).
+double amp_inner_dim_factor(const ChipParams& chip, double k);
+
+/// On-chip exchange cycles per tile that a GEMM's tile decomposition needs (0 if the shape is
+/// unknown): 2 x (m n k groups / T)^(2/3) elements x dtype bytes / exchange_bytes_per_cycle_per_tile.
+double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles);
+
+/// Cycles of one tile that does `flops` and touches `bytes`, without shape terms (per-tile
+/// statistics of TileArray; 0 if it does nothing). Includes op_overhead_cycles.
 std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
                                   ComputeUnit unit);
 
 /// Active tiles of a spec (checked against the chip).
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec);
 
-/// Cycles of the whole step: the busiest tile, work balanced over the active tiles.
+/// Cycles of the whole step by the formulas above (0 if the step has no work).
 std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec);
 
 }  // namespace ipusim

@@ -35,8 +35,12 @@ ChipParams read_chip(ConfigNode n) {
   c.tiles_per_supertile = get_u32(n, "tiles_per_supertile");
   c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
-  c.compute_efficiency = n.get_double("compute_efficiency");
-  c.vertex_overhead_cycles = n.get_uint("vertex_overhead_cycles");
+  ConfigNode cm = n.child("compute");
+  c.amp_efficiency = cm.get_double("amp_efficiency");
+  c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
+  c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
+  c.vector_efficiency = cm.get_double("vector_efficiency");
+  cm.finish();
   n.finish();
   return c;
 }

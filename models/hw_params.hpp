@@ -38,8 +38,11 @@ struct ChipParams {
   std::uint32_t tiles_per_supertile = 2;
   std::uint64_t exchange_fixed_cycles = 100;
   std::uint64_t sync_internal_cycles = 150;
-  double compute_efficiency = 1.0;
-  std::uint64_t vertex_overhead_cycles = 50;
+  // Compute model (`/chip/compute/...`, see models/compute.hpp); all ASSUMPTION, to be fitted.
+  double amp_efficiency = 0.5;          ///< fraction of AMP peak a large GEMM reaches
+  double amp_inner_dim_half = 64;       ///< inner dimension k (elements) at which AMP efficiency halves
+  std::uint64_t op_overhead_cycles = 2000;  ///< per op: vertex launch + the compute set's internal sync
+  double vector_efficiency = 0.5;       ///< fraction of vector/memory peak a vector-bound op reaches
 };
 
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.

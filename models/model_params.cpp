@@ -40,10 +40,19 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST CTCLossPlan; calibrate."),
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses 90; calibrate."),
-      real("/chip/compute_efficiency", "", 1.0, 0.001, 1,
-           "Fraction of peak tile throughput achieved by compute vertices. ASSUMPTION: 1.0 (peak); calibrate."),
-      integer("/chip/vertex_overhead_cycles", "cycle", 50, 0, 1e9,
-              "Fixed cycles per compute step on a tile (vertex launch and loop set-up). ASSUMPTION; calibrate."),
+      real("/chip/compute/amp_efficiency", "", 0.5, 0.05, 1,
+           "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution reaches on its tiles, "
+           "before the inner-dimension and operand-exchange terms. ASSUMPTION (to be fitted by ipusim calibrate)"),
+      real("/chip/compute/amp_inner_dim_half", "element", 64, 0, 4096,
+           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k means more partial "
+           "sums to accumulate per output. 0 = no penalty. ASSUMPTION (to be fitted by ipusim calibrate)"),
+      integer("/chip/compute/op_overhead_cycles", "cycle", 2000, 0, 1e6,
+              "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a poplibs op is "
+              "several compute sets). ASSUMPTION (to be fitted by ipusim calibrate)"),
+      real("/chip/compute/vector_efficiency", "", 0.5, 0.01, 1,
+           "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that vector-bound ops "
+           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. "
+           "ASSUMPTION (to be fitted by ipusim calibrate)"),
   };
 }
 

@@ -1,11 +1,12 @@
 // sc_spawn (one thread per lane) needs the dynamic-process API.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
-#include "runtime/executor.hpp"
+#include "runtime/exec/executor.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "models/compute.hpp"
+#include "runtime/exec/compute_timing.hpp"
 #include "models/system.hpp"
 #include "sim/trace.hpp"
 #include "sim/sim_time.hpp"
@@ -15,7 +16,6 @@ namespace {
 
 constexpr Lane kLanes[] = {Lane::Compute, Lane::Io, Lane::IoPhase};
 
-ComputeDType compute_dtype(DType d) { return d == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32; }
 coll::DType coll_dtype(DType d) { return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32; }
 
 }  // namespace
@@ -129,14 +129,12 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
   std::vector<TransferRequest> reqs;
   switch (op.kind) {
     case LKind::Compute: {
-      ComputeSpec spec;
-      spec.flops = op.flops;
-      spec.bytes = op.mem_bytes;
-      spec.dtype = compute_dtype(op.dtype);
-      spec.unit = op.unit;
-      spec.tiles = compute_tiles;
-      const double ns = system_.clock().cycles_to_ns(static_cast<double>(compute_cycles(chip, spec)));
-      sc_core::wait(ns_to_sc(ns));
+      // Each part is one model op timed by its op-class formula; the same parts are replayed
+      // for every micro-batch, so their cycles are computed once per (parts, tiles). The memo
+      // lives as long as the executor's process (one simulation per executor instance).
+      static thread_local ComputeCycleMemo memo;
+      const std::uint64_t cycles = memo.cycles(chip, op, compute_tiles);
+      sc_core::wait(ns_to_sc(system_.clock().cycles_to_ns(static_cast<double>(cycles))));
       t.category = "compute";
       break;
     }

@@ -7,8 +7,8 @@
 
 #include "models/model_params.hpp"
 #include "models/system.hpp"
-#include "runtime/runtime_params.hpp"
-#include "runtime/workload.hpp"
+#include "runtime/workloads/runtime_params.hpp"
+#include "runtime/workloads/workload.hpp"
 #include "sim/output.hpp"
 #include "tests/component/models/model_fixture.hpp"
 
@@ -51,14 +51,15 @@ inline double rail_Bpns(const Json& r) {
 
 /// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a
 /// vector-unit op of one flop per element that reads two and writes one element, bounded by
-/// the vector rate or the memory rate, plus the per-vertex overhead.
+/// the vector rate or the memory rate, divided by the vector efficiency, plus the per-op
+/// overhead (models/compute.hpp).
 inline double reduce_ns(const Json& r, double elems) {
   const auto& c = r["chip"];
   const double tiles = c["tiles"].get<double>();
-  const double eff = c["compute_efficiency"].get<double>();
-  const double by_flops = elems / tiles / (c["vector_flops_per_cycle_per_tile"]["float32"].get<double>() * eff);
-  const double by_bytes = std::ceil(elems * 12 / tiles) / (c["memory_bytes_per_cycle_per_tile"].get<double>() * eff);
-  const double cycles = std::ceil(std::max(by_flops, by_bytes) - 1e-9) + c["vertex_overhead_cycles"].get<double>();
+  const double eff = c["compute"]["vector_efficiency"].get<double>();
+  const double by_flops = elems / tiles / c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
+  const double by_bytes = std::ceil(elems * 12 / tiles) / c["memory_bytes_per_cycle_per_tile"].get<double>();
+  const double cycles = std::ceil(std::max(by_flops, by_bytes) / eff - 1e-9) + c["compute"]["op_overhead_cycles"].get<double>();
   return cycles / c["clock_GHz"].get<double>();
 }
 

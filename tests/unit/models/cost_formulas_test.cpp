@@ -72,18 +72,20 @@ TEST_CASE("exchange spec errors name the problem", "[exchange]") {
 
 TEST_CASE("compute cycles by dtype and unit", "[compute]") {
   ChipParams c;
+  c.amp_efficiency = 1.0;
+  c.vector_efficiency = 1.0;
   ComputeSpec s;
   s.flops = 1472.0 * 128 * 10;
-  CHECK(compute_cycles(c, s) == 10 + c.vertex_overhead_cycles);
+  CHECK(compute_cycles(c, s) == 10 + c.op_overhead_cycles);
   s.dtype = ComputeDType::Float32;
-  CHECK(compute_cycles(c, s) == 40 + c.vertex_overhead_cycles);
+  CHECK(compute_cycles(c, s) == 40 + c.op_overhead_cycles);
   s.dtype = ComputeDType::Float16_32;
-  CHECK(compute_cycles(c, s) == 20 + c.vertex_overhead_cycles);
+  CHECK(compute_cycles(c, s) == 20 + c.op_overhead_cycles);
   s.unit = ComputeUnit::Vector;
   s.dtype = ComputeDType::Float16;
-  CHECK(compute_cycles(c, s) == 320 + c.vertex_overhead_cycles);
-  c.compute_efficiency = 0.5;
-  CHECK(compute_cycles(c, s) == 640 + c.vertex_overhead_cycles);
+  CHECK(compute_cycles(c, s) == 320 + c.op_overhead_cycles);
+  c.vector_efficiency = 0.5;
+  CHECK(compute_cycles(c, s) == 640 + c.op_overhead_cycles);
   ComputeSpec none;
   CHECK(compute_cycles(c, none) == 0);
 }

@@ -1,0 +1,70 @@
+// Lowered compute ops -> compute model cycles, with a memo per shared parts list.
+#include "runtime/exec/compute_timing.hpp"
+
+#include <iterator>
+
+namespace ipusim::rt {
+namespace {
+
+/// Memo size at which entries of freed part lists are dropped.
+constexpr std::size_t kPruneAt = 4096;
+
+/// Copies a known GEMM shape into the spec (unknown shapes stay 0: shape terms dropped).
+void set_gemm(ComputeSpec& s, const GemmShape& g) {
+  if (!g.known()) return;
+  s.m = static_cast<double>(g.m);
+  s.k = static_cast<double>(g.k);
+  s.n = static_cast<double>(g.n);
+  s.groups = static_cast<double>(g.groups > 0 ? g.groups : 1);
+}
+
+}  // namespace
+
+ComputeDType compute_dtype(DType d) { return d == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32; }
+
+ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
+  ComputeSpec s;
+  s.flops = part.flops;
+  s.bytes = part.bytes;
+  s.dtype = compute_dtype(part.dtype);
+  s.unit = part.unit;
+  s.tiles = tiles;
+  if (part.unit == ComputeUnit::Amp) set_gemm(s, part.gemm);
+  return s;
+}
+
+ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
+  ComputeSpec s;
+  s.flops = op.flops;
+  s.bytes = op.mem_bytes;
+  s.dtype = compute_dtype(op.dtype);
+  s.unit = op.unit;
+  s.tiles = tiles;
+  if (op.unit == ComputeUnit::Amp) set_gemm(s, op.gemm);
+  return s;
+}
+
+std::uint64_t op_compute_cycles(const ChipParams& chip, const LOp& op, std::uint32_t tiles) {
+  if (!op.parts) return compute_cycles(chip, compute_spec(op, tiles));
+  std::uint64_t total = 0;
+  for (const ComputePart& p : *op.parts) total += compute_cycles(chip, compute_spec(p, tiles));
+  return total;
+}
+
+std::uint64_t ComputeCycleMemo::cycles(const ChipParams& chip, const LOp& op, std::uint32_t tiles) {
+  if (!op.parts) return op_compute_cycles(chip, op, tiles);
+  const void* key = op.parts.get();
+  auto it = entries_.find(key);
+  if (it != entries_.end() && it->second.chip == &chip && it->second.tiles == tiles &&
+      it->second.parts.lock() == op.parts) {
+    return it->second.cycles;
+  }
+  const std::uint64_t c = op_compute_cycles(chip, op, tiles);
+  if (entries_.size() >= kPruneAt) {
+    for (auto e = entries_.begin(); e != entries_.end();) e = e->second.parts.expired() ? entries_.erase(e) : std::next(e);
+  }
+  entries_[key] = Entry{op.parts, &chip, tiles, c};
+  return c;
+}
+
+}  // namespace ipusim::rt
