@@ -429,6 +429,16 @@ Model generate_cnn(const CnnSpec& s) {
       x = blocks.back().out;
     }
   }
+  // What each unit keeps for its backward per micro-batch (every activation its forward
+  // writes), on its first op: the pipeline pass stashes it, or with recomputation keeps the
+  // unit's input as a checkpoint and rebuilds one unit at a time.
+  for (const Unit& u : units) {
+    std::uint64_t kept = 0;
+    for (std::size_t i = u.begin; i < u.end; ++i)
+      for (const std::string& t : m.ops[i].outputs)
+        if (m.has_tensor(t) && m.tensor(t).kind == TensorKind::Activation) kept += m.tensor(t).bytes();
+    if (u.end > u.begin) m.ops[u.begin].stash_bytes = kept;
+  }
   Unit head_unit;
   b.unit = &head_unit;
   const Head head = head_forward(b, x, labels.name);

@@ -94,13 +94,29 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     plan.stages[st].stage = st;
     plan.stages[st].vg = stage_vg[st];
   }
-  if (s.enablePipelining && plan.micro_batches < static_cast<std::uint32_t>(plan.pipeline_stages()))
-    throw std::invalid_argument("For pipelining, depth (gradient accumulation factor) must equal at least the number of pipeline stages (" +
-                                std::to_string(plan.pipeline_stages()) + "); accumulationFactor is " + std::to_string(plan.micro_batches));
+  // PopART's depth check: a training pipeline of S stages fills 2S-1 pipeline stages (forward
+  // and backward), an inference pipeline S.
+  if (s.enablePipelining && plan.micro_batches < static_cast<std::uint32_t>(plan.pipeline_stages())) {
+    if (plan.training)
+      throw std::invalid_argument("For pipelining, depth (gradient accumulation factor) must equal at least double the number of pipeline stages (" +
+                                  std::to_string(S) + "), minus one: " + std::to_string(plan.pipeline_stages()) + "; accumulationFactor is " +
+                                  std::to_string(plan.micro_batches));
+    throw std::invalid_argument("For pipelining, depth (batches per step x gradient accumulation factor) must equal at least the number of pipeline stages (" +
+                                std::to_string(S) + "); accumulationFactor is " + std::to_string(plan.micro_batches));
+  }
 
-  // Per-stage compute, stash and copies.
-  std::map<std::string, int> producer;  // activation -> forward stage producing it (forward or backward op)
+  // Producers first (a backward op may come before the op producing its gradient input).
+  std::map<std::string, int> producer;  // activation -> forward stage of the op producing it
   std::map<std::string, bool> produced_backward;
+  for (const ModelOp& o : m.ops) {
+    if (o.pass == Pass::Optimizer) continue;
+    for (const std::string& t : o.outputs) {
+      if (!is_activation(m, t) || producer.count(t)) continue;
+      producer[t] = stage_of(o, s);
+      produced_backward[t] = o.pass == Pass::Backward;
+    }
+  }
+  // Per-stage compute, stash and copies.
   for (const ModelOp& o : m.ops) {
     if (o.pass == Pass::Optimizer) continue;
     const int st = stage_of(o, s);
@@ -126,14 +142,11 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
                                     "' produced in the later stage " + std::to_string(it->second));
       if (it->second != st) {
         const bool dup = std::any_of(plan.copies.begin(), plan.copies.end(), [&](const StageCopy& c) { return c.tensor == t && c.to_stage == st; });
-        if (!dup) plan.copies.push_back({t, it->second, st, bwd, m.tensor(t).bytes()});
+        if (!dup) {
+          plan.copies.push_back({t, it->second, st, bwd, m.tensor(t).bytes()});
+          if (!bwd && o.pass == Pass::Forward) ps.input_bytes_per_mb += m.tensor(t).bytes();
+        }
       }
-      if (!bwd && o.pass == Pass::Forward && it->second != st) ps.input_bytes_per_mb += m.tensor(t).bytes();
-    }
-    for (const std::string& t : o.outputs) {
-      if (!is_activation(m, t) || producer.count(t)) continue;
-      producer[t] = st;
-      produced_backward[t] = o.pass == Pass::Backward;
     }
   }
   // Stashes and recomputation: forward stage s keeps 2(S-1-s)+1 micro-batches in flight.

@@ -86,6 +86,11 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   pipe["main_cycles"] = std::max<std::int64_t>(0, static_cast<std::int64_t>(plan.micro_batches) - fill);
   pipe["ramp_down_cycles"] = fill;
   pipe["loop_time_ns"] = lt.loop_ns;
+  // Each cycle of step 0 including its closing sync: the fill/flush bubble is visible here.
+  Json cyc = Json::array();
+  for (std::uint64_t c = 0; c < plan.cycles() && c < ex.phase_ns().size(); ++c)
+    cyc.push_back(ex.phase_ns()[c].second - ex.phase_ns()[c].first);
+  pipe["cycle_time_ns"] = cyc;
   pipe["optimizer_time_ns"] = lt.optimizer_ns;
   Json stages = Json::array();
   for (const PipelineStage& ps : plan.stages) {

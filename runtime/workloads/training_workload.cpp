@@ -130,6 +130,8 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     ConfigNode g = node.child("cnn");
     CnnSpec s = read_cnn_spec(g);
     st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    if (s.recompute && st.session.autoRecomputation != Recomputation::None)
+      g.fail("recompute", "the generator's recompute and /workload/session/autoRecomputation would both recompute the forward; set one");
     s.optimizer = opt;
     try {
       Model cnn = generate_cnn(s);

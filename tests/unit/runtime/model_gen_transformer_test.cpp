@@ -1,0 +1,68 @@
+// Transformer generator: BERT-Large parameter count and the pipelined placement.
+#include <catch2/catch.hpp>
+
+#include "runtime/generators/model_gen.hpp"
+
+using namespace ipusim::rt;
+
+namespace {
+
+TransformerSpec bert_large_mlperf() {
+  TransformerSpec s;
+  s.layers = 24;
+  s.hidden = 1024;
+  s.heads = 16;
+  s.sequence_length = 512;
+  s.vocab = 30522;
+  s.micro_batch = 2;
+  s.head = "mlm_nsp";
+  s.head_tokens = 76;
+  s.max_sequences_per_pack = 3;
+  s.sequences_per_pack = 2;
+  s.layers_per_ipu = {3, 7, 7, 7};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("BERT-Large with MLM/NSP heads has 336,226,108 parameters", "[transformer]") {
+  // Per layer 12 h^2 + 13 h = 12,596,224 (QKV 3h^2+3h, output h^2+h, FFN 8h^2+5h, 2 LN 4h);
+  // 24 layers = 302,309,376. Embedding: (30522 words + 512 positions + 2 token types + 2 LN) h
+  // = 31,782,912. Heads: MLM dense h^2 + h, LN 2h, decoder bias 30522 (decoder weight tied to
+  // the word embedding) = 1,082,170; pooler h^2 + h and NSP 2h + 2 = 1,051,650.
+  const Model m = generate_transformer(bert_large_mlperf(), 4);
+  const std::uint64_t expected = 302309376ull + 31782912ull + 1082170ull + 1051650ull;
+  CHECK(count_parameters(m) == expected);
+  CHECK(expected >= 334000000);
+  CHECK(expected <= 340000000);
+}
+
+TEST_CASE("layers_per_ipu places layers, the embedding and the tied heads", "[transformer]") {
+  const Model m = generate_transformer(bert_large_mlperf(), 4);
+  auto find = [&](const std::string& name) -> const ModelOp& {
+    for (const ModelOp& o : m.ops)
+      if (o.name == name) return o;
+    FAIL("no op " << name);
+    return m.ops.front();
+  };
+  CHECK(find("embedding/fwd").vgraph == 0);
+  CHECK(find("layer2/qkv").vgraph == 0);
+  CHECK(find("layer3/qkv").vgraph == 1);
+  CHECK(find("layer23/ff2").vgraph == 3);
+  // The heads share IPU 0 with the embedding (tied decoder) as pipeline stage 4.
+  CHECK(find("head/mlm_decoder").vgraph == 0);
+  CHECK(find("head/mlm_decoder").pipeline_stage == 4);
+  CHECK(find("layer10/qkv/dgrad").pipeline_stage == 2);
+  // Attention per pack: scores are seq x seq for each of micro_batch x heads groups.
+  const GemmShape& g = find("layer0/scores").gemm;
+  CHECK(g.m == 512);
+  CHECK(g.n == 512);
+  CHECK(g.k == 64);
+  CHECK(g.groups == 2 * 16);
+}
+
+TEST_CASE("layers_per_ipu must add up to the layers", "[transformer]") {
+  TransformerSpec s = bert_large_mlperf();
+  s.layers_per_ipu = {3, 7, 7, 6};
+  CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("sums to 23"));
+}
