@@ -55,7 +55,8 @@ std::string CaseRunner::exact_scale(const CaseSpec& c) {
 }
 
 void CaseRunner::append_to_cache_file(const std::string& k, const CaseValue& v) const {
-  if (cache_file_.empty()) return;
+  // Failed runs stay out of the file: a resumed calibration retries them.
+  if (cache_file_.empty() || !v.ok) return;
   std::ofstream out(cache_file_, std::ios::app);
   Json entry = {{"key", k}, {"ok", v.ok}};
   if (v.ok) entry["simulated"] = v.simulated;
@@ -105,6 +106,7 @@ std::vector<CaseValue> CaseRunner::evaluate(const std::vector<CaseSpec>& cases,
     }
     values[which[j]] = v;
     ++runs_;
+    if (!v.ok && failed_runs_++ == 0) first_failure_ = c.name + ": " + v.error;
     if (on_run_) on_run_(!v.ok);
   });
   if (!bad_pointer.empty()) throw ConfigError(bad_pointer);

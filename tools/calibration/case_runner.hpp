@@ -35,6 +35,9 @@ class CaseRunner {
   /// Simulations run so far and results taken from the cache.
   std::size_t runs() const { return runs_; }
   std::size_t cache_hits() const { return hits_; }
+  /// Simulations that failed so far, and the first failure ("case: error").
+  std::size_t failed_runs() const { return failed_runs_; }
+  const std::string& first_failure() const { return first_failure_; }
   /// Entries loaded from the cache file at construction.
   std::size_t resumed_entries() const { return resumed_; }
 
@@ -52,6 +55,8 @@ class CaseRunner {
   std::size_t runs_ = 0;
   std::size_t hits_ = 0;
   std::size_t resumed_ = 0;
+  std::size_t failed_runs_ = 0;
+  std::string first_failure_;
 };
 
 }  // namespace ipusim::cli

@@ -156,6 +156,11 @@ int cmd_calibrate(const Args& args) {
             << sig4(result.objective_fitted) << " fitted; " << result.algorithm << ", " << result.evaluations
             << " evaluations, " << result.stop_reason << "; " << runner.runs() << " simulations, "
             << runner.cache_hits() << " cached\n";
+  if (runner.failed_runs() > 0) {
+    std::cerr << "ipusim: warning: " << runner.failed_runs()
+              << " simulations failed during the fit and were charged as huge errors; the first: "
+              << runner.first_failure() << "\n";
+  }
   for (const auto& p : result.params) {
     if (!p.determined) {
       std::cerr << "ipusim: warning: " << p.param.path << " is not determined by these cases (sensitivity "

@@ -1,6 +1,7 @@
 #include "tools/calibration/fit_output.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 
@@ -49,8 +50,19 @@ Json fitted_config(const FitResult& result) {
 
 std::string fitted_description(const std::string& old_description, const std::vector<std::string>& case_names,
                                const std::string& date, double value, const std::string& unit) {
-  std::size_t cut = old_description.find("fitted by ipusim calibrate");
-  if (cut == std::string::npos) cut = old_description.find("ASSUMPTION");
+  // Cut at the first remark that the value is assumed or was fitted, and at an opening
+  // parenthesis or "to be" just before it ("ASSUMPTION (to be fitted by ...)").
+  std::size_t cut = std::min(old_description.find("fitted by ipusim calibrate"), old_description.find("ASSUMPTION"));
+  if (cut != std::string::npos) {
+    const std::string before = trim_right(old_description.substr(0, cut));
+    for (const char* tail : {"(to be", "to be", "("}) {
+      const std::string t(tail);
+      if (before.size() >= t.size() && before.compare(before.size() - t.size(), t.size(), t) == 0) {
+        cut = before.size() - t.size();
+        break;
+      }
+    }
+  }
   std::string head = trim_right(old_description.substr(0, cut == std::string::npos ? old_description.size() : cut));
   if (!head.empty()) head += " ";
   char value_text[32];
