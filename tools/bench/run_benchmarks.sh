@@ -26,7 +26,9 @@ run allreduce_256MiB_pod64       collective --system configs/systems/pod64.json 
 run allreduce_hier_1024ipus      collective --system configs/systems/multipod.json --set system.num_ilds=16 --bytes 268435456
 run allreduce_flat_ring_4096ipus collective --system configs/systems/multipod.json --bytes 268435456 --algorithm clockwise
 run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.json
-for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json; do
+for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json \
+         configs/workloads/mlperf_v1.0_bert_pod16.json configs/workloads/mlperf_v1.0_bert_pod64.json \
+         configs/workloads/mlperf_v1.1_resnet50_pod16.json configs/workloads/mlperf_v1.1_resnet50_pod64.json; do
   [ -f "$f" ] && run "$(basename "$f" .json)" run "$f"
 done
 for b in "$(dirname "$bin")"/bench/bench_models "$(dirname "$bin")"/bench/bench_schedule; do
