@@ -41,6 +41,8 @@ ChipParams read_chip(ConfigNode n) {
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
+  c.external_exchange_bytes_per_cycle_per_tile = n.get_double("external_exchange_bytes_per_cycle_per_tile");
+  c.external_exchange_fixed_cycles = n.get_uint("external_exchange_fixed_cycles");
   n.finish();
   return c;
 }
@@ -80,6 +82,7 @@ MachineParams read_machine(ConfigNode n) {
   m.ipu_gateway_link_GBps = gw.get_double("ipu_gateway_link_GBps");
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
+  m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
   gw.finish();
   ConfigNode gl = n.child("gw_link");
   m.gw_links_per_machine = get_u32(gl, "links_per_machine");

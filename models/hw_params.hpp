@@ -43,6 +43,10 @@ struct ChipParams {
   double amp_inner_dim_half = 64;       ///< inner dimension k (elements) at which AMP efficiency halves
   std::uint64_t op_overhead_cycles = 2000;  ///< per op: vertex launch + the compute set's internal sync
   double vector_efficiency = 0.5;       ///< fraction of vector/memory peak a vector-bound op reaches
+  /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).
+  double external_exchange_bytes_per_cycle_per_tile = 4;
+  /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.
+  std::uint64_t external_exchange_fixed_cycles = 1000;
 };
 
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.
@@ -74,6 +78,8 @@ struct MachineParams {
   double ipu_gateway_link_GBps = 15.75;
   double ipu_gateway_link_efficiency = 1.0;
   double ipu_gateway_link_latency_ns = 0;
+  /// Per-transfer latency between the gateway buffer and the tiles (host streams), ns.
+  double buffer_latency_ns = 1000;
   std::uint32_t gw_links_per_machine = 2;
   double gw_link_bandwidth_GBps = 12.5;
   double gw_link_efficiency = 0.85;

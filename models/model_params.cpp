@@ -53,6 +53,13 @@ std::vector<ParamSpec> chip_specs() {
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that vector-bound ops "
            "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. "
            "ASSUMPTION (to be fitted by ipusim calibrate)"),
+      real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
+           "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links or to the gateway: a transfer "
+           "from T tiles is bounded by T x this x clock as well as by the links. ASSUMPTION: the on-chip exchange rate "
+           "(to be fitted by ipusim calibrate)"),
+      integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
+              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). "
+              "ASSUMPTION (to be fitted by ipusim calibrate)"),
   };
 }
 
@@ -102,6 +109,9 @@ std::vector<ParamSpec> machine_specs() {
            "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "Latency of the IPU <-> gateway link. ASSUMPTION: 0, already inside the streaming-memory and GW-Link latencies."),
+      real("/machine/gateway/buffer_latency_ns", "ns", 1000, 0, 1e9,
+           "Per-transfer latency of a host stream between the gateway buffer and the tiles (request/completion round trip "
+           "over the IPU <-> gateway link plus the gateway's DMA set-up). ASSUMPTION (to be fitted by ipusim calibrate)"),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,

@@ -1,12 +1,13 @@
 // Microbenchmark workload: parse steps, play them in one SC_THREAD, report per-step timing.
-#include "runtime/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
+#include "models/host_stream.hpp"
 #include "models/system.hpp"
-#include "runtime/link_utilisation.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"
 #include "sim/sim_time.hpp"
@@ -26,6 +27,11 @@ struct Microbenchmark::Step {
   ComputeSpec compute;
   std::vector<std::uint32_t> sync_ipus;
   std::vector<Step> children;
+  // tile_transfer and host_buffer_* steps.
+  std::uint32_t tiles = 0;
+  std::uint64_t bytes_per_tile = 0;  ///< tile_transfer: per tile; host_buffer_*: per transfer
+  bool bidirectional = false;
+  HostStreamTiming host;
   // Results.
   double start_ns = 0, end_ns = 0;
   std::uint64_t moved_bytes = 0;
@@ -48,13 +54,17 @@ const char* kind_name(Kind k) {
     case Kind::Sync: return "sync";
     case Kind::Compute: return "compute";
     case Kind::Concurrent: return "concurrent";
+    case Kind::TileTransfer: return "tile_transfer";
+    case Kind::HostBufferWrite: return "host_buffer_write";
+    case Kind::HostBufferRead: return "host_buffer_read";
   }
   return "?";
 }
 
 Kind parse_kind(const std::string& s) {
   static const Kind all[] = {Kind::Transfer, Kind::Exchange, Kind::RemoteLoad, Kind::RemoteStore, Kind::HostRead,
-                             Kind::HostWrite, Kind::Sync,    Kind::Compute,    Kind::Concurrent};
+                             Kind::HostWrite, Kind::Sync,    Kind::Compute,    Kind::Concurrent,
+                             Kind::TileTransfer, Kind::HostBufferWrite, Kind::HostBufferRead};
   for (Kind k : all) {
     if (s == kind_name(k)) return k;
   }
@@ -74,7 +84,10 @@ bool is_network(Kind k) {
 /// Breakdown category of a leaf step.
 std::string category(Kind k, LinkTier tier) {
   switch (k) {
-    case Kind::Transfer: return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+    case Kind::Transfer:
+    case Kind::TileTransfer: return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+    case Kind::HostBufferWrite:
+    case Kind::HostBufferRead: return "host_io";
     case Kind::RemoteLoad:
     case Kind::RemoteStore: return "streaming_memory";
     case Kind::HostRead:
@@ -204,6 +217,29 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       }
       break;
     }
+    case Kind::TileTransfer:
+    case Kind::HostBufferWrite:
+    case Kind::HostBufferRead: {
+      if (nested) n.fail("kind", std::string(kind_name(s.kind)) + " steps run on their own, not inside a concurrent step");
+      s.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
+      if (s.tiles == 0) s.tiles = system_.chip().tiles;
+      if (s.tiles > system_.chip().tiles) n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
+      if (s.kind == Kind::TileTransfer) {
+        s.src = read_ipu("src_ipu");
+        s.dst = read_ipu("dst_ipu");
+        if (s.src == s.dst) n.fail("dst_ipu", "a tile_transfer needs two different IPUs");
+        s.ipu = s.src;
+        s.bytes_per_tile = n.get_uint("bytes_per_tile");
+        s.bidirectional = n.get_bool("bidirectional");
+        s.req.route = system_.route(s.src, s.dst);
+        s.req.bytes = s.bytes_per_tile * s.tiles;
+      } else {
+        s.ipu = read_ipu("ipu");
+        s.src = s.dst = s.ipu;
+        s.bytes_per_tile = n.get_uint("bytes_per_transfer");
+      }
+      break;
+    }
     case Kind::Concurrent: {
       if (nested) n.fail("kind", "concurrent steps cannot be nested");
       std::vector<ConfigNode> kids = n.children("steps");
@@ -215,7 +251,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       break;
     }
   }
-  s.tier = system_.tier(s.req.route);
+  s.tier = s.req.route.empty() ? LinkTier::Local : system_.tier(s.req.route);
   n.finish();
   return s;
 }
@@ -255,8 +291,47 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
   return total;
 }
 
+void Microbenchmark::run_tile_transfer(Step& s) {
+  // One iteration of gc-iputraffictest: the two IPUs sync, set up the external exchange,
+  // then every one of `tiles` tiles sends bytes_per_tile (both ways at once if bidirectional).
+  // The links carry tiles x bytes_per_tile per direction on the network; each tile's external
+  // port bounds it too, so the iteration lasts the longer of the two (the links and the ports
+  // stream concurrently).
+  const ChipParams& chip = system_.chip();
+  const std::vector<std::uint32_t> pair = {s.src, s.dst};
+  std::vector<TransferRequest> reqs = {s.req};
+  if (s.bidirectional) reqs.push_back({system_.route(s.dst, s.src), s.req.bytes});
+  const double port_ns = tile_external_port_ns(chip, static_cast<double>(s.bytes_per_tile));
+  for (std::uint64_t r = 0; r < s.repeat; ++r) {
+    const double sync_ns = system_.sync(pair).ns;
+    sc_core::wait(ns_to_sc(sync_ns + system_.clock().cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles))));
+    const double t0 = now_ns();
+    if (s.req.bytes > 0) system_.network().transfer_all(reqs);
+    transfers_done_ += reqs.size();
+    const double link_ns = now_ns() - t0;
+    if (port_ns > link_ns) sc_core::wait(ns_to_sc(port_ns - link_ns));
+    ++s.done;
+    s.moved_bytes += s.req.bytes * reqs.size();
+  }
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+void Microbenchmark::run_host_buffer(Step& s) {
+  // Closed form (models/host_stream.hpp): the host <-> buffer stream and the buffer <-> tiles
+  // transfers overlap; the step ends when both are done.
+  s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles, s.bytes_per_tile, s.repeat);
+  sc_core::wait(ns_to_sc(s.start_ns + s.host.end_ns) - sc_core::sc_time_stamp());
+  s.done = s.repeat;
+  s.moved_bytes = static_cast<std::uint64_t>(s.host.total_bytes());
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
 void Microbenchmark::run_sequential(Step& s) {
   s.start_ns = now_ns();
+  if (s.kind == Kind::TileTransfer) return run_tile_transfer(s);
+  if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) return run_host_buffer(s);
   if (is_network(s.kind)) {
     Network& net = system_.network();
     for (std::uint64_t r = 0; r < s.repeat; ++r) {
@@ -340,6 +415,19 @@ Json Microbenchmark::step_json(const Step& s) const {
       j["src_ipu"] = s.src;
       j["dst_ipu"] = s.dst;
       break;
+    case Kind::TileTransfer:
+      j["src_ipu"] = s.src;
+      j["dst_ipu"] = s.dst;
+      j["tiles"] = s.tiles;
+      j["bytes_per_tile"] = s.bytes_per_tile;
+      j["bidirectional"] = s.bidirectional;
+      break;
+    case Kind::HostBufferWrite:
+    case Kind::HostBufferRead:
+      j["ipu"] = s.ipu;
+      j["tiles"] = s.tiles;
+      j["bytes_per_transfer"] = s.bytes_per_tile;
+      break;
     case Kind::Sync: j["ipus"] = s.sync_ipus.size(); break;
     case Kind::Concurrent: break;
     default: j["ipu"] = s.ipu;
@@ -354,6 +442,12 @@ Json Microbenchmark::step_json(const Step& s) const {
   for (const Step& c : s.children) bytes += c.moved_bytes;
   j["bytes"] = bytes;
   j["bandwidth_GBps"] = dur > 0 ? static_cast<double>(bytes) / dur : 0.0;
+  if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) {
+    j["host_side_GBps"] = s.host.host_side_GBps();
+    j["tile_side_GBps"] = s.host.tile_side_GBps();
+    j["tile_transfer_ns"] = s.host.tile_transfer_ns;
+  }
+  if (s.kind == Kind::TileTransfer) j["tier"] = to_string(s.tier);
   if (is_network(s.kind)) {
     j["tier"] = to_string(s.tier);
     j["hops"] = s.req.route.size();

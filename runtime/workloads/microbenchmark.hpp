@@ -12,7 +12,7 @@
 #include "models/compute.hpp"
 #include "models/exchange.hpp"
 #include "models/routing.hpp"
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"
 
@@ -37,7 +37,10 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   Json utilisation() const override;
   Json memory() const override;
   /// {"steps": [{name, kind, start_ns, end_ns, duration_ns, bytes, bandwidth_GBps, ...}],
-  ///  "total_ns", "total_cycles", "transfers", "breakdown_ns"}.
+  ///  "total_ns", "total_cycles", "transfers", "breakdown_ns"}. bandwidth_GBps is bytes moved
+  ///  (both directions of a bidirectional tile_transfer summed) / duration; host_buffer_* steps
+  ///  add host_side_GBps (bytes / the host <-> buffer stream's time) and tile_side_GBps
+  ///  (bytes / the tiles' time from their first transfer's start to their last's end).
   Json results() const override;
   std::string failure() const override { return failure_; }
   std::string summary() const override;
@@ -45,13 +48,20 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   std::uint64_t transfers_completed() const { return transfers_done_; }
 
   /// What a step does.
-  enum class Kind { Transfer, Exchange, RemoteLoad, RemoteStore, HostRead, HostWrite, Sync, Compute, Concurrent };
+  /// TileTransfer: tiles of one IPU to tiles of another (gc-iputraffictest); HostBufferWrite /
+  /// HostBufferRead: host -> gateway buffer -> tiles and back (gc-hosttraffictest).
+  enum class Kind {
+    Transfer, Exchange, RemoteLoad, RemoteStore, HostRead, HostWrite, Sync, Compute, Concurrent,
+    TileTransfer, HostBufferWrite, HostBufferRead
+  };
   struct Step;
 
  private:
   Step parse_step(ConfigNode node, const std::string& default_name, bool nested);
   void run();
   void run_sequential(Step& s);
+  void run_tile_transfer(Step& s);
+  void run_host_buffer(Step& s);
   void run_concurrent(Step& s);
   void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending, sc_core::sc_event* done);
   std::uint64_t timed_cycles(Step& s);
