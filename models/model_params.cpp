@@ -7,6 +7,12 @@
 #include "models/workload_params.hpp"
 #include "sim/params.hpp"
 
+// Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
+#define kFitted \
+  "fitted by ipusim calibrate on the 9 calibration cases of configs/validation/cases (MLPerf v1.0 BERT-Large " \
+  "POD16/POD64, MLPerf v1.1 ResNet-50 POD16/POD64, gc-iputraffictest, gc-hosttraffictest x 4) on 2026-11-23; " \
+  "see configs/calibration/fitted.meta.json"
+
 namespace ipusim {
 namespace {
 
@@ -40,26 +46,24 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST CTCLossPlan; calibrate."),
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses 90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.5, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.359, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution reaches on its tiles, "
-           "before the inner-dimension and operand-exchange terms. ASSUMPTION (to be fitted by ipusim calibrate)"),
-      real("/chip/compute/amp_inner_dim_half", "element", 64, 0, 4096,
+           "before the inner-dimension and operand-exchange terms. " kFitted),
+      real("/chip/compute/amp_inner_dim_half", "element", 14.5, 0, 4096,
            "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k means more partial "
-           "sums to accumulate per output. 0 = no penalty. ASSUMPTION (to be fitted by ipusim calibrate)"),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 2000, 0, 1e6,
+           "sums to accumulate per output. 0 = no penalty. " kFitted),
+      integer("/chip/compute/op_overhead_cycles", "cycle", 2514, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a poplibs op is "
-              "several compute sets). ASSUMPTION (to be fitted by ipusim calibrate)"),
-      real("/chip/compute/vector_efficiency", "", 0.5, 0.01, 1,
+              "several compute sets). " kFitted),
+      real("/chip/compute/vector_efficiency", "", 0.966, 0.01, 1,
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that vector-bound ops "
-           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. "
-           "ASSUMPTION (to be fitted by ipusim calibrate)"),
+           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links or to the gateway: a transfer "
            "from T tiles is bounded by T x this x clock as well as by the links. ASSUMPTION: the on-chip exchange rate "
-           "(to be fitted by ipusim calibrate)"),
-      integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
-              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). "
-              "ASSUMPTION (to be fitted by ipusim calibrate)"),
+           "(to be fitted by ipusim calibrate; gc-iputraffictest alone cannot tell it from external_exchange_fixed_cycles)"),
+      integer("/chip/external_exchange_fixed_cycles", "cycle", 57274, 0, 1e7,
+              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). " kFitted),
   };
 }
 
@@ -109,9 +113,9 @@ std::vector<ParamSpec> machine_specs() {
            "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "Latency of the IPU <-> gateway link. ASSUMPTION: 0, already inside the streaming-memory and GW-Link latencies."),
-      real("/machine/gateway/buffer_latency_ns", "ns", 1000, 0, 1e9,
+      real("/machine/gateway/buffer_latency_ns", "ns", 1953, 0, 1e9,
            "Per-transfer latency of a host stream between the gateway buffer and the tiles (request/completion round trip "
-           "over the IPU <-> gateway link plus the gateway's DMA set-up). ASSUMPTION (to be fitted by ipusim calibrate)"),
+           "over the IPU <-> gateway link plus the gateway's DMA set-up). " kFitted),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
@@ -124,7 +128,7 @@ std::vector<ParamSpec> machine_specs() {
            "Switching capacity of the GW-Link switch pair per direction. ASSUMPTION: 2 x 32 x 400 Gbit/s (Arista DCS-7060PX4-32, SWGW)."),
       real("/machine/host_link/bandwidth_GBps", "GB/s", 25, 0.001, 1e6,
            "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate derived)."),
-      real("/machine/host_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the host link. ASSUMPTION: same as GW-Links."),
+      real("/machine/host_link/efficiency", "", 0.282, 0.001, 1, "Usable fraction of the host link for the host streams the tools measured (256-byte transfers). " kFitted),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12, "Host link latency per transfer. ASSUMPTION: 5 us."),
   };
 }

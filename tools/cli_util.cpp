@@ -1,7 +1,7 @@
 #include "tools/cli_util.hpp"
 
 #include "models/model_params.hpp"
-#include "runtime/runtime_params.hpp"
+#include "runtime/workloads/runtime_params.hpp"
 #include "sim/errors.hpp"
 #include "sim/output.hpp"
 

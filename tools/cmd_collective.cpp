@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "runtime/simulation.hpp"
+#include "runtime/exec/simulation.hpp"
 #include "sim/logging.hpp"
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"

@@ -1,4 +1,4 @@
-#include "runtime/collective_player.hpp"
+#include "runtime/exec/collective_player.hpp"
 
 #include <algorithm>
 #include <set>

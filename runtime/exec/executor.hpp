@@ -14,8 +14,8 @@
 #include <systemc>
 
 #include "models/network.hpp"
-#include "runtime/collective_player.hpp"
-#include "runtime/program.hpp"
+#include "runtime/exec/collective_player.hpp"
+#include "runtime/ir/program.hpp"
 
 namespace ipusim {
 class System;

@@ -1,4 +1,4 @@
-#include "runtime/link_utilisation.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 
 #include <map>
 #include <string>

@@ -1,11 +1,11 @@
-#include "runtime/simulation.hpp"
+#include "runtime/exec/simulation.hpp"
 
 #include <cstdio>
 #include <sstream>
 #include <systemc>
 
 #include "models/system.hpp"
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 #include "sim/clock.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"

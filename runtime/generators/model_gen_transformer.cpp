@@ -4,6 +4,7 @@
 // with its op class and GEMM shape so the compute model can time it; the backward has the
 // input- and weight-gradient GEMM of every matmul. Placement: phases as in the PopXL
 // applications, or pipeline stages from `layers_per_ipu` as in Graphcore's PopART BERT.
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -106,7 +107,8 @@ struct LayerShapes {
 
 LayerShapes layer_shapes(const TransformerSpec& s) {
   const std::int64_t T = s.micro_batch * s.sequence_length, h = s.hidden, tp = s.tensor_parallel;
-  const std::int64_t dh = h / s.heads, groups = s.micro_batch * s.heads / tp;
+  // Heads split over the tensor-parallel group (2-D TP may split them unevenly: round up).
+  const std::int64_t dh = h / s.heads, groups = std::max<std::int64_t>(1, (s.micro_batch * s.heads + tp - 1) / tp);
   LayerShapes l;
   l.qkv = {T, h, 3 * h / tp, 1};
   // Attention over the whole pack (block-diagonal mask): per pack, not per sequence.
@@ -220,8 +222,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   if (s.layers_per_phase < 1 || s.layers % s.layers_per_phase != 0)
     throw std::invalid_argument("layers_per_phase (" + std::to_string(s.layers_per_phase) + ") must divide layers (" +
                                 std::to_string(s.layers) + ")");
-  if (tp < 1 || h % tp != 0 || replicas % tp != 0 || s.heads % tp != 0)
-    throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) + ") must divide hidden, heads and the replicas (" +
+  if (tp < 1 || h % tp != 0 || replicas % tp != 0)
+    throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) + ") must divide hidden and the replicas (" +
                                 std::to_string(replicas) + ")");
   if (s.activation_shards < 1 || h % s.activation_shards != 0)
     throw std::invalid_argument("activation_shards must divide hidden");

@@ -1,4 +1,4 @@
-#include "runtime/collective_workload.hpp"
+#include "runtime/workloads/collective_workload.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -11,7 +11,7 @@
 #include "collectives/functional.hpp"
 #include "collectives/replica_grouping.hpp"
 #include "models/system.hpp"
-#include "runtime/collective_player.hpp"
+#include "runtime/exec/collective_player.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 

@@ -3,7 +3,7 @@
 // of a system, timed on the models and, with data, checked on real per-replica buffers.
 #include <memory>
 
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 
 namespace ipusim {
 

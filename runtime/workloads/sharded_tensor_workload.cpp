@@ -1,4 +1,4 @@
-#include "runtime/sharded_tensor_workload.hpp"
+#include "runtime/workloads/sharded_tensor_workload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "collectives/comm_group_spec.hpp"
 #include "collectives/rts.hpp"
 #include "models/system.hpp"
-#include "runtime/collective_player.hpp"
+#include "runtime/exec/collective_player.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 

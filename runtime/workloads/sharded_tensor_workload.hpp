@@ -7,7 +7,7 @@
 // so sharding domains can be compared (in-Pod on IPU-Links vs all replicas over GW-Links).
 #include <memory>
 
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 
 namespace ipusim {
 

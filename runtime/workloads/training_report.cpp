@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "models/system.hpp"
-#include "runtime/training_state.hpp"
+#include "runtime/workloads/training_state.hpp"
 
 namespace ipusim::rt {
 namespace {

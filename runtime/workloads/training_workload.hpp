@@ -3,7 +3,7 @@
 // PopART-style session options) lowered by the runtime passes and played by the executor.
 #include <memory>
 
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 
 namespace ipusim {
 

@@ -1,12 +1,12 @@
-#include "runtime/workload.hpp"
+#include "runtime/workloads/workload.hpp"
 
 #include <systemc>
 
-#include "runtime/collective_workload.hpp"
-#include "runtime/microbenchmark.hpp"
-#include "runtime/sharded_tensor_workload.hpp"
-#include "runtime/runtime_params.hpp"
-#include "runtime/training_workload.hpp"
+#include "runtime/workloads/collective_workload.hpp"
+#include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/sharded_tensor_workload.hpp"
+#include "runtime/workloads/runtime_params.hpp"
+#include "runtime/workloads/training_workload.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {

@@ -15,7 +15,7 @@
 #include <systemc>
 
 #include "models/system.hpp"
-#include "runtime/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "models/model_params.hpp"
 #include "models/system.hpp"
-#include "runtime/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"
 

@@ -8,8 +8,8 @@
 #include "models/compute.hpp"
 #include "models/model_params.hpp"
 #include "models/system.hpp"
-#include "runtime/runtime_params.hpp"
-#include "runtime/workload.hpp"
+#include "runtime/workloads/runtime_params.hpp"
+#include "runtime/workloads/workload.hpp"
 #include "sim/output.hpp"
 #include "tests/component/models/model_fixture.hpp"
 

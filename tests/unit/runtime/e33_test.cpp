@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "runtime/pass_locations.hpp"
-#include "runtime/pass_lower.hpp"
-#include "runtime/pass_phases.hpp"
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_lower.hpp"
+#include "runtime/passes/pass_phases.hpp"
 
 using namespace ipusim::rt;
 

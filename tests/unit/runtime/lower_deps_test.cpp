@@ -5,10 +5,10 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "runtime/model_gen.hpp"
-#include "runtime/pass_locations.hpp"
-#include "runtime/pass_lower.hpp"
-#include "runtime/pass_phases.hpp"
+#include "runtime/generators/model_gen.hpp"
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_lower.hpp"
+#include "runtime/passes/pass_phases.hpp"
 #include "tests/unit/runtime/lowered_ancestors.hpp"
 
 using namespace ipusim::rt;

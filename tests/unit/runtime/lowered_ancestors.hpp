@@ -3,7 +3,7 @@
 #include <set>
 #include <vector>
 
-#include "runtime/pass_lower.hpp"
+#include "runtime/passes/pass_lower.hpp"
 
 namespace ipusim::rt::test {
 

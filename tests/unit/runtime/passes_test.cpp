@@ -2,13 +2,13 @@
 // and RTS / memory arithmetic computed independently.
 #include <catch2/catch.hpp>
 
-#include "runtime/memory_accounting.hpp"
-#include "runtime/model_gen.hpp"
-#include "runtime/pass_batch_loop.hpp"
-#include "runtime/pass_locations.hpp"
-#include "runtime/pass_lower.hpp"
-#include "runtime/pass_phases.hpp"
-#include "runtime/pass_remote_io.hpp"
+#include "runtime/passes/memory_accounting.hpp"
+#include "runtime/generators/model_gen.hpp"
+#include "runtime/passes/pass_batch_loop.hpp"
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_lower.hpp"
+#include "runtime/passes/pass_phases.hpp"
+#include "runtime/passes/pass_remote_io.hpp"
 
 using namespace ipusim::rt;
 
