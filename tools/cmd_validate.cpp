@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "tools/calibration/case_file.hpp"
 #include "tools/calibration/case_runner.hpp"
 #include "tools/calibration/fit.hpp"
@@ -17,6 +18,7 @@
 #include "tools/cli_util.hpp"
 #include "tools/regress_junit.hpp"
 #include "tools/subprocess.hpp"
+#include "tools/sweep_input.hpp"
 #include "tools/sweep_jobs.hpp"
 #include "tools/sweep_progress.hpp"
 
@@ -77,6 +79,9 @@ int cmd_validate(const Args& args) {
       "cross-validate", "leave-one-out cross-validation of the calibration cases (needs --params)")(
       "params", po::value<std::string>(), "parameters refitted by --cross-validate (comma-separated registry paths)")(
       "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations per cross-validation fit")(
+      "start-from", po::value<std::string>(),
+      "cross-validation fits start from the 'start' values recorded in this calibrate *.meta.json (the assumptions "
+      "before calibration), not from the current (fitted) defaults, so no fit starts at a point that saw the left-out case")(
       "junit", po::value<std::string>(), "also write JUnit XML to this file")(
       "json", "print the results as JSON instead of tables")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
@@ -103,6 +108,16 @@ int cmd_validate(const Args& args) {
   if (vm.count("cross-validate")) {
     if (!vm.count("params")) throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
     params = resolve_fit_params(vm["params"].as<std::string>());
+    if (vm.count("start-from")) {
+      const std::string file = vm["start-from"].as<std::string>();
+      const Json meta = cli::read_json_file(file);
+      for (FitParam& p : params) {
+        const Json* start = meta.contains("parameters") && meta["parameters"].contains(p.path) ? &meta["parameters"][p.path] : nullptr;
+        if (!start || !start->contains("start") || !(*start)["start"].is_number())
+          throw ConfigError("--start-from " + file + ": no /parameters/" + p.path + "/start number");
+        p.start = (*start)["start"].get<double>();
+      }
+    }
   }
 
   std::unique_ptr<TempDir> temp;
@@ -139,9 +154,7 @@ int cmd_validate(const Args& args) {
   }
   if (vm.count("junit")) {
     const std::string file = vm["junit"].as<std::string>();
-    std::ofstream out(file, std::ios::trunc);
-    out << junit_xml("ipusim.validate", validation_junit(outcomes));
-    if (!out) throw ConfigError("--junit: cannot write " + file);
+    write_text_file_atomic(file, junit_xml("ipusim.validate", validation_junit(outcomes)));
   }
   for (const auto& o : outcomes) {
     if (!o.pass) return 1;

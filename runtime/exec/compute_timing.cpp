@@ -16,6 +16,7 @@ void set_gemm(ComputeSpec& s, const GemmShape& g) {
   s.k = static_cast<double>(g.k);
   s.n = static_cast<double>(g.n);
   s.groups = static_cast<double>(g.groups > 0 ? g.groups : 1);
+  if (g.fp32_partials && s.dtype == ComputeDType::Float16) s.dtype = ComputeDType::Float16_32;
 }
 
 }  // namespace

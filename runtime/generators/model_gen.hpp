@@ -47,6 +47,9 @@ struct TransformerSpec {
   /// IPU of the heads; -1 = the embedding's IPU (the MLM decoder is tied to the word
   /// embedding, so the heads share its IPU and form the last pipeline stage).
   std::int64_t head_ipu = -1;
+  /// PopART partialsType of the matmuls: "half" (FP16 accumulation, MLPerf BERT on IPUs) or
+  /// "float" (FP32 accumulators: the AMP's FP16.32 rate).
+  std::string partials_type = "half";
   OptimizerSpec optimizer;
 };
 

@@ -63,6 +63,7 @@ struct Builder {
     o.op_class = OpClass::Matmul;
     o.unit = ComputeUnit::Amp;
     o.gemm = g;
+    o.gemm.fp32_partials = s.partials_type == "float";
     return o;
   }
   /// A vector-bound op over `elements` elements: `flops_per_element` and `passes` reads/writes
@@ -230,6 +231,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   if (s.max_sequences_per_pack < 1 || s.sequences_per_pack < 1 || s.sequences_per_pack > static_cast<double>(s.max_sequences_per_pack))
     throw std::invalid_argument("sequences_per_pack must lie in [1, max_sequences_per_pack]");
   if (s.head != "lm" && s.head != "mlm_nsp") throw std::invalid_argument("head must be lm or mlm_nsp");
+  if (s.partials_type != "half" && s.partials_type != "float") throw std::invalid_argument("partials_type must be half or float");
   const std::vector<int> ipu_of_layer = layer_ipus(s);
   const bool pipelined = !ipu_of_layer.empty();
   const int ipus = static_cast<int>(s.layers_per_ipu.size());

@@ -73,6 +73,8 @@ inline bool is_amp_class(OpClass c) { return c == OpClass::Matmul || c == OpClas
 /// output pixels, k = input channels x kernel height x kernel width, n = output channels.
 struct GemmShape {
   std::int64_t m = 0, k = 0, n = 0, groups = 1;
+  /// FP16 operands with FP32 partials (PopART partialsType "float"): the AMP's FP16.32 rate.
+  bool fp32_partials = false;
   bool known() const { return m > 0 && k > 0 && n > 0; }
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) * static_cast<double>(groups); }
 };

@@ -92,6 +92,7 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     s.ffn_factor = g.get_int("ffn_factor");
     s.recompute = g.get_bool("recompute");
     s.head = g.get_enum("head");
+    s.partials_type = g.get_enum("partials_type");
     s.max_sequences_per_pack = g.get_int("max_sequences_per_pack");
     s.sequences_per_pack = g.get_double("sequences_per_pack");
     const Json lpi = g.get_json("layers_per_ipu");
@@ -171,6 +172,7 @@ void register_training_params() {
       integer(t + "head_tokens", "", 0, 0, {}, "Tokens projected to the vocabulary by the head (0 = sequence_length; BERT MLM: masked tokens)"),
       integer(t + "ffn_factor", "", 4, 1, {}, "Feed-forward intermediate size / hidden"),
       flag(t + "recompute", true, "Phased execution: backward recomputes the forward (backward = 3x forward flops); pipelines use /workload/session/autoRecomputation"),
+      choice(t + "partials_type", "half", {"half", "float"}, "PopART partialsType of the matmuls: half (FP16 accumulation, MLPerf BERT on IPUs) or float (FP32 accumulators, the AMP's FP16.32 rate)"),
       choice(t + "head", "lm", {"lm", "mlm_nsp"}, "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied to the word embedding, NSP)"),
       integer(t + "max_sequences_per_pack", "", 1, 1, 64, "Packed sequences: at most this many sequences per sample (NSP head runs per sequence); MLPerf BERT on IPUs: 3"),
       real(t + "sequences_per_pack", "", 1.0, 1.0, 64.0, "Packed sequences: average sequences per sample (reported as sequences_per_sample); MLPerf BERT on IPUs: about 2"),

@@ -66,3 +66,17 @@ TEST_CASE("layers_per_ipu must add up to the layers", "[transformer]") {
   s.layers_per_ipu = {3, 7, 7, 6};
   CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("sums to 23"));
 }
+
+TEST_CASE("partials_type float marks every matmul for the FP16.32 AMP rate", "[transformer]") {
+  TransformerSpec s = bert_large_mlperf();
+  s.partials_type = "float";
+  const Model m = generate_transformer(s, 4);
+  int matmuls = 0;
+  for (const ModelOp& o : m.ops) {
+    if (o.type != OpType::Compute || o.op_class != OpClass::Matmul) continue;
+    ++matmuls;
+    CHECK(o.gemm.fp32_partials);
+  }
+  // Per layer 6 forward GEMMs + 12 backward (two per forward GEMM); heads: 4 forward + 8 backward.
+  CHECK(matmuls == 24 * 18 + 12);
+}
