@@ -1,9 +1,10 @@
 #include "sim/output.hpp"
 
 #include <filesystem>
-#include <fstream>
+#include <iomanip>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {
@@ -13,9 +14,8 @@ std::string write_json_file(const std::string& dir, const std::string& name, con
   std::filesystem::create_directories(dir, ec);
   if (ec) throw ConfigError("cannot create output folder '" + dir + "': " + ec.message());
   const std::string path = (std::filesystem::path(dir) / name).string();
-  std::ofstream out(path);
-  if (!out) throw ConfigError("cannot write '" + path + "'");
-  out << value.dump(2) << "\n";
+  // Streamed (no second copy of a large report in memory), then renamed into place.
+  write_file_atomic(path, [&](std::ostream& out) { out << std::setw(2) << value << "\n"; });
   return path;
 }
 

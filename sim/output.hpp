@@ -9,7 +9,8 @@ namespace ipusim {
 /// Version of the report.json layout (documented in the README).
 constexpr int kReportFormatVersion = 1;
 
-/// Creates `dir` if needed and writes `name` there as pretty JSON; returns the path.
+/// Creates `dir` if needed and writes `name` there as pretty JSON, atomically (a write
+/// error throws WriteError, exit 3, and leaves no partial file); returns the path.
 std::string write_json_file(const std::string& dir, const std::string& name, const Json& value);
 
 /// Simulation-side parameters shared by all runs (`/sim/...`); declared by the sim layer.

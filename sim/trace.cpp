@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 
 namespace ipusim {
 
@@ -52,9 +53,10 @@ void TraceWriter::write(const std::string& path) const {
                       {"args", {{"name", key.second}}}});
   }
   for (const auto& e : events_) events.push_back(e);
-  std::ofstream out(path);
-  if (!out) throw ConfigError("cannot write trace file '" + path + "'");
-  out << Json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() << "\n";
+  // Atomic (temp file + rename): a full disk gives exit 3 naming the file, never a truncated trace.
+  write_file_atomic(path, [&](std::ostream& out) {
+    out << Json{{"traceEvents", events}, {"displayTimeUnit", "ns"}} << "\n";
+  });
 }
 
 }  // namespace ipusim

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/regress_case.hpp"
 #include "tools/regress_compare.hpp"
@@ -106,9 +107,7 @@ std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases, const 
 }
 
 void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw ConfigError("cannot write " + path);
+  write_text_file_atomic(path, text);
 }
 
 }  // namespace

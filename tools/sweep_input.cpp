@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 
 namespace ipusim::cli {
 
@@ -40,10 +42,7 @@ Json read_json_file(const std::string& path) {
 }
 
 void write_json_pretty(const std::string& path, const Json& value) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw ConfigError("cannot write " + path);
-  out << value.dump(2) << "\n";
-  if (!out) throw ConfigError("cannot write " + path);
+  write_file_atomic(path, [&](std::ostream& out) { out << std::setw(2) << value << "\n"; });
 }
 
 std::string describe_json(const Json& value) {
