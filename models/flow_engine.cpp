@@ -56,7 +56,7 @@ double FlowEngine::lone_transfer_ns(const Route& route, std::uint64_t bytes) con
   return lat + fill + static_cast<double>(bytes) / rate;
 }
 
-std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t bytes) {
+void FlowEngine::validate_route(const Route& route) const {
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= specs_.size()) throw SimulationError("flow route names an unknown resource");
     for (std::size_t j = 0; j < i; ++j) {
@@ -64,6 +64,14 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
         throw SimulationError("flow route crosses resource '" + specs_[route[i]].name + "' twice");
       }
     }
+  }
+}
+
+std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) {
+  validate_route(route);
+  // A grouped flow on this route stops being independent: give it back its own state first.
+  for (ResourceId rid : route) {
+    if (res_[rid].group != kNoGroup) ungroup(res_[rid].group);
   }
   std::uint32_t slot;
   if (!free_slots_.empty()) {
@@ -84,6 +92,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   f.rate = 0;
   f.t_ref = now_ns;
   f.start_ns = now_ns;
+  f.tag = tag;
   ++active_;
   if (route.empty()) {  // same IPU: nothing crosses a link
     f.latency_ns = 0;
@@ -166,16 +175,233 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     f.remaining = 0;
     arrivals_.push({f.finish_ns + f.latency_ns, f.id, slot});
   }
-  while (!arrivals_.empty()) {
+  clean_group_heaps();
+  while (!group_drains_.empty() && group_drains_.top().t <= now_ns + kTolNs) {
+    const GroupEntry e = group_drains_.top();
+    group_drains_.pop();
+    Group& g = groups_[e.group];
+    // What remove_from_resources does for a flow alone on its resources.
+    for (ResourceId rid : g.resources) {
+      Res& r = res_[rid];
+      integrate(r, now_ns);
+      r.sum_rate = 0.0;
+      r.group = kNoGroup;
+    }
+    g.state = State::InFlight;
+    group_arrivals_.push({g.finish_ns + g.latency_ns, g.ids.front(), e.group, g.gen});
+    clean_group_heaps();
+  }
+  // Arrivals in (time, id) order, flows and groups merged.
+  for (;;) {
+    const bool flow_due = !arrivals_.empty() && arrivals_.top().t <= now_ns + kTolNs;
+    const bool group_due = !group_arrivals_.empty() && group_arrivals_.top().t <= now_ns + kTolNs;
+    if (!flow_due && !group_due) break;
+    if (group_due && (!flow_due || arrivals_.top().t > group_arrivals_.top().t ||
+                      (arrivals_.top().t == group_arrivals_.top().t && arrivals_.top().id > group_arrivals_.top().id))) {
+      const GroupEntry e = group_arrivals_.top();
+      group_arrivals_.pop();
+      Group& g = groups_[e.group];
+      const auto n = static_cast<std::uint32_t>(g.ids.size());
+      arrivals.push_back({g.ids.front(), Arrival::kGroupSlot, g.start_ns, e.t, g.bytes, g.tag, n});
+      active_ -= n;
+      g.state = State::Free;
+      ++g.gen;
+      free_groups_.push_back(e.group);
+      continue;
+    }
     const TimedEntry e = arrivals_.top();
-    if (e.t > now_ns + kTolNs) break;
     arrivals_.pop();
     Flow& f = flows_[e.slot];
-    arrivals.push_back({f.id, e.slot, f.start_ns, e.t, f.bytes});
+    arrivals.push_back({f.id, e.slot, f.start_ns, e.t, f.bytes, f.tag, 1});
     f.state = State::Free;
     free_slots_.push_back(e.slot);
     --active_;
   }
+}
+
+void FlowEngine::clean_group_heaps() {
+  while (!group_drains_.empty()) {
+    const GroupEntry& e = group_drains_.top();
+    const Group& g = groups_[e.group];
+    if (g.gen == e.gen && g.state == State::Draining) break;
+    group_drains_.pop();
+  }
+}
+
+void FlowEngine::lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns,
+                           double& cap) const {
+  // The same operations, in the same order, as start() and the allocation of a lone flow.
+  const double lat = path_latency_ns(route);
+  const double bottleneck = route_bottleneck(specs_, route);
+  const double chunk = static_cast<double>(std::min<std::uint64_t>(bytes, params_.chunk_bytes));
+  latency_ns = lat + static_cast<double>(route.size() - 1) * chunk / bottleneck;
+  cap = (params_.credits_bytes > 0 && lat > 0) ? static_cast<double>(params_.credits_bytes) / (2.0 * lat) : kInf;
+  rate = cap;
+  for (ResourceId rid : route) rate = std::min(rate, specs_[rid].capacity_Bpns);
+}
+
+void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& routes,
+                             const std::vector<std::uint64_t>& bytes, void* tag) {
+  if (!params_.fast_paths) {
+    for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
+    return;
+  }
+  // Collective steps repeat the previous step's routes and sizes (a ring's 2(R-1) steps):
+  // then the resource use counts and the lone rates of the last batch still hold.
+  bool same = cache_mark_ == batch_counter_ && bytes == cache_bytes_;
+  for (std::size_t i = 0; same && i < routes.size(); ++i) {
+    const Route& route = *routes[i];
+    same = route.size() == cache_off_[i + 1] - cache_off_[i] &&
+           std::equal(route.begin(), route.end(), cache_res_.begin() + cache_off_[i]);
+  }
+  if (!same) {
+    // Count how often the batch uses each resource (a resource used twice is shared).
+    const std::uint64_t mark = ++batch_counter_;
+    for (const Route* route : routes) {
+      for (ResourceId rid : *route) {
+        if (rid >= res_.size()) {  // let start() report it, at the same flow as without fast paths
+          for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
+          return;
+        }
+        Res& r = res_[rid];
+        if (r.batch_mark != mark) {
+          r.batch_mark = mark;
+          r.batch_uses = 0;
+        }
+        ++r.batch_uses;
+      }
+    }
+    cache_mark_ = mark;
+    cache_bytes_ = bytes;
+    cache_res_.clear();
+    cache_off_.assign(1, 0);
+    cache_key_.clear();
+    keys_.clear();
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const Route& route = *routes[i];
+      cache_res_.insert(cache_res_.end(), route.begin(), route.end());
+      cache_off_.push_back(static_cast<std::uint32_t>(cache_res_.size()));
+      std::uint32_t key = kNoGroup;
+      if (bytes[i] > 0 && !route.empty()) {
+        GroupKey k{bytes[i], 0, 0, kInf};
+        lone_rate(route, bytes[i], k.rate, k.latency_ns, k.cap);
+        // Fifo allocation zeroes rates below 1e-12 B/ns: leave such flows to the general path.
+        if (k.rate >= 1e-12) {
+          for (std::uint32_t j = 0; j < keys_.size() && key == kNoGroup; ++j) {
+            const GroupKey& o = keys_[j];
+            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns && o.cap == k.cap) key = j;
+          }
+          constexpr std::size_t kMaxGroupsPerBatch = 64;  // beyond this, distinct flows go one by one
+          if (key == kNoGroup && keys_.size() < kMaxGroupsPerBatch) {
+            key = static_cast<std::uint32_t>(keys_.size());
+            keys_.push_back(k);
+          }
+        }
+      }
+      cache_key_.push_back(key);
+    }
+  }
+  key_group_.assign(keys_.size(), kNoGroup);
+  batch_groups_.clear();
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    const Route& route = *routes[i];
+    const std::uint32_t key = cache_key_[i];
+    bool independent = key != kNoGroup;
+    for (ResourceId rid : route) {
+      const Res& r = res_[rid];
+      independent = independent && r.batch_uses == 1 && r.flows.empty() && r.group == kNoGroup;
+    }
+    if (!independent) {
+      start(now_ns, route, bytes[i], tag);
+      continue;
+    }
+    const GroupKey& k = keys_[key];
+    std::uint32_t gi = key_group_[key];
+    if (gi == kNoGroup) {
+      if (!free_groups_.empty()) {
+        gi = free_groups_.back();
+        free_groups_.pop_back();
+      } else {
+        gi = static_cast<std::uint32_t>(groups_.size());
+        groups_.emplace_back();
+      }
+      key_group_[key] = gi;
+      Group& g = groups_[gi];
+      g.ids.clear();
+      g.resources.clear();
+      g.offsets.assign(1, 0);
+      g.bytes = k.bytes;
+      g.rate = k.rate;
+      g.latency_ns = k.latency_ns;
+      g.cap = k.cap;
+      g.start_ns = now_ns;
+      // reallocate(): remaining (= bytes, nothing drained yet) / rate from the start time.
+      g.finish_ns = now_ns + static_cast<double>(k.bytes) / k.rate;
+      g.tag = tag;
+      g.state = State::Draining;
+      batch_groups_.push_back(gi);
+    }
+    Group& g = groups_[gi];
+    g.ids.push_back(next_id_++);
+    for (ResourceId rid : route) {
+      Res& r = res_[rid];
+      integrate(r, now_ns);
+      r.st.transfers++;
+      r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, 1);
+      r.sum_rate = k.rate;
+      r.group = gi;
+      g.resources.push_back(rid);
+    }
+    g.offsets.push_back(static_cast<std::uint32_t>(g.resources.size()));
+    ++active_;
+    ++grouped_flows_;
+  }
+  for (std::uint32_t gi : batch_groups_) {
+    const Group& g = groups_[gi];
+    group_drains_.push({g.finish_ns, g.ids.front(), gi, g.gen});
+  }
+}
+
+void FlowEngine::ungroup(std::uint32_t gi) {
+  // Every member becomes the flow start() and the lone allocation would have made: same id,
+  // rate, start and finish; it has drained nothing that its (unchanged) t_ref does not show.
+  Group& g = groups_[gi];
+  for (std::size_t i = 0; i < g.ids.size(); ++i) {
+    std::uint32_t slot;
+    if (!free_slots_.empty()) {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(flows_.size());
+      flows_.emplace_back();
+    }
+    Flow& f = flows_[slot];
+    f.id = g.ids[i];
+    f.route.assign(g.resources.begin() + g.offsets[i], g.resources.begin() + g.offsets[i + 1]);
+    f.pos.assign(f.route.size(), 0);
+    f.bytes = g.bytes;
+    f.remaining = static_cast<double>(g.bytes);
+    f.rate = g.rate;
+    f.t_ref = g.start_ns;
+    f.start_ns = g.start_ns;
+    f.latency_ns = g.latency_ns;
+    f.cap = g.cap;
+    f.epoch = 0;
+    f.frozen_epoch = 0;
+    f.finish_ns = kInf;
+    f.heap_pos = kNotInHeap;
+    f.state = State::Draining;
+    f.tag = g.tag;
+    for (ResourceId rid : f.route) {
+      Res& r = res_[rid];
+      r.flows.assign(1, slot);
+      r.group = kNoGroup;
+    }
+    drain_set(slot, g.finish_ns);
+  }
+  g.state = State::Free;
+  ++g.gen;
+  free_groups_.push_back(gi);
 }
 
 bool FlowEngine::drain_less(std::uint32_t a, std::uint32_t b) const {
@@ -387,6 +613,9 @@ double FlowEngine::next_event_ns() {
   double t = kInf;
   if (!drain_heap_.empty()) t = flows_[drain_heap_.front()].finish_ns;
   if (!arrivals_.empty()) t = std::min(t, arrivals_.top().t);
+  clean_group_heaps();
+  if (!group_drains_.empty()) t = std::min(t, group_drains_.top().t);
+  if (!group_arrivals_.empty()) t = std::min(t, group_arrivals_.top().t);
   return t;
 }
 

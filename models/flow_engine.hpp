@@ -55,15 +55,23 @@ struct FlowEngineParams {
   Arbitration arbitration = Arbitration::Fair;
   std::uint64_t chunk_bytes = 0;    ///< see the file comment
   std::uint64_t credits_bytes = 0;  ///< > 0: rate cap credits / (2 x path latency)
+  /// Exact fast paths (`/sim/fast_paths`): flows of a batch that share no resource with each
+  /// other or with flows in flight drain as groups (one heap entry and one arrival per group
+  /// of flows with equal bytes, rate and latency) instead of one flow each.
+  bool fast_paths = true;
 };
 
-/// A flow whose last byte has arrived.
+/// A flow whose last byte has arrived (or `count` flows of one batch group arriving at once).
 struct Arrival {
+  /// Slot of an arrival that stands for a group of batch flows (no per-flow slot).
+  static constexpr std::uint32_t kGroupSlot = 0xffffffffu;
   FlowId id = 0;
-  std::uint32_t slot = 0;  ///< engine slot (valid until the next start())
+  std::uint32_t slot = 0;  ///< engine slot (valid until the next start()), or kGroupSlot
   double start_ns = 0;
   double end_ns = 0;
   std::uint64_t bytes = 0;
+  void* tag = nullptr;      ///< the tag given to start() / start_batch()
+  std::uint32_t count = 1;  ///< flows this arrival stands for
 };
 
 /// The flow-level network core; the caller supplies the current time to every call.
@@ -90,7 +98,14 @@ class FlowEngine {
 
   /// Starts a flow at `now_ns`; it gets a rate at the next reallocate(). Returns its slot,
   /// which is reported back in the Arrival. Throws SimulationError on an invalid route.
-  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes);
+  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag = nullptr);
+  /// Starts `bytes[i]` along `*routes[i]` for every i, all tagged `tag` (arrivals carry it).
+  /// With fast_paths, the flows whose resources are used by no other flow of the batch and
+  /// no flow in flight are grouped by (bytes, rate, latency): a group drains and arrives as
+  /// one entry, and gives exactly the times and resource stats the flows would give alone.
+  /// A later flow that touches a grouped resource turns that group back into flows.
+  void start_batch(double now_ns, const std::vector<const Route*>& routes,
+                   const std::vector<std::uint64_t>& bytes, void* tag);
   /// Ends every drain due at `now_ns` and appends the flows whose last byte arrived by then.
   /// Arrival slots are free for reuse after this call.
   void advance(double now_ns, std::vector<Arrival>& arrivals);
@@ -105,6 +120,8 @@ class FlowEngine {
   std::uint64_t flows_started() const { return next_id_; }
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
+  /// Flows started through a fast-path group so far (for tests and benchmarks).
+  std::uint64_t grouped_flows() const { return grouped_flows_; }
 
  private:
   enum class State : std::uint8_t { Free, Draining, InFlight };
@@ -124,8 +141,26 @@ class FlowEngine {
     double finish_ns = kInf;                  ///< drain end at the current rate
     std::uint32_t heap_pos = kNotInHeap;      ///< index in drain_heap_
     State state = State::Free;
+    void* tag = nullptr;
   };
   static constexpr std::uint32_t kNotInHeap = 0xffffffffu;
+  static constexpr std::uint32_t kNoGroup = 0xffffffffu;
+  /// Fast path: flows of one batch with equal bytes, rate, latency and credit cap, each alone
+  /// on every resource of its route. Their common finish and arrival times are computed once.
+  struct Group {
+    std::vector<FlowId> ids;              ///< member flow ids (start order)
+    std::vector<ResourceId> resources;    ///< member routes, concatenated
+    std::vector<std::uint32_t> offsets;   ///< member i's route is resources[offsets[i], offsets[i+1])
+    std::uint64_t bytes = 0;
+    double rate = 0;
+    double latency_ns = 0;
+    double cap = kInf;
+    double start_ns = 0;
+    double finish_ns = kInf;
+    void* tag = nullptr;
+    std::uint64_t gen = 0;  ///< bumped when the group ends or is turned back into flows
+    State state = State::Free;
+  };
   struct Res {
     std::vector<std::uint32_t> flows;  ///< draining flow slots
     double sum_rate = 0;
@@ -134,6 +169,9 @@ class FlowEngine {
     std::uint32_t unf = 0;   ///< scratch: unfrozen flows during allocation
     std::uint64_t epoch = 0;
     bool dirty = false;
+    std::uint32_t group = kNoGroup;  ///< draining fast-path group that owns this resource
+    std::uint64_t batch_mark = 0;    ///< scratch of start_batch(): batch that used it
+    std::uint32_t batch_uses = 0;    ///< scratch of start_batch(): uses in that batch
     ResourceStats st;
   };
   struct TimedEntry {
@@ -141,6 +179,13 @@ class FlowEngine {
     FlowId id;
     std::uint32_t slot;
     bool operator>(const TimedEntry& o) const { return t != o.t ? t > o.t : id > o.id; }
+  };
+  struct GroupEntry {
+    double t;
+    FlowId id;  ///< first member id (ties break as the members' own entries would)
+    std::uint32_t group;
+    std::uint64_t gen;
+    bool operator>(const GroupEntry& o) const { return t != o.t ? t > o.t : id > o.id; }
   };
   struct ShareEntry {
     double share;
@@ -156,6 +201,13 @@ class FlowEngine {
   using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 
   void integrate(Res& r, double now_ns);
+  /// Rate and latency of a flow alone on an idle route (what allocation would give it).
+  void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns, double& cap) const;
+  /// Turns a draining group back into individual flows (state as if started one by one).
+  void ungroup(std::uint32_t group);
+  void validate_route(const Route& route) const;
+  /// Drops group heap entries whose group has since ended or been ungrouped.
+  void clean_group_heaps();
   void remove_from_resources(std::uint32_t slot, double now_ns);
   void allocate_fair(double now_ns);
   void allocate_fifo();
@@ -176,6 +228,28 @@ class FlowEngine {
   std::vector<ResourceId> dirty_;
   std::vector<std::uint32_t> drain_heap_;
   MinHeap<TimedEntry> arrivals_;
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> free_groups_;
+  MinHeap<GroupEntry> group_drains_;
+  MinHeap<GroupEntry> group_arrivals_;
+  std::uint64_t batch_counter_ = 0;
+  std::uint64_t grouped_flows_ = 0;
+  std::vector<std::uint32_t> batch_groups_;  // scratch of start_batch()
+  /// What one fast-path group has in common.
+  struct GroupKey {
+    std::uint64_t bytes;
+    double rate;
+    double latency_ns;
+    double cap;
+  };
+  // The last batch's routes, sizes and group keys (reused when the next batch repeats it).
+  std::uint64_t cache_mark_ = 0;
+  std::vector<std::uint64_t> cache_bytes_;
+  std::vector<ResourceId> cache_res_;
+  std::vector<std::uint32_t> cache_off_;
+  std::vector<std::uint32_t> cache_key_;
+  std::vector<GroupKey> keys_;
+  std::vector<std::uint32_t> key_group_;
   std::uint64_t next_id_ = 0;
   std::uint64_t epoch_ = 0;
   std::size_t active_ = 0;

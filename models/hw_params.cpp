@@ -132,6 +132,7 @@ HwParams read_hw_params(ConfigDoc& doc) {
   // here and the object is not finish()ed.
   ConfigNode sim = root.child("sim");
   p.system.fidelity = sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
+  p.system.fast_paths = sim.get_bool("fast_paths");
 
   const std::uint32_t ild = p.ild_size_ipus();
   if (ild > 1 && ild % 2 != 0) {

@@ -104,6 +104,7 @@ struct SystemParams {
   GwTopology gw_topology = GwTopology::None;
   double sync_ns_per_hop = 15;
   Fidelity fidelity = Fidelity::PerTile;
+  bool fast_paths = true;  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
 };
 
 /// Everything the hardware models need, resolved from one config.

@@ -20,9 +20,9 @@ std::uint64_t Ipu::compute(const ComputeSpec& spec) {
   return c;
 }
 
-void Ipu::note_sync(std::uint64_t cycles) {
-  ++syncs_;
-  sync_cycles_ += cycles;
+void Ipu::note_sync(std::uint64_t cycles, std::uint64_t times) {
+  syncs_ += times;
+  sync_cycles_ += cycles * times;
 }
 
 void Ipu::collect_stats(Json& out) const {

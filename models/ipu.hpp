@@ -30,7 +30,7 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   /// Cycles of a compute step on this IPU (recorded in the stats).
   std::uint64_t compute(const ComputeSpec& spec);
   /// Records a sync this IPU took part in.
-  void note_sync(std::uint64_t cycles);
+  void note_sync(std::uint64_t cycles, std::uint64_t times = 1);
 
   void collect_stats(Json& out) const override;
 

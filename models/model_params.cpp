@@ -149,6 +149,8 @@ std::vector<ParamSpec> system_specs() {
            "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) (PLTEST setGlobalSyncLatency; HC33)."),
       choice("/sim/fidelity", "per_tile", {"per_tile", "aggregated"},
              "per_tile keeps every tile's bytes, cycles and SRAM; aggregated treats an IPU's tiles as one balanced block."),
+      flag("/sim/fast_paths", true,
+           "Exact network fast paths: flows of a batch that share no resource drain as groups. Off gives the same report, slower."),
   };
 }
 

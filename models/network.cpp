@@ -20,7 +20,6 @@ Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& 
 void Network::start(const TransferRequest& req, Callback on_arrival) {
   const std::uint32_t slot = engine_.start(now_ns(), req.route, req.bytes);
   if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
-  if (batch_of_.size() > slot) batch_of_[slot] = nullptr;
   callbacks_[slot] = std::move(on_arrival);
   // Batch: all starts of this delta cycle are allocated together in the next one.
   if (!in_wake_ && !delta_pending_) {
@@ -50,13 +49,8 @@ void Network::transfer_batch(const std::vector<const Route*>& routes, const std:
   if (routes.empty()) return;
   Batch batch;
   batch.pending = routes.size();
-  const double t = now_ns();
-  for (std::size_t i = 0; i < routes.size(); ++i) {
-    const std::uint32_t slot = engine_.start(t, *routes[i], bytes[i]);
-    if (batch_of_.size() <= slot) batch_of_.resize(slot + 1, nullptr);
-    if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
-    batch_of_[slot] = &batch;
-  }
+  // Batch flows arrive tagged with their Batch (a fast-path group arrives as one entry).
+  engine_.start_batch(now_ns(), routes, bytes, &batch);
   if (!in_wake_ && !delta_pending_) {
     delta_pending_ = true;
     wake_event_.notify(sc_core::SC_ZERO_TIME);
@@ -76,10 +70,10 @@ void Network::wake() {
     // the slot of a later arrival of the same batch.
     ready_.clear();
     for (const Arrival& a : arrivals_) {
-      if (a.slot < batch_of_.size() && batch_of_[a.slot]) {
-        Batch* batch = batch_of_[a.slot];
-        batch_of_[a.slot] = nullptr;
-        if (--batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
+      if (a.tag) {
+        Batch* batch = static_cast<Batch*>(a.tag);
+        batch->pending -= a.count;
+        if (batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
         continue;
       }
       ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});

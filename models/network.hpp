@@ -76,7 +76,6 @@ class Network : public sc_core::sc_module, public StatsProvider {
     std::size_t pending = 0;
     sc_core::sc_event done;
   };
-  std::vector<Batch*> batch_of_;             // indexed by engine slot; null = callback
   std::vector<Arrival> arrivals_;            // scratch
   std::vector<std::pair<Callback, TransferResult>> ready_;  // scratch
   bool in_wake_ = false;

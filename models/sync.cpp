@@ -83,11 +83,11 @@ SyncCost SyncModel::cost_first(std::uint32_t n) const {
 SyncController::SyncController(sc_core::sc_module_name name, const HwParams& params, const Topology& topology)
     : sc_core::sc_module(name), model_(params, topology) {}
 
-SyncCost SyncController::sync(const std::vector<std::uint32_t>& ipus) {
+SyncCost SyncController::sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times) {
   const SyncCost c = model_.cost(ipus);
   const auto k = static_cast<std::size_t>(c.scope);
-  ++count_[k];
-  cycles_[k] += c.cycles;
+  count_[k] += times;
+  cycles_[k] += c.cycles * times;
   return c;
 }
 

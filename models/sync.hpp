@@ -51,8 +51,9 @@ class SyncController : public sc_core::sc_module, public StatsProvider {
  public:
   SyncController(sc_core::sc_module_name name, const HwParams& params, const Topology& topology);
   const SyncModel& model() const { return model_; }
-  /// Cost of a sync over `ipus`, recorded in the stats.
-  SyncCost sync(const std::vector<std::uint32_t>& ipus);
+  /// Cost of a sync over `ipus`, recorded in the stats `times` times (repeated syncs of
+  /// one set, e.g. a collective's supersteps, are recorded at once).
+  SyncCost sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times = 1);
   void collect_stats(Json& out) const override;
 
  private:

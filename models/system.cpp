@@ -13,6 +13,7 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   fp.arbitration = params_.ipu_link.arbitration;
   fp.chunk_bytes = params_.ipu_link.chunk_bytes;
   fp.credits_bytes = params_.ipu_link.credits_bytes;
+  fp.fast_paths = params_.system.fast_paths;
   network_ = std::make_unique<Network>("network", topo_.resource_specs(), fp);
   topo_.release_specs();  // the engine keeps its own copy of the names
   sync_ = std::make_unique<SyncController>("sync", params_, topo_);
@@ -34,9 +35,9 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
 
 System::~System() = default;
 
-SyncCost System::sync(const std::vector<std::uint32_t>& ipus) {
-  const SyncCost c = sync_->sync(ipus);
-  for (std::uint32_t i : ipus) ipus_[i]->note_sync(c.cycles);
+SyncCost System::sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times) {
+  const SyncCost c = sync_->sync(ipus, times);
+  for (std::uint32_t i : ipus) ipus_[i]->note_sync(c.cycles, times);
   return c;
 }
 

@@ -62,7 +62,7 @@ class System : public sc_core::sc_module, public StatsProvider {
   /// Sync cost of a set of IPUs (not recorded).
   SyncCost sync_cost(const std::vector<std::uint32_t>& ipus) const { return sync_->model().cost(ipus); }
   /// Sync cost of a set of IPUs, recorded in the sync controller's and the IPUs' stats.
-  SyncCost sync(const std::vector<std::uint32_t>& ipus);
+  SyncCost sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times = 1);
 
   Ipu& ipu(std::uint32_t id);
   const Ipu& ipu(std::uint32_t id) const;

@@ -95,29 +95,50 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
   std::vector<const Route*> step_routes;
   std::vector<std::uint64_t> step_bytes;
   std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
+  // Consecutive steps often move data between the same IPU pairs (ring steps): their routes
+  // and highest tier are looked up once.
+  std::vector<std::uint64_t> pairs, prev_pairs;
+  std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
+  LinkTier prev_highest = LinkTier::Local;
+  // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
+  std::uint64_t syncs = 0;
   auto play_step = [&](const coll::Superstep& step) {
     const double t0 = now_ns();
     ++timing.steps;
     timing.transfers += step.transfers.size();
     model_event_counter() += step.transfers.size() + 1;
 
-    step_routes.clear();
-    step_bytes.clear();
     LinkTier highest = LinkTier::Local;
     std::uint64_t max_sent = 0;
     if (tile_bound) sent_per_ipu.clear();
-    for (const auto& t : step.transfers) {
-      const Route& r = route(t.src_ipu, t.dst_ipu);
-      if (r.empty()) continue;
-      step_routes.push_back(&r);
+    pairs.clear();
+    for (const auto& t : step.transfers) pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
+    step_bytes.clear();
+    if (pairs == prev_pairs) {
+      highest = prev_highest;
+    } else {
+      step_routes.clear();
+      crosses_links.clear();
+      for (const auto& t : step.transfers) {
+        const Route& r = route(t.src_ipu, t.dst_ipu);
+        crosses_links.push_back(!r.empty());
+        if (r.empty()) continue;
+        step_routes.push_back(&r);
+        const LinkTier tier = system_.tier(r);
+        if (static_cast<int>(tier) > static_cast<int>(highest)) highest = tier;
+      }
+      prev_pairs.swap(pairs);
+      prev_highest = highest;
+    }
+    for (std::size_t i = 0; i < step.transfers.size(); ++i) {
+      if (!crosses_links[i]) continue;
+      const auto& t = step.transfers[i];
       step_bytes.push_back(t.bytes);
-      const LinkTier tier = system_.tier(r);
-      if (static_cast<int>(tier) > static_cast<int>(highest)) highest = tier;
       if (tile_bound) max_sent = std::max(max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
     }
     // BSP: sync (domain-local unless the exchange crosses GW-Links), then the exchange.
     const SyncCost& sync = highest == LinkTier::GwLink ? sync_cost : local_sync_cost;
-    system_.sync(ipus);
+    ++syncs;
     sc_core::wait(ns_to_sc(sync.ns));
     timing.sync_ns += sync.ns;
     sc_core::wait(ns_to_sc(fixed_ns));
@@ -155,6 +176,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     if (tracing) trace_step(step, highest, t0, tx0, t1);
   };
   coll::Schedule s = coll::generate_schedule(request, play_step);
+  if (syncs > 0) system_.sync(ipus, syncs);
   if (summary) *summary = std::move(s);
   timing.end_ns = now_ns();
   return timing;

@@ -25,6 +25,7 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.mark_used("system");
   ConfigNode sim = root.child("sim");
   sim.mark_used("fidelity");  // read by the system builder
+  sim.mark_used("fast_paths");
   const double max_time_ns = sim.get_double("max_time_ns");
   sim.finish();
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));

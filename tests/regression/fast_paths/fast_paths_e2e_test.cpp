@@ -1,0 +1,107 @@
+// The network's fast paths (/sim/fast_paths) must not change a single byte of a report: each
+// test runs one set of shipped cases with the fast paths on and off and compares the reports
+// without run_info (wall time, RSS), as parsed JSON and as dumped text.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "sim/json.hpp"
+#include "tests/regression/tools/cli_harness.hpp"
+
+namespace ipusim::test {
+namespace {
+
+/// Runs `ipusim run config --set ...` with fast paths on and off; returns both reports
+/// without run_info.
+std::pair<Json, Json> run_both(const std::string& config, const std::vector<std::string>& sets) {
+  Scratch scratch;
+  std::pair<Json, Json> out;
+  for (const bool fast : {true, false}) {
+    std::vector<std::string> args = {"run", config, "--quiet", "--out", scratch.path(fast ? "on" : "off")};
+    for (const auto& s : sets) {
+      args.push_back("--set");
+      args.push_back(s);
+    }
+    args.push_back("--set");
+    args.push_back(std::string("sim.fast_paths=") + (fast ? "true" : "false"));
+    const CliResult r = run_cli(scratch, args);
+    INFO(config << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    Json report = Json::parse(read_text(scratch.path(fast ? "on/report.json" : "off/report.json")));
+    REQUIRE(report.contains("run_info"));
+    report.erase("run_info");
+    (fast ? out.first : out.second) = std::move(report);
+  }
+  return out;
+}
+
+void check_same(const std::string& config, const std::vector<std::string>& sets = {}) {
+  const auto [on, off] = run_both(config, sets);
+  INFO(config);
+  CHECK(on.dump() == off.dump());
+  // The network really ran (the comparison is not between two empty reports).
+  CHECK(on.at("simulated").at("time_ns").get<double>() > 0);
+}
+
+/// Every case file of tests/regression/collectives whose name contains `system`.
+void check_collective_cases(const std::string& system) {
+  const fs::path dir = source_path("tests/regression/collectives");
+  int cases = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name.find("_" + system + ".json") == std::string::npos) continue;
+    const Json c = Json::parse(read_text(entry.path().string()));
+    const std::string config = (dir / c.at("config").get<std::string>()).lexically_normal().string();
+    std::vector<std::string> sets;
+    for (const auto& s : c.value("set", Json::array())) sets.push_back(s.get<std::string>());
+    check_same(config, sets);
+    ++cases;
+  }
+  CHECK(cases == 9);  // 3 ops x 3 sizes
+}
+
+}  // namespace
+
+TEST_CASE("fast paths: collective cases on pod16 are byte-identical", "[fast_paths]") {
+  check_collective_cases("pod16");
+}
+TEST_CASE("fast paths: collective cases on pod64 are byte-identical", "[fast_paths]") {
+  check_collective_cases("pod64");
+}
+TEST_CASE("fast paths: collective cases on pod256 are byte-identical", "[fast_paths]") {
+  check_collective_cases("pod256");
+}
+TEST_CASE("fast paths: flat clockwise ring over pod256 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/allreduce_pod256.json"),
+             {"workload.algorithm=clockwise", "workload.bytes=1048576"});
+}
+TEST_CASE("fast paths: mnist_phased is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/mnist_phased.json"));
+}
+TEST_CASE("fast paths: bert_large_phased_pod64 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/bert_large_phased_pod64.json"));
+}
+TEST_CASE("fast paths: sharded_weight_pod128 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/sharded_weight_pod128.json"));
+}
+TEST_CASE("fast paths: sharded_weight_pod256 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/sharded_weight_pod256.json"));
+}
+TEST_CASE("fast paths: gpt3_2p7b_pod64 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/gpt3_2p7b_pod64.json"));
+}
+TEST_CASE("fast paths: mlperf_v1.0_bert_pod16 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/mlperf_v1.0_bert_pod16.json"));
+}
+TEST_CASE("fast paths: mlperf_v1.0_bert_pod64 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/mlperf_v1.0_bert_pod64.json"));
+}
+TEST_CASE("fast paths: mlperf_v1.1_resnet50_pod16 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/mlperf_v1.1_resnet50_pod16.json"));
+}
+TEST_CASE("fast paths: mlperf_v1.1_resnet50_pod64 is byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/mlperf_v1.1_resnet50_pod64.json"));
+}
+
+}  // namespace ipusim::test

@@ -1,0 +1,130 @@
+// FlowEngine::start_batch fast paths: independent flows drain as groups with the times and
+// stats a lone flow has (closed forms below), and a later flow on a grouped resource shares it
+// exactly as if the group had never existed.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "models/flow_engine.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+ResourceSpec res(const char* name, double cap_Bpns, double latency_ns) {
+  ResourceSpec r;
+  r.name = name;
+  r.capacity_Bpns = cap_Bpns;
+  r.latency_ns = latency_ns;
+  return r;
+}
+
+FlowEngineParams params(bool fast) {
+  FlowEngineParams p;
+  p.fast_paths = fast;
+  return p;
+}
+
+/// Advances the engine event by event until idle (or until `until_ns`).
+void run(FlowEngine& e, std::vector<Arrival>& all, double t, double until_ns = FlowEngine::kInf) {
+  e.reallocate(t);
+  for (int guard = 0; guard < 100000; ++guard) {
+    const double next = e.next_event_ns();
+    if (next == FlowEngine::kInf || next > until_ns) break;
+    e.advance(next, all);
+    e.reallocate(next);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fast path: disjoint batch flows arrive at latency + bytes / capacity, as one group each", "[flow_engine]") {
+  for (const bool fast : {true, false}) {
+    FlowEngine e(params(fast));
+    const ResourceId a = e.add_resource(res("a", 10.0, 100.0));
+    const ResourceId b = e.add_resource(res("b", 5.0, 50.0));
+    const ResourceId c = e.add_resource(res("c", 10.0, 100.0));
+    const Route ra{a}, rb{b}, rc{c};
+    int tag = 0;
+    e.start_batch(0, {&ra, &rb, &rc}, {1000, 1000, 1000}, &tag);
+    std::vector<Arrival> all;
+    run(e, all, 0);
+    std::uint32_t flows = 0;
+    for (const Arrival& x : all) {
+      CHECK(x.tag == &tag);
+      flows += x.count;
+      // a and c: 100 + 1000 / 10 = 200 ns; b: 50 + 1000 / 5 = 250 ns.
+      CHECK(x.end_ns == Approx(x.bytes == 1000 && x.end_ns < 225 ? 200.0 : 250.0));
+    }
+    CHECK(flows == 3);
+    // a and c are one group (same bytes, rate, latency), b another: 2 arrivals, else 3.
+    CHECK(all.size() == (fast ? 2u : 3u));
+    CHECK(e.grouped_flows() == (fast ? 3u : 0u));
+    CHECK(e.flows_started() == 3);
+    CHECK(e.active_flows() == 0);
+    const ResourceStats sa = e.stats(a, 300), sb = e.stats(b, 300);
+    CHECK(sa.bytes == Approx(1000));
+    CHECK(sa.busy_ns == Approx(100));
+    CHECK(sb.busy_ns == Approx(200));
+    CHECK(sa.transfers == 1);
+    CHECK(sa.max_concurrent == 1);
+  }
+}
+
+TEST_CASE("fast path: flows sharing a resource in the batch take the general path", "[flow_engine]") {
+  FlowEngine e(params(true));
+  const ResourceId a = e.add_resource(res("a", 10.0, 0.0));
+  const Route r{a};
+  e.start_batch(0, {&r, &r}, {1000, 1000}, nullptr);
+  std::vector<Arrival> all;
+  run(e, all, 0);
+  CHECK(e.grouped_flows() == 0);
+  REQUIRE(all.size() == 2);
+  // Each gets 5 B/ns: both end at 200 ns.
+  CHECK(all[0].end_ns == Approx(200));
+  CHECK(all[1].end_ns == Approx(200));
+  CHECK(e.stats(a, 200).max_concurrent == 2);
+}
+
+TEST_CASE("fast path: a flow starting on a grouped resource shares it exactly", "[flow_engine]") {
+  // Flow 1 (batch, grouped) alone on a from t = 0; flow 2 joins at t = 50. Flow 1 has 500 B
+  // left and both get 5 B/ns: flow 1 ends draining at 150 (arrives 150 + 100 latency = 250);
+  // flow 2 drains 500 B by 150, then 500 B alone at 10 B/ns: 200 (arrives 300).
+  for (const bool fast : {true, false}) {
+    FlowEngine e(params(fast));
+    const ResourceId a = e.add_resource(res("a", 10.0, 100.0));
+    const Route r{a};
+    e.start_batch(0, {&r}, {1000}, nullptr);
+    std::vector<Arrival> all;
+    run(e, all, 0, 50);
+    e.start(50, r, 1000);
+    run(e, all, 50);
+    REQUIRE(all.size() == 2);
+    std::sort(all.begin(), all.end(), [](const Arrival& x, const Arrival& y) { return x.id < y.id; });
+    CHECK(all[0].end_ns == Approx(250));
+    CHECK(all[1].end_ns == Approx(300));
+    CHECK(e.stats(a, 400).bytes == Approx(2000));
+    CHECK(e.stats(a, 400).busy_ns == Approx(200));
+    CHECK(e.stats(a, 400).max_concurrent == 2);
+  }
+}
+
+TEST_CASE("fast path: a repeated batch reuses its groups and accumulates stats", "[flow_engine]") {
+  FlowEngine e(params(true));
+  const ResourceId a = e.add_resource(res("a", 4.0, 10.0));
+  const ResourceId b = e.add_resource(res("b", 4.0, 10.0));
+  const Route ra{a}, rb{b};
+  std::vector<Arrival> all;
+  double t = 0;
+  for (int step = 0; step < 3; ++step) {
+    e.start_batch(t, {&ra, &rb}, {400, 400}, nullptr);
+    run(e, all, t);
+    t += 200;  // each step: 10 + 400 / 4 = 110 ns
+  }
+  CHECK(e.grouped_flows() == 6);
+  CHECK(all.size() == 3);  // one group per step
+  CHECK(all.back().end_ns == Approx(400 + 110));
+  CHECK(e.stats(a, 1000).transfers == 3);
+  CHECK(e.stats(b, 1000).bytes == Approx(1200));
+  CHECK(e.stats(b, 1000).busy_ns == Approx(300));
+}
