@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/json_parse.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {
@@ -47,34 +48,48 @@ void merge_into(Json& base, const Json& overlay) {
   }
 }
 
+/// Loads a config and its includes with limits, so that no include graph can hang or
+/// exhaust the machine: the include chain is at most kMaxIncludeDepth deep, at most
+/// kMaxIncludeFiles file loads happen in all (a fan-out of 10 includes of 10 includes...
+/// stops here instead of expanding 10^7 times), a file appears at most once in one
+/// `$include` list and at most once on a chain (a cycle).
 struct Loader {
   std::map<std::string, std::string>& origin;
   std::vector<std::string> stack;  // canonical paths being loaded, for cycle detection
+  std::size_t loads = 0;           // files loaded so far (every include counts)
+  std::map<std::string, Json> parsed;  // canonical path -> parsed text (each file read once)
 
   Json load(const fs::path& path, const std::string& included_from) {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(path, ec);
     if (ec) canonical = path;
     const std::string name = canonical.string();
+    const std::string where = included_from.empty() ? "" : included_from + ": ";
     if (std::find(stack.begin(), stack.end(), name) != stack.end()) {
       std::vector<std::string> cycle(std::find(stack.begin(), stack.end(), name), stack.end());
       cycle.push_back(name);
       throw ConfigError("include cycle: " + join(cycle, " -> "));
     }
-    std::ifstream in(path);
-    if (!in) {
-      throw ConfigError(
-          (included_from.empty() ? std::string("cannot open config file '")
-                                 : included_from + ": cannot open included file '") +
-          path.string() + "'");
+    if (stack.size() >= kMaxIncludeDepth) {
+      throw ConfigError(where + "including '" + path.string() + "' would nest includes deeper than " +
+                        std::to_string(kMaxIncludeDepth) + " levels (the limit on $include depth)");
     }
-    Json text;
-    try {
-      text = Json::parse(in);
-    } catch (const Json::parse_error& e) {
-      throw ConfigError(path.string() + ": invalid JSON: " + e.what());
+    if (++loads > kMaxIncludeFiles) {
+      throw ConfigError(where + "including '" + path.string() + "' would load more than " +
+                        std::to_string(kMaxIncludeFiles) + " config files in all (the limit on $include fan-out)");
     }
-    if (!text.is_object()) throw ConfigError(path.string() + ": expected a JSON object at the top level");
+    auto cached = parsed.find(name);
+    if (cached == parsed.end()) {
+      Json text;
+      try {
+        text = read_json_input(path.string(), included_from.empty() ? "config file" : "included file");
+      } catch (const ConfigError& e) {
+        throw ConfigError(where + e.what());
+      }
+      if (!text.is_object()) throw ConfigError(path.string() + ": expected a JSON object at the top level");
+      cached = parsed.emplace(name, std::move(text)).first;
+    }
+    Json text = cached->second;
 
     stack.push_back(name);
     Json merged = Json::object();
@@ -89,8 +104,19 @@ struct Loader {
       } else {
         throw ConfigError(path.string() + ": /$include: expected a file name or a list of file names");
       }
-      for (const auto& f : files) {
+      std::vector<std::string> seen;  // canonical names in this list, to refuse duplicates
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::string& f = files[i];
+        if (f.empty()) throw ConfigError(path.string() + ": /$include/" + std::to_string(i) + ": empty file name");
         const fs::path child = fs::path(f).is_absolute() ? fs::path(f) : path.parent_path() / f;
+        const std::string child_name = fs::weakly_canonical(child, ec).string();
+        const auto dup = std::find(seen.begin(), seen.end(), ec ? child.string() : child_name);
+        if (dup != seen.end()) {
+          throw ConfigError(path.string() + ": /$include/" + std::to_string(i) + ": '" + f +
+                            "' is already included at /$include/" + std::to_string(dup - seen.begin()) +
+                            " (each file at most once per $include list)");
+        }
+        seen.push_back(ec ? child.string() : child_name);
         merge_into(merged, load(child, path.string()));
       }
       text.erase("$include");
@@ -187,9 +213,13 @@ void ConfigDoc::apply_override(const std::string& assignment) {
   }
   Json value;
   try {
-    value = Json::parse(text);
-  } catch (const Json::parse_error&) {
-    value = text;  // bare words are strings: --set sim.fidelity=aggregated
+    value = parse_json_text(text, "--set " + path);
+  } catch (const ConfigError& e) {
+    // Bare words are strings (--set sim.fidelity=aggregated); but text that is JSON-shaped
+    // yet too deep or overflowing ("1e999") is an error, not a string.
+    const std::string msg = e.what();
+    if (msg.find("invalid JSON") == std::string::npos) throw;
+    value = text;
   }
   const Json::json_pointer jp(pointer);
   const auto& registry = ParamRegistry::instance();

@@ -2,6 +2,7 @@
 // Strict JSON configuration: `$include` with relative paths and cycle detection, `--set`
 // overrides, typed reads that check type and range against the ParamRegistry, and
 // unknown-key errors that name the file, the JSON path, the allowed keys and a suggestion.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -12,13 +13,19 @@
 
 namespace ipusim {
 
+/// Deepest `$include` chain accepted (the main file is level 1).
+constexpr std::size_t kMaxIncludeDepth = 64;
+/// Most config files loaded for one config, counting every include (repeats included).
+constexpr std::size_t kMaxIncludeFiles = 1000;
+
 /// A loaded configuration: the merged JSON tree, the file that set each value, and the
 /// resolved tree (input plus every default that was read), written as resolved_config.json.
 class ConfigDoc {
  public:
   /// Loads a file and its `$include`s (later values override earlier ones; the including
-  /// file overrides what it includes). Throws ConfigError on missing files, JSON syntax
-  /// errors (with line) and include cycles (naming the cycle).
+  /// file overrides what it includes). Throws ConfigError on missing or non-regular files,
+  /// JSON syntax errors (with line), include cycles (naming the cycle), a file listed twice
+  /// in one `$include`, and the limits kMaxIncludeDepth, kMaxIncludeFiles, kMaxJsonDepth.
   static ConfigDoc load_file(const std::string& path);
   /// Wraps an in-memory JSON object; `origin` names it in error messages.
   static ConfigDoc from_json(const Json& root, const std::string& origin);

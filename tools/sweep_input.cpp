@@ -7,6 +7,7 @@
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/json_parse.hpp"
 #include "sim/output_file.hpp"
 
 namespace ipusim::cli {
@@ -32,13 +33,8 @@ std::string escape_pointer_token(const std::string& key) {
 }  // namespace
 
 Json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path + ": cannot open file");
-  try {
-    return Json::parse(in);
-  } catch (const Json::parse_error& e) {
-    throw ConfigError(path + ": invalid JSON: " + e.what());
-  }
+  // Regular files only, size and nesting limits, overflow named with its path (exit 2).
+  return read_json_input(path, "file");
 }
 
 void write_json_pretty(const std::string& path, const Json& value) {
