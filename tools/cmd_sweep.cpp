@@ -8,6 +8,7 @@
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/subprocess.hpp"
 #include "tools/sweep_input.hpp"
@@ -137,9 +138,7 @@ void print_summary(const SweepSpec& spec, const std::vector<std::string>& column
 }
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out) throw ConfigError("cannot write " + path.string());
+  write_text_file_atomic(path.string(), text);
 }
 
 /// Writes results.csv / results.json for `rows`, prints the summary (unless quiet), or
@@ -309,6 +308,11 @@ int cmd_sweep(const Args& args) {
     std::cout << points.size() << " points (" << result.ran << " run, " << result.reused << " reused), "
               << result.failures << " failed\nresults: " << (out / "results.csv").string() << ", "
               << (out / "results.json").string() << "\n";
+  }
+  if (result.interrupted_signal) {  // Ctrl-C / SIGTERM: finished points are in the results, the rest pending
+    std::cerr << "ipusim: sweep stopped by signal " << result.interrupted_signal << ": " << result.pending
+              << " points pending; continue with: ipusim sweep " << file << " --out " << options.out_dir << " --resume\n";
+    return 128 + result.interrupted_signal;
   }
   int code = result.failures > 0 ? 1 : 0;
   if (vm.count("plot")) {

@@ -1,10 +1,13 @@
 #include "tools/subprocess.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +21,35 @@ namespace ipusim::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The signal (SIGINT/SIGTERM) that asked a running pool to stop; 0 while none did.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+
+/// Catches SIGINT and SIGTERM for its lifetime (without SA_RESTART, so sleeps wake up) and
+/// restores the previous handlers afterwards.
+class StopSignalScope {
+ public:
+  StopSignalScope() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignalScope() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignalScope(const StopSignalScope&) = delete;
+  StopSignalScope& operator=(const StopSignalScope&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
 
 /// Opens an output file for a child (before fork, so that errors surface in the parent);
 /// -1 means "inherit".
@@ -47,8 +79,15 @@ pid_t start_process(const ProcessSpec& spec) {
   argv.push_back(nullptr);
   const std::string exec_failed = "ipusim: error: cannot execute " + spec.argv[0] + "\n";
 
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
+    // Own process group: a stop reaches the child and anything it starts, and a Ctrl-C on
+    // the terminal reaches only the parent, which decides. Die with the parent, even if it
+    // is SIGKILLed (the check after prctl closes the race with a parent that already died).
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     if (out_fd >= 0) ::dup2(out_fd, STDOUT_FILENO);
     if (err_fd >= 0) ::dup2(err_fd, STDERR_FILENO);
     ::execv(argv[0], argv.data());
@@ -57,6 +96,7 @@ pid_t start_process(const ProcessSpec& spec) {
     ::_exit(127);
   }
   const int fork_errno = errno;
+  if (pid > 0) ::setpgid(pid, pid);  // also from the parent, so that kill(-pid) works at once
   if (out_fd >= 0) ::close(out_fd);
   if (err_fd >= 0) ::close(err_fd);
   if (pid < 0) throw SimulationError(std::string("fork failed: ") + std::strerror(fork_errno));
@@ -73,12 +113,36 @@ ProcessResult result_from_status(int status) {
   return r;
 }
 
-/// Waits for any of our children; returns its pid and fills `status`.
-pid_t wait_any(int& status) {
-  while (true) {
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid >= 0) return pid;
-    if (errno != EINTR) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
+/// Waits for any of our children; returns its pid and fills `status`, or 0 when a stop
+/// signal arrived first. Polls every 10 ms (a signal cuts the sleep short), so a signal
+/// that lands just before a blocking wait cannot be missed.
+pid_t wait_any_or_stop(int& status) {
+  while (g_stop_signal == 0) {
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) return pid;
+    if (pid < 0 && errno != EINTR) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
+    const struct timespec tick {0, 10'000'000};
+    ::nanosleep(&tick, nullptr);
+  }
+  return 0;
+}
+
+/// Stops the process groups of `running` (SIGTERM, SIGKILL after `grace_ms`) and reaps them.
+void stop_children(const std::map<pid_t, std::size_t>& running, int grace_ms) {
+  for (const auto& entry : running) ::kill(-entry.first, SIGTERM);
+  std::map<pid_t, std::size_t> left = running;
+  for (int waited_ms = 0; !left.empty(); waited_ms += 10) {
+    for (auto it = left.begin(); it != left.end();) {
+      int status = 0;
+      const pid_t r = ::waitpid(it->first, &status, WNOHANG);
+      it = (r == it->first || (r < 0 && errno == ECHILD)) ? left.erase(it) : std::next(it);
+    }
+    if (left.empty()) break;
+    if (waited_ms == grace_ms) {
+      for (const auto& entry : left) ::kill(-entry.first, SIGKILL);
+    }
+    const struct timespec tick {0, 10'000'000};
+    ::nanosleep(&tick, nullptr);
   }
 }
 
@@ -98,20 +162,31 @@ ProcessResult run_process(const ProcessSpec& spec) {
   return result_from_status(status);
 }
 
+Interrupted::Interrupted(int signal_number)
+    : std::runtime_error(std::string("interrupted by ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM")),
+      signal_(signal_number) {}
+
 void run_processes(std::size_t count, unsigned jobs,
                    const std::function<ProcessSpec(std::size_t)>& make,
                    const std::function<void(std::size_t, const ProcessResult&)>& done) {
   if (jobs == 0) jobs = 1;
+  const StopSignalScope catch_stop_signals;
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;
   try {
     while (next < count || !running.empty()) {
-      while (next < count && running.size() < jobs) {
+      while (next < count && running.size() < jobs && g_stop_signal == 0) {
         const std::size_t index = next++;
         running.emplace(start_process(make(index)), index);
       }
       int status = 0;
-      const pid_t pid = wait_any(status);
+      const pid_t pid = wait_any_or_stop(status);
+      if (pid == 0) {
+        const int sig = g_stop_signal;
+        stop_children(running, 5000);
+        running.clear();
+        throw Interrupted(sig);
+      }
       auto it = running.find(pid);
       if (it == running.end()) continue;  // not one of ours
       const std::size_t index = it->second;

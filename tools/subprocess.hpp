@@ -5,6 +5,7 @@
 // sweep, regress or validate run needs is a child `ipusim run`.
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,30 @@ struct ProcessResult {
   bool ok() const { return signal == 0 && exit_code == 0; }
 };
 
+/// SIGINT or SIGTERM arrived while run_processes() ran. By then every running child's
+/// process group was stopped (SIGTERM, then SIGKILL after a grace period) and reaped, and
+/// no further command was started; `done` was called only for commands that had finished.
+class Interrupted : public std::runtime_error {
+ public:
+  /// `signal_number` is SIGINT or SIGTERM.
+  explicit Interrupted(int signal_number);
+  int signal_number() const { return signal_; }
+  /// The conventional exit code of a process stopped by the signal: 128 + signal (130, 143).
+  int exit_code() const { return 128 + signal_; }
+
+ private:
+  int signal_;
+};
+
 /// Runs one command to completion and returns how it ended.
 ProcessResult run_process(const ProcessSpec& spec);
 
 /// Runs `count` commands with at most `jobs` alive at once: `make(i)` builds command i
 /// just before it starts (in index order), `done(i, result)` runs as each one ends.
+/// Each child runs in its own process group and is killed if this process dies (even by
+/// SIGKILL: PR_SET_PDEATHSIG), so no child outlives its parent. While the pool runs,
+/// SIGINT and SIGTERM are caught: the children's groups are stopped and Interrupted is
+/// thrown (the previous signal handlers are restored on return).
 void run_processes(std::size_t count, unsigned jobs,
                    const std::function<ProcessSpec(std::size_t)>& make,
                    const std::function<void(std::size_t, const ProcessResult&)>& done);

@@ -72,16 +72,29 @@ SweepRunResult run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
   }
 
   Progress progress(points.size(), result.reused, options.progress);
-  run_jobs(jobs, options.jobs, [&](std::size_t j, const RunOutcome& outcome) {
-    const SweepPoint& point = points[job_point[j]];
-    const std::string status = outcome.ok ? "ok" : "failed";
-    write_json_pretty((fs::path(jobs[j].out_dir) / "done.json").string(),
-                      done_marker(config, point, status, outcome.error, outcome.exit_code));
-    result.rows[point.index] = make_row(spec, point, status, outcome.error, outcome.report);
-    ++result.ran;
-    if (!outcome.ok) ++result.failures;
-    progress.finished(!outcome.ok);
-  });
+  std::vector<bool> finished(points.size(), false);
+  for (const auto& point : points) finished[point.index] = !result.rows[point.index].is_null();
+  try {
+    run_jobs(jobs, options.jobs, [&](std::size_t j, const RunOutcome& outcome) {
+      const SweepPoint& point = points[job_point[j]];
+      const std::string status = outcome.ok ? "ok" : "failed";
+      write_json_pretty((fs::path(jobs[j].out_dir) / "done.json").string(),
+                        done_marker(config, point, status, outcome.error, outcome.exit_code));
+      result.rows[point.index] = make_row(spec, point, status, outcome.error, outcome.report);
+      finished[point.index] = true;
+      ++result.ran;
+      if (!outcome.ok) ++result.failures;
+      progress.finished(!outcome.ok);
+    });
+  } catch (const Interrupted& stop) {
+    // Keep what finished; the rest is pending (no done.json, so --resume runs it).
+    result.interrupted_signal = stop.signal_number();
+    for (const auto& point : points) {
+      if (finished[point.index]) continue;
+      result.rows[point.index] = make_row(spec, point, "pending", stop.what(), Json());
+      ++result.pending;
+    }
+  }
   progress.close();
   return result;
 }

@@ -24,9 +24,14 @@ struct SweepRunResult {
   std::size_t failures = 0;
   std::size_t reused = 0;
   std::size_t ran = 0;
+  /// SIGINT/SIGTERM stopped the sweep (0 if not): the points that had not finished have
+  /// rows with status "pending" and no done.json, so --resume runs exactly those.
+  int interrupted_signal = 0;
+  std::size_t pending = 0;
 };
 
-/// Runs (or reuses) every point and builds its result row.
+/// Runs (or reuses) every point and builds its result row. A SIGINT/SIGTERM stops the
+/// running children and returns what finished (see SweepRunResult::interrupted_signal).
 SweepRunResult run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                          const SweepRunOptions& options);
 
