@@ -6,6 +6,8 @@
 
 #include <systemc>
 
+#include "ipusim_source_revision.hpp"  // generated (top CMakeLists.txt)
+
 #ifndef IPUSIM_VERSION
 #define IPUSIM_VERSION "0.0.0"
 #endif
@@ -25,6 +27,8 @@ double peak_rss_MiB() {
 
 const char* ipusim_version() { return IPUSIM_VERSION; }
 
+const char* ipusim_source_revision() { return IPUSIM_SOURCE_REVISION; }
+
 RunInfo::RunInfo() : start_(std::chrono::steady_clock::now()) {}
 
 Json RunInfo::to_json() const {
@@ -41,6 +45,7 @@ Json RunInfo::to_json() const {
               {"systemc_delta_cycles", sc_core::sc_delta_count()},
               {"peak_rss_MiB", peak_rss_MiB()},
               {"ipusim_version", ipusim_version()},
+              {"source_revision", ipusim_source_revision()},
               {"systemc_version", sc_core::sc_release()},
               {"host", std::string(host) + " (" + uts.sysname + " " + uts.machine + ")"}};
 }

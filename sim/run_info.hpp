@@ -27,4 +27,8 @@ class RunInfo {
 /// The ipusim version string.
 const char* ipusim_version();
 
+/// The source revision of this build (`git describe --always --dirty` at configure time,
+/// "unknown" when built outside a git checkout).
+const char* ipusim_source_revision();
+
 }  // namespace ipusim

@@ -21,10 +21,11 @@ int cmd_collective(const Args& args) {
       "or --input it also moves and reduces real values and checks them against a direct\n"
       "reduction. Output: op, chosen algorithm, groups, time_ns, cycles, algorithm and bus\n"
       "bandwidth (GCL convention), time per link tier.\n\noptions");
-  opts.add_options()("help", "show this help")("system", po::value<std::string>(), "system config (JSON)")(
+  opts.add_options()("help", "show this help")(
+      "system", po::value<std::string>(), "system config (JSON) or preset name (pod16, pod64, pod256, ...)")(
       "op", po::value<std::string>()->default_value("allreduce"),
       "allreduce|reduce_scatter|all_gather|all_to_all|broadcast")(
-      "bytes", po::value<std::uint64_t>(), "input bytes per replica")(
+      "bytes", po::value<std::string>(), "input bytes per replica: 67108864, 64MiB, 1GiB, 100MB, ...")(
       "elements", po::value<std::uint64_t>(), "input elements per replica")(
       "dtype", po::value<std::string>()->default_value("float32"), "float32|float16")(
       "replicas", po::value<std::uint64_t>()->default_value(0), "replicas (0 = all IPUs / ipus-per-replica)")(
@@ -47,7 +48,8 @@ int cmd_collective(const Args& args) {
       "grain", po::value<std::uint64_t>(), "sharded tensor: CBR grain size in elements")(
       "set", po::value<std::vector<std::string>>()->composing(), "override a system parameter (repeatable)")(
       "json", "print the result as JSON")("out", po::value<std::string>(), "also write report.json etc. here")(
-      "trace", "write trace.json (needs --out)")(
+      "trace", "also write trace.json (to --out, default out/collective_<op>)")(
+      "quiet,q", "print nothing on success")(
       "log-level", po::value<std::string>()->default_value("warn"), "spdlog level");
   const auto vm = parse_options(opts, {}, args);
   if (vm.count("help")) {
@@ -61,7 +63,14 @@ int cmd_collective(const Args& args) {
   setup_logging(vm["log-level"].as<std::string>());
   register_all_params();
 
-  ConfigDoc doc = ConfigDoc::load_file(vm["system"].as<std::string>());
+  // Enumerated flags are checked here so that a typo is reported against the flag the
+  // user typed, not against the /workload/... key the flag is translated into.
+  for (const auto& [flag, pointer] : std::vector<std::pair<std::string, std::string>>{
+           {"op", "/workload/op"}, {"dtype", "/workload/dtype"}, {"algorithm", "/workload/algorithm"},
+           {"reduce", "/workload/reduce"}, {"link-config", "/workload/link_config"}}) {
+    check_choice("--" + flag, vm[flag].as<std::string>(), registry_choices(pointer));
+  }
+  ConfigDoc doc = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
   auto set = [&](const std::string& key, const Json& value) {
     doc.apply_override("/workload/" + key + "=" + value.dump());
   };
@@ -76,7 +85,7 @@ int cmd_collective(const Args& args) {
     }
   };
   set("kind", sharded ? "sharded_tensor" : "collective");
-  if (vm.count("bytes")) set("bytes", vm["bytes"].as<std::uint64_t>());
+  if (vm.count("bytes")) set("bytes", parse_size_bytes(vm["bytes"].as<std::string>(), "--bytes"));
   if (vm.count("elements")) set("elements", vm["elements"].as<std::uint64_t>());
   set("dtype", vm["dtype"].as<std::string>());
   set("replicas", vm["replicas"].as<std::uint64_t>());
@@ -105,26 +114,28 @@ int cmd_collective(const Args& args) {
 
   RunInfo info;
   const bool trace = vm.count("trace") > 0;
-  if (trace && !vm.count("out")) throw ConfigError("collective: --trace needs --out DIR");
   TraceWriter::instance().enable(trace);
   SimulationResult result = simulate(doc);
   if (!result.failure.empty()) {
     std::cerr << "ipusim: simulation error: " << result.failure << "\n";
     return 3;
   }
-  if (vm.count("out")) {
-    const std::string out = vm["out"].as<std::string>();
+  // Like `run`, a trace without --out goes to a default folder named after the op.
+  if (vm.count("out") || trace) {
+    const std::string out = vm.count("out") ? vm["out"].as<std::string>()
+                                            : "out/collective_" + (sharded ? std::string("sharded") : vm["op"].as<std::string>());
     Json report = result.report;
     report["run_info"] = info.to_json();
     write_json_file(out, "report.json", report);
     write_json_file(out, "resolved_config.json", doc.resolved());
     if (trace) TraceWriter::instance().write((std::filesystem::path(out) / "trace.json").string());
+    if (!vm.count("out") && !vm.count("quiet") && !vm.count("json")) std::cout << "wrote " << out << "/trace.json\n";
   }
   if (vm.count("json")) {
     Json out = result.report["workload"];
     out["system"] = result.report["system"];
     std::cout << out.dump(2) << "\n";
-  } else {
+  } else if (!vm.count("quiet")) {
     std::cout << result.summary;
   }
   const Json& w = result.report["workload"];

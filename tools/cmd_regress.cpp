@@ -1,6 +1,7 @@
 // `ipusim regress BASELINE_DIR`: runs every golden-timing case in a folder and compares the
 // reported values with the expected ones (exactly by default: the simulator is deterministic).
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -106,6 +107,24 @@ std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases, const 
   return out;
 }
 
+/// The --json document: the tolerance, and per case its verdict ("pass", "changed",
+/// "error"), the error, and every compared field with expected, got and delta.
+Json regress_json(const std::vector<RegressCase>& cases, const std::vector<CaseResult>& results, double tolerance) {
+  Json list = Json::array();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const CaseResult& r = results[i];
+    Json fields = Json::array();
+    for (const auto& c : r.checks) {
+      fields.push_back({{"field", c.field}, {"expected", c.expected}, {"got", c.got},
+                        {"delta_pct", std::isfinite(c.delta_pct) ? Json(c.delta_pct) : Json()}, {"pass", c.pass}});
+    }
+    list.push_back({{"case", cases[i].name}, {"file", cases[i].file},
+                    {"result", !r.outcome.ok ? "error" : (r.pass() ? "pass" : "changed")},
+                    {"error", r.outcome.error}, {"fields", fields}});
+  }
+  return Json{{"tolerance_pct", tolerance}, {"cases", list}};
+}
+
 void write_text(const std::string& path, const std::string& text) {
   write_text_file_atomic(path, text);
 }
@@ -122,6 +141,7 @@ int cmd_regress(const Args& args) {
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
       "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
       "work", po::value<std::string>(), "keep each case's run outputs in this folder (default: a temp folder)")(
+      "json", "print the results as JSON (one object per case) instead of the table")(
       "quiet,q", "no progress line");
   po::positional_options_description positional;
   positional.add("baseline", 1);
@@ -138,6 +158,15 @@ int cmd_regress(const Args& args) {
 
   std::vector<RegressCase> cases;
   for (const auto& file : find_case_files(vm["baseline"].as<std::string>())) cases.push_back(load_case(file));
+  // Every override must name an existing key before any case runs: a typo in --set or a
+  // case's "set" is bad input (exit 2), not N failed runs.
+  for (const auto& c : cases) {
+    std::vector<std::string> sets = c.sets;
+    sets.insert(sets.end(), extra_sets.begin(), extra_sets.end());
+    check_config_overrides(c.config, sets, [&](std::size_t i) {
+      return i < c.sets.size() ? c.file + ": /set/" + std::to_string(i) : c.file + " with --set";
+    });
+  }
 
   std::unique_ptr<TempDir> temp;
   std::string work;
@@ -154,28 +183,33 @@ int cmd_regress(const Args& args) {
     jobs.push_back({c.config, sets, (fs::path(work) / safe_name(c.name)).string()});
   }
   std::vector<CaseResult> results(cases.size());
-  Progress progress(cases.size(), 0, vm.count("quiet") == 0);
+  const bool json = vm.count("json") > 0;
+  Progress progress(cases.size(), 0, vm.count("quiet") == 0 && !json);
   run_jobs(jobs, std::max(1u, vm["jobs"].as<unsigned>()), [&](std::size_t i, const RunOutcome& outcome) {
     results[i] = evaluate(cases[i], outcome, tolerance);
     progress.finished(!results[i].pass());
   });
   progress.close();
 
-  print_table(cases, results);
+  if (!json) print_table(cases, results);
   std::size_t passed = 0, failed = 0, broken = 0;
   for (const auto& r : results) {
     if (!r.outcome.ok) ++broken;
     else if (r.pass()) ++passed;
     else ++failed;
   }
-  std::cout << "\n" << cases.size() << " cases: " << passed << " passed, " << failed << " changed, " << broken
-            << " did not run (tolerance " << tolerance << " %)\n";
+  if (json) {
+    std::cout << regress_json(cases, results, tolerance).dump(2) << "\n";
+  } else {
+    std::cout << "\n" << cases.size() << " cases: " << passed << " passed, " << failed << " changed, " << broken
+              << " did not run (tolerance " << tolerance << " %)\n";
+  }
   if (vm.count("junit")) write_text(vm["junit"].as<std::string>(), junit_xml("ipusim.regress", junit_cases(cases, results)));
 
   if (vm.count("update")) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       if (!results[i].outcome.ok) continue;
-      if (write_expected(cases[i], results[i].got)) std::cout << "updated " << cases[i].file << "\n";
+      if (write_expected(cases[i], results[i].got) && !json) std::cout << "updated " << cases[i].file << "\n";
     }
     return broken > 0 ? 1 : 0;
   }

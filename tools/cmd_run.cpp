@@ -9,6 +9,7 @@
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/sweep_input.hpp"
 
 namespace ipusim::cli {
 
@@ -42,7 +43,8 @@ int cmd_run(const Args& args) {
       "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
       "out", po::value<std::string>(), "output folder (default out/<config name>)")(
       "trace", "also write trace.json (Chrome/Perfetto trace events)")(
-      "quiet", "print nothing on success")(
+      "quiet,q", "print nothing on success")(
+      "json", "print report.json to stdout instead of the summary")(
       "log-level", po::value<std::string>()->default_value("warn"), "trace|debug|info|warn|error|off");
   po::positional_options_description pos;
   pos.add("config", 1);
@@ -60,7 +62,10 @@ int cmd_run(const Args& args) {
   }
   const std::string out = vm.count("out") ? vm["out"].as<std::string>()
                                           : "out/" + std::filesystem::path(config).stem().string();
-  return run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0);
+  const bool json = vm.count("json") > 0;
+  const int code = run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0 || json);
+  if (json && code == 0) std::cout << read_json_file((std::filesystem::path(out) / "report.json").string()).dump(2) << "\n";
+  return code;
 }
 
 }  // namespace ipusim::cli

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
 #include "tools/cli_util.hpp"
@@ -63,22 +62,12 @@ constexpr std::size_t kDefaultMaxArraySize = 1000;
 /// fixed "set" list, then each axis with its first value (key existence does not depend
 /// on the value). A bad key is a ConfigError naming the sweep file and the axis.
 void check_overrides(const SweepSpec& spec) {
-  register_all_params();
-  ConfigDoc doc = ConfigDoc::load_file(spec.base);
-  for (std::size_t i = 0; i < spec.sets.size(); ++i) {
-    try {
-      doc.apply_override(spec.sets[i]);
-    } catch (const ConfigError& e) {
-      throw ConfigError(spec.file + ": /set/" + std::to_string(i) + ": " + e.what());
-    }
-  }
-  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-    try {
-      doc.apply_override(override_for(spec.axes[a].path, spec.axes[a].values.front()));
-    } catch (const ConfigError& e) {
-      throw ConfigError(spec.file + ": /axes/" + std::to_string(a) + "/path: " + e.what());
-    }
-  }
+  std::vector<std::string> sets = spec.sets;
+  for (const auto& axis : spec.axes) sets.push_back(override_for(axis.path, axis.values.front()));
+  check_config_overrides(spec.base, sets, [&](std::size_t i) {
+    return spec.file + (i < spec.sets.size() ? ": /set/" + std::to_string(i)
+                                             : ": /axes/" + std::to_string(i - spec.sets.size()) + "/path");
+  });
 }
 
 /// The memory column for the time-memory Pareto front: the first memory.* column whose

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "sim/errors.hpp"
+#include "sim/run_info.hpp"
 #include "tools/commands.hpp"
 
 #ifndef IPUSIM_VERSION
@@ -67,7 +68,8 @@ int sc_main(int argc, char* argv[]) {
     return 0;
   }
   if (first == "--version") {
-    std::cout << "ipusim " << IPUSIM_VERSION << " (SystemC " << sc_core::sc_release() << ")\n";
+    std::cout << "ipusim " << IPUSIM_VERSION << " (source " << ipusim::ipusim_source_revision() << ", SystemC "
+              << sc_core::sc_release() << ")\n";
     return 0;
   }
   // sc_stop() after a failed workload is ours to report, not SystemC's.

@@ -56,7 +56,7 @@ TEST_CASE("three shards run by hand, then --collect, equal the local sweep byte 
   CHECK_THAT(again.out, Catch::Contains("(0 run, 2 reused)"));
 }
 
-TEST_CASE("--slurm-script-only writes the job array and --json describes it", "[e2e][sweep][slurm]") {
+TEST_CASE("sweep --slurm-script-only writes the job array and --json describes it", "[e2e][sweep][slurm]") {
   Scratch s;
   const std::string sweep = write_six_point_sweep(s);
   const CliResult r = run_cli(s, {"sweep", sweep, "--out", s.path("o"), "--slurm-script-only", "--array-size", "4",

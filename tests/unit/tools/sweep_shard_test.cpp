@@ -15,7 +15,7 @@ using namespace ipusim::cli;
 using ipusim::test::Scratch;
 using ipusim::test::config_error_of;
 
-TEST_CASE("--shard i/N parses 0-based shards and rejects everything else naming the flag", "[tools][shard]") {
+TEST_CASE("shard flag i/N parses 0-based shards and rejects everything else naming the flag", "[tools][shard]") {
   const Shard s = parse_shard("2/5");
   CHECK(s.index == 2);
   CHECK(s.count == 5);

@@ -1,0 +1,127 @@
+// One consistent CLI: --json and -q on run / regress, size suffixes, errors against the
+// flag the user typed (with did-you-mean), system presets by name, collective --trace
+// without --out, the source revision in --version and run_info.
+#include <catch2/catch.hpp>
+
+#include "tests/regression/tools/cli_harness.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+/// The workload part of `collective --json` for the given extra arguments.
+Json collective_json(const Scratch& s, std::vector<std::string> args) {
+  args.insert(args.begin(), "collective");
+  args.push_back("--json");
+  const CliResult r = run_cli(s, args);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return Json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("collective --bytes takes KiB/MiB/GiB and KB/MB/GB suffixes", "[cli][flags]") {
+  Scratch s;
+  const std::string pod16 = source_path("configs/systems/pod16.json");
+  // 1 GiB = 2^30 bytes, 100 MB = 10^8 bytes: the same times as the plain byte counts.
+  const Json gib = collective_json(s, {"--system", pod16, "--bytes", "1GiB"});
+  const Json plain = collective_json(s, {"--system", pod16, "--bytes", "1073741824"});
+  CHECK(gib["time_ns"] == plain["time_ns"]);
+  const Json mb = collective_json(s, {"--system", pod16, "--bytes", "100MB"});
+  const Json mb_plain = collective_json(s, {"--system", pod16, "--bytes", "100000000"});
+  CHECK(mb["time_ns"] == mb_plain["time_ns"]);
+  CHECK(mb["time_ns"] != gib["time_ns"]);
+  const Json half = collective_json(s, {"--system", pod16, "--bytes", "1.5KiB"});
+  const Json half_plain = collective_json(s, {"--system", pod16, "--bytes", "1536"});
+  CHECK(half["time_ns"] == half_plain["time_ns"]);
+  for (const char* bad : {"1GiBB", "GiB", "1.2.3MB", "0", "-5", "0.5B"}) {
+    INFO(bad);
+    const CliResult r = run_cli(s, {"collective", "--system", pod16, "--bytes", bad});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--bytes"));
+  }
+}
+
+TEST_CASE("a misspelt --op is reported against --op with a suggestion", "[cli][flags]") {
+  Scratch s;
+  const CliResult r = run_cli(s, {"collective", "--system", "pod16", "--op", "alreduce", "--bytes", "1MiB"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--op: unknown value 'alreduce'") && Catch::Contains("did you mean 'allreduce'?"));
+  CHECK(r.err.find("/workload/op") == std::string::npos);  // not the key the flag maps to
+  const CliResult alg = run_cli(s, {"collective", "--system", "pod16", "--algorithm", "clockwse", "--bytes", "1MiB"});
+  CHECK(alg.exit_code == 2);
+  CHECK_THAT(alg.err, Catch::Contains("--algorithm") && Catch::Contains("did you mean 'clockwise'?"));
+}
+
+TEST_CASE("systems by preset name, and an unknown name lists the presets", "[cli][flags]") {
+  Scratch s;
+  const Json by_name = collective_json(s, {"--system", "pod16", "--bytes", "4MiB"});
+  const Json by_path = collective_json(s, {"--system", source_path("configs/systems/pod16.json"), "--bytes", "4MiB"});
+  CHECK(by_name == by_path);
+  const CliResult r = run_cli(s, {"collective", "--system", "pod61", "--bytes", "4MiB"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--system") && Catch::Contains("pod256") && Catch::Contains("did you mean 'pod64'?"));
+}
+
+TEST_CASE("collective --trace without --out writes to out/collective_<op>, -q prints nothing", "[cli][flags]") {
+  Scratch s;
+  const std::string bin = cli_binary();
+  // The default folder is relative to the working directory: run from the scratch folder.
+  const cli::ProcessResult r = cli::run_process(
+      {{"/bin/sh", "-c", "cd '" + s.dir.string() + "' && '" + bin + "' collective --system pod16 --bytes 1MiB --trace -q"},
+       s.path("trace.out"), s.path("trace.err")});
+  INFO(read_text(s.path("trace.err")));
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_text(s.path("trace.out")).empty());
+  const Json trace = Json::parse(read_text(s.path("out/collective_allreduce/trace.json")));
+  CHECK(trace["traceEvents"].size() > 0);
+  CHECK(fs::is_regular_file(s.path("out/collective_allreduce/report.json")));
+}
+
+TEST_CASE("run --json prints report.json; run -q prints nothing", "[cli][flags]") {
+  Scratch s;
+  const CliResult r = run_cli(s, {"run", rail_transfer_config(), "--out", s.path("o"), "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json printed = Json::parse(r.out);
+  CHECK(printed == Json::parse(read_text(s.path("o/report.json"))));
+  const CliResult q = run_cli(s, {"run", rail_transfer_config(), "--out", s.path("q"), "-q"});
+  CHECK(q.exit_code == 0);
+  CHECK(q.out.empty());
+}
+
+TEST_CASE("regress --json gives one object per case; a bad override is exit 2 before anything runs", "[cli][flags]") {
+  Scratch s;
+  s.write("base/one.json", R"({"config": ")" + rail_transfer_config() + R"(", "expected": {"time_ns": 1.0}})");
+  const CliResult r = run_cli(s, {"regress", s.path("base"), "--json", "-q"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);  // the expected time is wrong
+  const Json doc = Json::parse(r.out);
+  REQUIRE(doc["cases"].size() == 1);
+  CHECK(doc["cases"][0]["case"] == "one");
+  CHECK(doc["cases"][0]["result"] == "changed");
+  CHECK(doc["cases"][0]["fields"][0]["field"] == "time_ns");
+  CHECK(doc["cases"][0]["fields"][0]["expected"] == 1.0);
+
+  const CliResult bad = run_cli(s, {"regress", s.path("base"), "--set", "ipu_link.bandwith_Gbps_per_link=1", "--work", s.path("w")});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--set") && Catch::Contains("did you mean"));
+  CHECK_FALSE(fs::exists(s.path("w/one")));  // nothing ran
+}
+
+TEST_CASE("ipusim --version and run_info carry the same source revision", "[cli][flags]") {
+  Scratch s;
+  const CliResult v = run_cli(s, {"--version"});
+  REQUIRE(v.exit_code == 0);
+  const auto at = v.out.find("(source ");
+  REQUIRE(at != std::string::npos);
+  const std::string revision = v.out.substr(at + 8, v.out.find(',', at) - at - 8);
+  CHECK_FALSE(revision.empty());
+  // Built from a git checkout, the revision is known.
+  if (fs::exists(source_path(".git"))) CHECK(revision != "unknown");
+  REQUIRE(run_cli(s, {"run", rail_transfer_config(), "--out", s.path("o"), "-q"}).exit_code == 0);
+  const Json report = Json::parse(read_text(s.path("o/report.json")));
+  CHECK(report["run_info"]["source_revision"] == revision);
+}
