@@ -35,14 +35,15 @@ ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
 }
 
 ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
-  ComputeSpec s;
-  s.flops = op.flops;
-  s.bytes = op.mem_bytes;
-  s.dtype = compute_dtype(op.dtype);
-  s.unit = op.unit;
-  s.tiles = tiles;
-  if (op.unit == ComputeUnit::Amp) set_gemm(s, op.gemm);
-  return s;
+  // An op without parts is one part: its own flops, bytes, unit and shape.
+  ComputePart part;
+  part.flops = op.flops;
+  part.bytes = op.mem_bytes;
+  part.unit = op.unit;
+  part.op_class = op.op_class;
+  part.gemm = op.gemm;
+  part.dtype = op.dtype;
+  return compute_spec(part, tiles);
 }
 
 std::uint64_t op_compute_cycles(const ChipParams& chip, const LOp& op, std::uint32_t tiles) {

@@ -17,4 +17,20 @@ std::string to_string(LKind k) {
   return "?";
 }
 
+LOp collective_op(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg, Lane lane,
+                  const std::string& role) {
+  LOp o;
+  o.kind = LKind::Collective;
+  o.lane = lane;
+  o.vg = vg;
+  o.cop = op;
+  o.group = g;
+  o.elements = elements;
+  o.dtype = dt;
+  o.bytes = elements * dtype_bytes(dt);
+  o.role = role;
+  o.label = coll::to_string(op) + " " + role;
+  return o;
+}
+
 }  // namespace ipusim::rt

@@ -74,6 +74,10 @@ struct LOp {
   std::vector<std::string> tensors;
 };
 
+/// A collective op of `elements` per replica over group `g` on virtual graph `vg`.
+LOp collective_op(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg, Lane lane,
+                  const std::string& role);
+
 /// Bytes one phase keeps on one IPU (for memory accounting).
 struct MemoryItem {
   std::string tensor;

@@ -17,18 +17,8 @@ void Lowerer::mem(int vg, const std::string& t, std::uint64_t bytes, TileSet ts,
 
 LOp Lowerer::collective(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
                const std::string& role, std::vector<std::string> tensors) {
-  LOp o;
-  o.kind = LKind::Collective;
-  o.lane = collective_lane();
-  o.vg = vg;
-  o.cop = op;
-  o.group = g;
-  o.elements = elements;
-  o.dtype = dt;
-  o.bytes = elements * dtype_bytes(dt);
-  o.role = role;
+  LOp o = collective_op(op, g, elements, dt, vg, collective_lane(), role);
   o.tensors = std::move(tensors);
-  o.label = coll::to_string(op) + " " + role;
   return o;
 }
 

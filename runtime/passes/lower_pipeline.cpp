@@ -139,18 +139,7 @@ class PipelineLowering {
 
   LOp collective(coll::CollectiveOp cop, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
                  const std::string& role) const {
-    LOp o;
-    o.kind = LKind::Collective;
-    o.lane = Lane::Compute;
-    o.vg = vg;
-    o.cop = cop;
-    o.group = g;
-    o.elements = elements;
-    o.dtype = dt;
-    o.bytes = elements * dtype_bytes(dt);
-    o.role = role;
-    o.label = coll::to_string(cop) + " " + role;
-    return o;
+    return collective_op(cop, g, elements, dt, vg, Lane::Compute, role);
   }
 
   LOp exchange(int vg, std::uint64_t bytes, bool store) const {
