@@ -1,6 +1,7 @@
 #include "runtime/ir/training_session.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "collectives/comm_group_spec.hpp"
 #include "models/param_spec_helpers.hpp"
@@ -28,6 +29,30 @@ bool valid_domain(const std::string& s) {
   }
 }
 
+const char* kDomainForms =
+    "a string (all, none, consecutive:K, orthogonal:K or variable) or a PopART CommGroup object "
+    "{\"type\": \"Consecutive\", \"replicaGroupSize\": 64} (type All, Consecutive, Orthogonal or None)";
+
+/// The comm-group spelling of a shardingDomain value: a string as it is, or PopART's
+/// CommGroup written as an object ({"type": "Consecutive", "replicaGroupSize": 64}), so
+/// that option code exported from PopART reads as it is. "" when neither form fits.
+std::string domain_spelling(const Json& v) {
+  if (v.is_string()) return valid_domain(v.get<std::string>()) ? v.get<std::string>() : "";
+  if (!v.is_object() || !v.contains("type") || !v["type"].is_string()) return "";
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (it.key() != "type" && it.key() != "replicaGroupSize") return "";
+  }
+  std::string type = v["type"].get<std::string>();
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (type.rfind("commgrouptype.", 0) == 0) type = type.substr(14);  // str(popart.CommGroupType.Consecutive)
+  if (type == "all") return "all";
+  if (type == "none" || type == "ungrouped") return "none";
+  if (type != "consecutive" && type != "orthogonal") return "";
+  const Json size = v.value("replicaGroupSize", Json());
+  if (!size.is_number_integer() || size.get<std::int64_t>() < 1) return "";
+  return type + ":" + std::to_string(size.get<std::int64_t>());
+}
+
 /// What rts_domain / rts_tensors ask for one category (empty optional = no opinion).
 struct Convenience {
   bool set = false;
@@ -45,12 +70,10 @@ LocationSettings read_category(ConfigNode node, const Convenience& conv) {
   s.location.replicatedTensorSharding = loc.get_enum("replicatedTensorSharding") == "on";
   if (!rts_explicit && conv.set) s.location.replicatedTensorSharding = conv.rts;
   const bool domain_explicit = loc.has("shardingDomain");
-  s.location.shardingDomain = loc.get_string("shardingDomain");
+  const Json domain = loc.get_json("shardingDomain");
+  s.location.shardingDomain = domain_spelling(domain);
+  if (s.location.shardingDomain.empty()) loc.fail("shardingDomain", std::string("expected ") + kDomainForms + ", got " + domain.dump());
   if (!domain_explicit && conv.set) s.location.shardingDomain = conv.domain;
-  if (!valid_domain(s.location.shardingDomain)) {
-    loc.fail("shardingDomain", "expected variable, all, none, consecutive:K or orthogonal:K, got '" +
-                                   s.location.shardingDomain + "'");
-  }
   loc.finish();
   s.minElementsForOffChip = node.get_uint("minElementsForOffChip");
   s.minElementsForReplicatedTensorSharding = node.get_uint("minElementsForReplicatedTensorSharding");
@@ -83,9 +106,8 @@ TensorLocation read_override(const ConfigNode& node, const std::string& name, co
     } else if (k == "replicatedTensorSharding") {
       t.replicatedTensorSharding = pick({"on", "off"}) == "on";
     } else if (k == "shardingDomain") {
-      if (!v.is_string() || !valid_domain(v.get<std::string>()))
-        node.fail(where + "/" + k, "expected variable, all, none, consecutive:K or orthogonal:K, got " + v.dump());
-      t.shardingDomain = v.get<std::string>();
+      t.shardingDomain = domain_spelling(v);
+      if (t.shardingDomain.empty()) node.fail(where + "/" + k, std::string("expected ") + kDomainForms + ", got " + v.dump());
     } else {
       node.fail(where + "/" + k, "unknown key; allowed: storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain");
     }
@@ -261,7 +283,8 @@ void register_session_params() {
     p.push_back(choice(b + "location/loadTileSet", "compute", {"compute", "io"}, "TileSet that streams from/to streaming memory"));
     p.push_back(choice(b + "location/storageTileSet", "compute", {"compute", "io"}, "TileSet where the tensor lives when on chip"));
     p.push_back(choice(b + "location/replicatedTensorSharding", "off", {"on", "off"}, act ? "Ignored: activations are never sharded" : "ReplicatedTensorSharding"));
-    p.push_back(text(b + "location/shardingDomain", "all", "RTS domain: all | consecutive:K | none, or 'variable' (popxl: the variable's replica grouping)"));
+    p.push_back(raw(b + "location/shardingDomain", Json("all"),
+                    "RTS domain: all | consecutive:K | orthogonal:K | none, 'variable' (popxl: the variable's replica grouping), or PopART's CommGroup as {\"type\": \"Consecutive\", \"replicaGroupSize\": K}"));
     p.push_back(integer(b + "minElementsForOffChip", "", 2, 0, {}, "PopART minElementsForOffChip"));
     p.push_back(integer(b + "minElementsForReplicatedTensorSharding", "", 8192, 0, {}, "PopART minElementsForReplicatedTensorSharding"));
   }

@@ -13,8 +13,12 @@ PhaseLayout assign_phases(Model& model, int stages, int phases_setting, int ipus
   L.forward_phases = phases_setting > 0 ? phases_setting : std::max(model.forward_phases, max_fwd + 1);
   if (L.forward_phases < 1) L.forward_phases = 1;
   if (max_fwd >= L.forward_phases) {
+    // Say which settings decide this: the phase count is PopART's option, the ops' phases
+    // come from the model (the transformer generator puts layers_per_phase layers in each).
     throw std::invalid_argument("a forward op uses phase " + std::to_string(max_fwd) + " but executionPhaseSettings.phases is " +
-                                std::to_string(L.forward_phases));
+                                std::to_string(L.forward_phases) + ": set /workload/session/executionPhaseSettings/phases to at least " +
+                                std::to_string(max_fwd + 1) + " (0 derives it from the model), or put more layers in each phase "
+                                "(transformer generator: /workload/model/transformer/layers_per_phase)");
   }
   const int P = L.forward_phases;
   L.total_phases = 2 * P - 1;

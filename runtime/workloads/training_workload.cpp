@@ -2,6 +2,7 @@
 // executor; report afterwards.
 #include "runtime/workloads/training_workload.hpp"
 
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "models/param_spec_helpers.hpp"
@@ -124,7 +125,12 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     try {
       return generate_transformer(s, st.session.replicatedGraphCount);
     } catch (const std::invalid_argument& e) {
-      g.fail("tensor_parallel", e.what());
+      // The generator's messages start with the key at fault ("heads (7) must divide
+      // hidden (2048)"): report the error at that key, not at an unrelated one.
+      const std::string what = e.what();
+      const std::string first = what.substr(0, what.find_first_of(" (,"));
+      const bool is_key = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+      g.fail(is_key && first != "the" ? first : "layers", what);
     }
   }
   if (st.generator == "cnn") {

@@ -1,0 +1,54 @@
+// Errors that guide: the option that decides the phase count, PopART's CommGroup object
+// accepted (and its forms listed when wrong), the transformer key at fault.
+#include <catch2/catch.hpp>
+
+#include "tests/regression/tools/cli_harness.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+const char* kBert = "configs/workloads/bert_large_phased_pod64.json";
+
+CliResult run_bert(const Scratch& s, const std::string& set, const std::string& out) {
+  return run_cli(s, {"run", source_path(kBert), "--set", set, "--out", s.path(out), "-q"});
+}
+
+Json report_without_run_info(const std::string& path) {
+  Json r = Json::parse(read_text(path));
+  r.erase("run_info");
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("too few execution phases names the options that set them and the minimum", "[cli][errors]") {
+  Scratch s;
+  const CliResult r = run_bert(s, "workload.session.executionPhaseSettings.phases=4", "a");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/workload/session/executionPhaseSettings/phases to at least 10") &&
+                        Catch::Contains("layers_per_phase"));
+  // The minimum it names is exact: one phase fewer fails, that many runs.
+  CHECK(run_bert(s, "workload.session.executionPhaseSettings.phases=9", "b").exit_code == 2);
+  CHECK(run_bert(s, "workload.session.executionPhaseSettings.phases=10", "c").exit_code == 0);
+}
+
+TEST_CASE("shardingDomain takes PopART's CommGroup object, and lists the forms when wrong", "[cli][errors]") {
+  Scratch s;
+  const std::string key = "workload.session.weightTensorLocationSettings.location.shardingDomain=";
+  REQUIRE(run_bert(s, key + R"({"type": "Consecutive", "replicaGroupSize": 16})", "object").exit_code == 0);
+  REQUIRE(run_bert(s, key + R"("consecutive:16")", "text").exit_code == 0);
+  CHECK(report_without_run_info(s.path("object/report.json")) == report_without_run_info(s.path("text/report.json")));
+  const CliResult bad = run_bert(s, key + R"({"type": "Consecutive"})", "bad");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/location/shardingDomain") && Catch::Contains("consecutive:K") &&
+                          Catch::Contains("replicaGroupSize"));
+}
+
+TEST_CASE("heads that do not divide hidden are reported at heads", "[cli][errors]") {
+  Scratch s;
+  const CliResult r = run_bert(s, "workload.model.transformer.heads=7", "h");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/workload/model/transformer/heads: heads (7) must divide hidden (1024)"));
+}
