@@ -1,5 +1,6 @@
 // `ipusim sweep SWEEP.json`: a grid (or zip) of runs of one base config, each point a child
 // `ipusim run`, collected into results.csv / results.json (and plots with --plot).
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <filesystem>
@@ -130,6 +131,19 @@ void write_text(const fs::path& path, const std::string& text) {
   write_text_file_atomic(path.string(), text);
 }
 
+/// --require-fit: a point whose model does not fit in memory (report memory.fits = 0) is
+/// a failure, not a result to compare; returns the indices of the rows it marked.
+std::vector<std::size_t> fail_not_fitting(std::vector<Json>& rows) {
+  std::vector<std::size_t> marked;
+  for (Json& row : rows) {
+    if (row.value("status", "") != "ok" || !row.contains("memory.fits") || row["memory.fits"] != 0) continue;
+    row["status"] = "failed";
+    row["error"] = "the model does not fit in memory (memory.fits = 0; --require-fit)";
+    marked.push_back(row["index"].get<std::size_t>());
+  }
+  return marked;
+}
+
 /// Writes results.csv / results.json for `rows`, prints the summary (unless quiet), or
 /// the results document (with --json).
 void write_results(const SweepSpec& spec, const std::string& out_dir, const std::vector<Json>& rows, bool quiet,
@@ -218,7 +232,8 @@ int cmd_sweep(const Args& args) {
       "slurm-script-only", "write the sbatch script but do not submit it")(
       "array-size", po::value<std::size_t>(), "Slurm array tasks K (default: one per point, at most 1000)")(
       "partition", po::value<std::string>(), "Slurm partition (default: the cluster's)")(
-      "time", po::value<std::string>(), "Slurm time limit per task, e.g. 30, 1:00:00, 2-00:00:00");
+      "time", po::value<std::string>(), "Slurm time limit per task, e.g. 30, 1:00:00, 2-00:00:00")(
+      "require-fit", "count points whose model does not fit in memory (memory.fits = 0) as failed");
   po::positional_options_description positional;
   positional.add("sweep", 1);
   const auto vm = parse_options(opts, positional, args);
@@ -275,7 +290,11 @@ int cmd_sweep(const Args& args) {
   }
 
   if (collect) {
-    const CollectResult c = collect_points(spec, points, options.out_dir);
+    CollectResult c = collect_points(spec, points, options.out_dir);
+    if (vm.count("require-fit")) {
+      for (std::size_t i : fail_not_fitting(c.rows)) c.failed.push_back(i);
+      std::sort(c.failed.begin(), c.failed.end());
+    }
     write_results(spec, options.out_dir, c.rows, quiet, json);
     if (!json) {
       std::cout << points.size() << " points: " << (points.size() - c.missing.size() - c.failed.size()) << " ok, "
@@ -291,7 +310,8 @@ int cmd_sweep(const Args& args) {
     return c.missing.empty() && c.failed.empty() ? 0 : 1;
   }
 
-  const SweepRunResult result = run_sweep(spec, points, options);
+  SweepRunResult result = run_sweep(spec, points, options);
+  if (vm.count("require-fit")) result.failures += fail_not_fitting(result.rows).size();
   write_results(spec, options.out_dir, result.rows, quiet, json);
   if (!json) {
     std::cout << points.size() << " points (" << result.ran << " run, " << result.reused << " reused), "

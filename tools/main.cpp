@@ -8,6 +8,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/run_info.hpp"
+#include "tools/collective_scan.hpp"
 #include "tools/commands.hpp"
 
 #ifndef IPUSIM_VERSION
@@ -27,7 +28,8 @@ commands:
   describe SYSTEM   a system's IPUs, machines, Pods, links, bandwidths, bisection
   params            every config parameter: type, unit, default, range, description
   groups            CommGroup / ReplicaGrouping / VariableSettings arithmetic
-  collective        time one collective on a system (and check it on real data)
+  collective        time one collective on a system (and check it on real data);
+                    --min-bytes A --max-bytes B [--step-factor F]: over a range of sizes
   cbr               a collective-balanced-reorder layout for a tile mapping
   sweep SWEEP       a grid of runs -> results.csv / results.json (and plots)
   regress DIR       compare collective/workload timings with golden baselines
@@ -48,6 +50,9 @@ int dispatch(const std::string& command, const Args& args) {
       {"groups", cmd_groups},     {"collective", cmd_collective}, {"cbr", cmd_cbr},
       {"sweep", cmd_sweep},       {"regress", cmd_regress},   {"validate", cmd_validate},
       {"calibrate", cmd_calibrate}};
+  // A size scan runs one child `collective` per size: its own entry point, so that the
+  // single-collective command stays as it is.
+  if (command == "collective" && is_collective_scan(args)) return cmd_collective_scan(args);
   auto it = commands.find(command);
   if (it == commands.end()) {
     throw ipusim::ConfigError("unknown command '" + command + "' (see ipusim --help)");

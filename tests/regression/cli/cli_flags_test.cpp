@@ -125,3 +125,49 @@ TEST_CASE("ipusim --version and run_info carry the same source revision", "[cli]
   const Json report = Json::parse(read_text(s.path("o/report.json")));
   CHECK(report["run_info"]["source_revision"] == revision);
 }
+
+TEST_CASE("collective size scan: nccl-tests sizes, each equal to a single collective", "[cli][flags][scan]") {
+  Scratch s;
+  const CliResult r = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "1KiB", "--max-bytes", "64MiB",
+                                  "--step-factor", "4", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json list = Json::parse(r.out);
+  REQUIRE(list.size() == 9);  // 1 KiB * 4^k for k = 0..8 ends at 64 MiB
+  for (std::size_t k = 0; k < list.size(); ++k) CHECK(list[k]["bytes"] == (1024ULL << (2 * k)));
+  const Json one = collective_json(s, {"--system", "pod16", "--bytes", "1048576"});
+  CHECK(list[5]["time_ns"] == one["time_ns"]);
+  const CliResult csv = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "1024", "--max-bytes", "3000",
+                                    "--csv", "--algorithm", "clockwise"});
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out.rfind("bytes,algorithm,time_ns,algorithm_bandwidth_GBps,bus_bandwidth_GBps\n1024,clockwise,", 0) == 0);
+  CHECK(csv.out.find("\n2048,clockwise,") != std::string::npos);
+  CHECK(csv.out.find("4096") == std::string::npos);  // above --max-bytes
+  const CliResult both = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "1KiB", "--max-bytes", "4KiB",
+                                     "--bytes", "5"});
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err, Catch::Contains("--bytes"));
+  const CliResult backwards = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "4KiB", "--max-bytes", "1KiB"});
+  CHECK(backwards.exit_code == 2);
+  CHECK_THAT(backwards.err, Catch::Contains("--min-bytes"));
+}
+
+TEST_CASE("sweep --require-fit counts points that do not fit in memory as failed", "[cli][flags][sweep]") {
+  Scratch s;
+  // GPT-3 2.7B on a Pod128 without RTS does not fit in SRAM (memory.fits = 0); with RTS
+  // over all replicas it does.
+  const std::string sweep = s.write("fit.json", R"({"base": ")" + source_path("configs/workloads/gpt3_2p7b_pod128.json") +
+                                                    R"(", "set": ["machine.gateway.capacity_GiB=512"],
+                                                   "axes": [{"path": "workload.session.rts_domain", "values": ["off", "all"]}]})");
+  const CliResult plain = run_cli(s, {"sweep", sweep, "--out", s.path("a"), "-q", "--json"});
+  REQUIRE(plain.exit_code == 0);
+  const Json rows = Json::parse(plain.out)["rows"];
+  CHECK(rows[0]["memory.fits"] == 0);
+  CHECK(rows[1]["memory.fits"] == 1);
+  const CliResult strict = run_cli(s, {"sweep", sweep, "--out", s.path("a"), "--resume", "--require-fit", "-q", "--json"});
+  CHECK(strict.exit_code == 1);
+  const Json marked = Json::parse(strict.out)["rows"];
+  CHECK(marked[0]["status"] == "failed");
+  CHECK_THAT(marked[0]["error"].get<std::string>(), Catch::Contains("does not fit"));
+  CHECK(marked[1]["status"] == "ok");
+}
