@@ -175,7 +175,7 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 ConfigDoc ConfigDoc::load_file(const std::string& path) {
   ConfigDoc doc;
   doc.main_file_ = path;
-  Loader loader{doc.origin_, {}};
+  Loader loader{doc.origin_, {}, 0, {}};
   doc.root_ = loader.load(fs::path(path), "");
   return doc;
 }
@@ -221,28 +221,34 @@ void ConfigDoc::apply_override(const std::string& assignment) {
     if (msg.find("invalid JSON") == std::string::npos) throw;
     value = text;
   }
-  const Json::json_pointer jp(pointer);
-  const auto& registry = ParamRegistry::instance();
-  const bool exists = root_.contains(jp);
-  const ParamSpec* spec = registry.find(pointer);
-  if (!exists && !spec) {
-    const std::string parent = pointer.substr(0, pointer.rfind('/'));
-    const std::string key = pointer.substr(pointer.rfind('/') + 1);
-    std::vector<std::string> candidates = registry.keys_under(parent);
-    const Json::json_pointer parent_jp(parent);
-    if (root_.contains(parent_jp) && root_[parent_jp].is_object()) {
-      for (auto it = root_[parent_jp].begin(); it != root_[parent_jp].end(); ++it)
-        candidates.push_back(it.key());
+  // A path that is not a valid JSON pointer ("a~2b") or runs through a list with a
+  // non-numeric key is bad input, not an internal error.
+  try {
+    const Json::json_pointer jp(pointer);
+    const auto& registry = ParamRegistry::instance();
+    const bool exists = root_.contains(jp);
+    const ParamSpec* spec = registry.find(pointer);
+    if (!exists && !spec) {
+      const std::string parent = pointer.substr(0, pointer.rfind('/'));
+      const std::string key = pointer.substr(pointer.rfind('/') + 1);
+      std::vector<std::string> candidates = registry.keys_under(parent);
+      const Json::json_pointer parent_jp(parent);
+      if (root_.contains(parent_jp) && root_[parent_jp].is_object()) {
+        for (auto it = root_[parent_jp].begin(); it != root_[parent_jp].end(); ++it)
+          candidates.push_back(it.key());
+      }
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      std::string msg = "--set " + path + ": no parameter at " + pointer + " (overrides change existing parameters; they do not add keys)";
+      if (!candidates.empty()) msg += "; keys at " + (parent.empty() ? "/" : parent) + ": " + join(candidates, ", ");
+      const std::string guess = closest_match(key, candidates);
+      if (!guess.empty() && guess != key) msg += "; did you mean '" + guess + "'?";
+      throw ConfigError(msg);
     }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-    std::string msg = "--set " + path + ": no parameter at " + pointer + " (overrides change existing parameters; they do not add keys)";
-    if (!candidates.empty()) msg += "; keys at " + (parent.empty() ? "/" : parent) + ": " + join(candidates, ", ");
-    const std::string guess = closest_match(key, candidates);
-    if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
-    throw ConfigError(msg);
+    root_[jp] = value;
+  } catch (const Json::exception& e) {
+    throw ConfigError("--set " + path + ": " + pointer + " is not a usable path: " + e.what());
   }
-  root_[jp] = value;
   mark_origin(origin_, pointer, value, "--set " + path);
 }
 
@@ -396,7 +402,13 @@ void ConfigNode::finish() const {
     std::string msg = doc_->origin_of(ptr) + ": unknown key '" + it.key() + "' at " + ptr;
     if (!allowed.empty()) msg += "; allowed keys at " + (pointer_.empty() ? "/" : pointer_) + ": " + join(allowed, ", ");
     const std::string guess = closest_match(it.key(), allowed);
-    if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+    if (guess == it.key()) {
+      // A declared key that these settings do not read (e.g. "ops" with a generator):
+      // suggesting the key itself would be no help.
+      msg += "; '" + it.key() + "' is not read with the other settings of this object";
+    } else if (!guess.empty()) {
+      msg += "; did you mean '" + guess + "'?";
+    }
     throw ConfigError(msg);
   }
 }

@@ -10,13 +10,12 @@
 #include "collectives/cbr.hpp"
 #include "sim/errors.hpp"
 #include "sim/json.hpp"
+#include "sim/json_parse.hpp"
+#include "tools/cbr_input.hpp"
 #include "tools/cli_util.hpp"
 
 namespace ipusim::cli {
 namespace {
-
-using coll::Interval;
-using coll::TileMapping;
 
 std::uint64_t parseCount(const std::string& text, const std::string& what) {
   std::size_t used = 0;
@@ -32,44 +31,7 @@ std::uint64_t parseCount(const std::string& text, const std::string& what) {
   return value;
 }
 
-// [[[b,e],...], ...]: one list of half-open [begin, end) intervals per tile.
-TileMapping parseMapping(const std::string& text, const std::string& source) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw ConfigError("tile mapping (" + source + "): invalid JSON: " + e.what());
-  }
-  const std::string shapeHint =
-      " (expected [[[begin,end],...] per tile], e.g. [[[0,10]],[[10,16]]])";
-  if (!j.is_array()) throw ConfigError("tile mapping (" + source + ") is not a list" + shapeHint);
-  TileMapping mapping;
-  for (std::size_t t = 0; t < j.size(); ++t) {
-    if (!j[t].is_array()) {
-      throw ConfigError("tile mapping (" + source + "): tile " + std::to_string(t) +
-                        " is not a list of intervals" + shapeHint);
-    }
-    std::vector<Interval> tile;
-    for (const auto& iv : j[t]) {
-      if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number_unsigned() ||
-          !iv[1].is_number_unsigned()) {
-        throw ConfigError("tile mapping (" + source + "): tile " + std::to_string(t) +
-                          " has a bad interval " + iv.dump() + shapeHint);
-      }
-      tile.push_back(Interval{iv[0].get<std::uint64_t>(), iv[1].get<std::uint64_t>()});
-    }
-    mapping.push_back(std::move(tile));
-  }
-  return mapping;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot read tile mapping file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string readFile(const std::string& path) { return read_input_file(path, "tile mapping file"); }
 
 template <typename T>
 std::string listStr(const std::vector<T>& values) {
@@ -111,10 +73,12 @@ int cmd_cbr(const Args& args) {
   }
   if (grain == 0) throw ConfigError("--grain must be positive");
   if (elemBytes == 0) throw ConfigError("--elem-bytes must be positive");
-  const TileMapping mapping =
+  const coll::TileMapping mapping =
       vm.count("mapping")
-          ? parseMapping(readFile(vm["mapping"].as<std::string>()), vm["mapping"].as<std::string>())
-          : parseMapping(vm["mapping-json"].as<std::string>(), "--mapping-json");
+          ? parse_tile_mapping(readFile(vm["mapping"].as<std::string>()), vm["mapping"].as<std::string>())
+          : parse_tile_mapping(vm["mapping-json"].as<std::string>(), "--mapping-json");
+  // Sizes checked before the layout is built: a huge mapping is refused, not an OOM abort.
+  check_cbr_sizes(mapping, replicas, grain, elemBytes);
   const auto R = static_cast<unsigned>(replicas);
 
   Json out;

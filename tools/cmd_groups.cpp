@@ -90,9 +90,11 @@ VariableSettings buildSettings(const boost::program_options::variables_map& vm, 
   if (!byStride) return VariableSettings(CommGroup(), mode);
   const unsigned stride =
       vm.count("stride") ? parseUnsigned(vm["stride"].as<std::string>(), "--stride") : 1;
+  if (stride == 0) throw ConfigError("--stride 0: expected at least 1");
   unsigned groupSize = 0;
   if (vm.count("group-size")) {
     groupSize = parseUnsigned(vm["group-size"].as<std::string>(), "--group-size");
+    if (groupSize == 0) throw ConfigError("--group-size 0: expected at least 1 (0 would silently mean all replicas)");
   } else {
     // popxl's ir.replica_grouping default: group_size = R // stride.
     if (stride == 0 || R % stride != 0) {
@@ -104,6 +106,9 @@ VariableSettings buildSettings(const boost::program_options::variables_map& vm, 
   }
   return VariableSettings(stride, groupSize, mode);
 }
+
+/// Most replicas `groups` lists (far above any real system, far below an exhausted machine).
+constexpr unsigned kMaxGroupsReplicas = 1u << 20;
 
 }  // namespace
 
@@ -130,6 +135,11 @@ int cmd_groups(const Args& args) {
   }
   if (!vm.count("replicas")) throw ConfigError("--replicas is required (see --help)");
   const unsigned R = parseUnsigned(vm["replicas"].as<std::string>(), "--replicas");
+  // Checked up front: the command lists every replica (~100 bytes each in memory and output).
+  if (R == 0 || R > kMaxGroupsReplicas) {
+    throw ConfigError("--replicas " + std::to_string(R) + ": expected 1 to " + std::to_string(kMaxGroupsReplicas) +
+                      " (the largest system has 4096 IPUs; each replica is listed)");
+  }
   const VariableRetrievalMode mode = parseRetrieval(vm["retrieval"].as<std::string>());
 
   Json out;

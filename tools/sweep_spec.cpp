@@ -85,14 +85,26 @@ SweepSpec load_sweep(const std::string& path) {
   return spec;
 }
 
+std::size_t count_points(const SweepSpec& spec) {
+  if (spec.mode == "zip") return spec.axes.empty() ? 1 : spec.axes[0].values.size();
+  std::size_t count = 1;
+  std::string shape;
+  for (const auto& axis : spec.axes) {
+    shape += (shape.empty() ? "" : " x ") + std::to_string(axis.values.size());
+    // Checked before multiplying: a grid of 10^12 points must neither overflow nor be built.
+    if (axis.values.size() > 0 && count > kMaxSweepPoints / axis.values.size()) count = kMaxSweepPoints + 1;
+    else count *= axis.values.size();
+  }
+  if (count > kMaxSweepPoints) {
+    throw ConfigError(spec.file + ": /axes: the grid has " + shape + " points, more than the limit of " +
+                      std::to_string(kMaxSweepPoints) + " points per sweep (split it, or use \"mode\": \"zip\")");
+  }
+  return count;
+}
+
 std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
   std::vector<SweepPoint> points;
-  std::size_t count = 1;
-  if (spec.mode == "zip") {
-    count = spec.axes.empty() ? 1 : spec.axes[0].values.size();
-  } else {
-    for (const auto& axis : spec.axes) count *= axis.values.size();
-  }
+  const std::size_t count = count_points(spec);
   for (std::size_t index = 0; index < count; ++index) {
     SweepPoint p;
     p.index = index;

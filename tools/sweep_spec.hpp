@@ -45,7 +45,14 @@ SweepSpec parse_sweep(const Json& doc, const std::string& file);
 /// Reads and parses a sweep file.
 SweepSpec load_sweep(const std::string& path);
 
-/// Expands the axes into points in a deterministic order.
+/// Most points one sweep may have (each is a process and a folder; 10^12 would exhaust
+/// memory while the grid is built).
+constexpr std::size_t kMaxSweepPoints = 1000000;
+
+/// Number of points of the sweep; ConfigError naming the axes' sizes above kMaxSweepPoints.
+std::size_t count_points(const SweepSpec& spec);
+
+/// Expands the axes into points in a deterministic order (count_points() first).
 std::vector<SweepPoint> expand_points(const SweepSpec& spec);
 
 /// The `--set` text for a value: `path=<value as JSON>` (so "4" and 4 stay distinct).

@@ -66,10 +66,10 @@ std::size_t processes_mentioning(const std::string& needle) {
 
 void stop_mid_sweep_then_resume(int sig) {
   Scratch s;
-  // 8 points of ~0.2 s each (a transfer repeated 300,000 times), two at a time.
+  // 8 points of ~0.1 s each (a transfer repeated 150,000 times), two at a time.
   const std::string sweep = s.write(
       "sweep.json", R"({"base": ")" + rail_transfer_config() +
-                        R"(", "set": ["workload.steps.0.repeat=300000"],
+                        R"(", "set": ["workload.steps.0.repeat=150000"],
                            "axes": [{"path": "workload.steps.0.bytes", "values": [1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192]}]})");
   const std::string out = s.path("out");
   const pid_t pid = spawn_cli(s, {"sweep", sweep, "--jobs", "2", "--out", out, "--quiet"});
