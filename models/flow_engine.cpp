@@ -22,6 +22,7 @@ ResourceId FlowEngine::add_resource(ResourceSpec spec) {
   if (!(spec.capacity_Bpns > 0)) {
     throw SimulationError("resource '" + spec.name + "' has no capacity");
   }
+  kind_cap_[static_cast<std::size_t>(spec.kind)] += spec.capacity_Bpns;
   specs_.push_back(std::move(spec));
   res_.emplace_back();
   return static_cast<ResourceId>(specs_.size() - 1);
@@ -156,7 +157,7 @@ void FlowEngine::remove_from_resources(std::uint32_t slot, double now_ns) {
       }
     }
     r.flows.pop_back();
-    r.sum_rate = r.flows.empty() ? 0.0 : std::max(0.0, r.sum_rate - f.rate);
+    set_sum_rate(rid, r.flows.empty() ? 0.0 : std::max(0.0, r.sum_rate - f.rate));
     if (!r.dirty) {
       r.dirty = true;
       dirty_.push_back(rid);
@@ -184,7 +185,7 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     for (ResourceId rid : g.resources) {
       Res& r = res_[rid];
       integrate(r, now_ns);
-      r.sum_rate = 0.0;
+      set_sum_rate(rid, 0.0);
       r.group = kNoGroup;
     }
     g.state = State::InFlight;
@@ -348,7 +349,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       integrate(r, now_ns);
       r.st.transfers++;
       r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, 1);
-      r.sum_rate = k.rate;
+      set_sum_rate(rid, k.rate);
       r.group = gi;
       g.resources.push_back(rid);
     }
@@ -591,10 +592,9 @@ void FlowEngine::reallocate(double now_ns) {
     allocate_fifo();
   }
   for (ResourceId rid : comp_res_) {
-    Res& r = res_[rid];
     double sum = 0;
-    for (std::uint32_t slot : r.flows) sum += flows_[slot].rate;
-    r.sum_rate = sum;
+    for (std::uint32_t slot : res_[rid].flows) sum += flows_[slot].rate;
+    set_sum_rate(rid, sum);
   }
   for (std::uint32_t slot : comp_flows_) {
     Flow& f = flows_[slot];

@@ -12,6 +12,7 @@
 // fluid max-min fair share used here is the small-chunk limit of that interleaving (two
 // equal flows each get exactly half). The chunk size appears only as the store-and-forward
 // of one chunk per extra hop before a multi-hop route is cut through.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -120,6 +121,12 @@ class FlowEngine {
   std::uint64_t flows_started() const { return next_id_; }
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
+  /// Sum of the current rates on all resources of `kind` (bytes per ns), for trace counters.
+  double kind_rate_Bpns(ResourceKind kind) const { return kind_rate_[static_cast<std::size_t>(kind)]; }
+  /// Sum of the capacities of all resources of `kind` (bytes per ns).
+  double kind_capacity_Bpns(ResourceKind kind) const { return kind_cap_[static_cast<std::size_t>(kind)]; }
+  /// Number of resource kinds (for iterating kind_rate_Bpns).
+  static constexpr std::size_t kNumKinds = 6;
   /// Flows started through a fast-path group so far (for tests and benchmarks).
   std::uint64_t grouped_flows() const { return grouped_flows_; }
 
@@ -201,6 +208,12 @@ class FlowEngine {
   using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
 
   void integrate(Res& r, double now_ns);
+  /// Sets a resource's total rate, keeping the per-kind sums (trace counters) up to date.
+  void set_sum_rate(ResourceId id, double rate) {
+    double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
+    k = std::max(0.0, k + rate - res_[id].sum_rate);
+    res_[id].sum_rate = rate;
+  }
   /// Rate and latency of a flow alone on an idle route (what allocation would give it).
   void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns, double& cap) const;
   /// Turns a draining group back into individual flows (state as if started one by one).
@@ -228,6 +241,8 @@ class FlowEngine {
   std::vector<ResourceId> dirty_;
   std::vector<std::uint32_t> drain_heap_;
   MinHeap<TimedEntry> arrivals_;
+  double kind_rate_[kNumKinds] = {};
+  double kind_cap_[kNumKinds] = {};
   std::vector<Group> groups_;
   std::vector<std::uint32_t> free_groups_;
   MinHeap<GroupEntry> group_drains_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/sim_time.hpp"
+#include "sim/trace.hpp"
 
 namespace ipusim {
 
@@ -87,7 +88,26 @@ void Network::wake() {
     if (next > t + FlowEngine::kTolNs) break;
   }
   in_wake_ = false;
+  if (TraceWriter::instance().enabled()) trace_utilisation(t);
   schedule_next();
+}
+
+void Network::trace_utilisation(double now) {
+  // One counter track per resource kind: the fraction of the kind's total capacity in use,
+  // written only when it changed (wakes come in time order, so the counters are monotonic).
+  static const char* const kNames[FlowEngine::kNumKinds] = {"ipu_link", "gateway_link", "ddr",
+                                                            "gw_link",  "gw_switch",    "host_link"};
+  static const TraceTier kTiers[FlowEngine::kNumKinds] = {TraceTier::IpuLink, TraceTier::GwLink, TraceTier::Ddr,
+                                                          TraceTier::GwLink,  TraceTier::GwLink, TraceTier::Host};
+  for (std::size_t k = 0; k < FlowEngine::kNumKinds; ++k) {
+    const auto kind = static_cast<ResourceKind>(k);
+    const double cap = engine_.kind_capacity_Bpns(kind);
+    if (cap <= 0) continue;
+    const double u = engine_.kind_rate_Bpns(kind) / cap;
+    if (u == traced_util_[k]) continue;
+    traced_util_[k] = u;
+    TraceWriter::instance().counter("utilisation", std::string(kNames[k]) + " utilisation", now, u, kTiers[k]);
+  }
 }
 
 void Network::schedule_next() {

@@ -67,6 +67,8 @@ class Network : public sc_core::sc_module, public StatsProvider {
  private:
   void wake();
   void schedule_next();
+  /// Trace counters: utilisation of each resource kind after a wake.
+  void trace_utilisation(double now);
 
   FlowEngine engine_;
   sc_core::sc_event wake_event_;
@@ -78,6 +80,7 @@ class Network : public sc_core::sc_module, public StatsProvider {
   };
   std::vector<Arrival> arrivals_;            // scratch
   std::vector<std::pair<Callback, TransferResult>> ready_;  // scratch
+  double traced_util_[FlowEngine::kNumKinds] = {0, 0, 0, 0, 0, 0};
   bool in_wake_ = false;
   bool delta_pending_ = false;
   std::uint64_t wakeups_ = 0;

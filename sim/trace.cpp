@@ -1,15 +1,217 @@
 #include "sim/trace.hpp"
 
-#include <fstream>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
 
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
+#include "sim/progress.hpp"
 
 namespace ipusim {
+namespace {
+
+/// Trace-event timestamps are microseconds; 6 decimals keep the simulator's 1 ps resolution.
+std::string us(double ns) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.6f", ns / 1000.0);
+  return buf;
+}
+
+std::string quoted(const std::string& s) { return Json(s).dump(); }
+
+/// The IPU number of a process named "ipuN", or -1.
+long ipu_of_process(const std::string& process) {
+  if (process.size() < 4 || process.compare(0, 3, "ipu") != 0) return -1;
+  char* end = nullptr;
+  const long v = std::strtol(process.c_str() + 3, &end, 10);
+  return (end && *end == '\0') ? v : -1;
+}
+
+std::uint64_t parse_u64(const std::string& text, const std::string& what) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) {
+    throw ConfigError(what + ": '" + text + "' is not a non-negative integer");
+  }
+  return std::stoull(text);
+}
+
+double parse_ns(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !(v >= 0) || v > 1e18) {
+    throw ConfigError(what + ": '" + text + "' is not a time in ns >= 0");
+  }
+  return v;
+}
+
+constexpr std::uint64_t kEstimateWarnBytes = 1ull << 30;  // 1 GiB
+
+}  // namespace
+
+TraceTier parse_trace_tier(const std::string& name) {
+  if (name == "ipu_link") return TraceTier::IpuLink;
+  if (name == "gw_link") return TraceTier::GwLink;
+  if (name == "ddr") return TraceTier::Ddr;
+  if (name == "host") return TraceTier::Host;
+  if (name == "compute") return TraceTier::Compute;
+  throw ConfigError("--trace-tiers: unknown tier '" + name + "' (ipu_link, gw_link, ddr, host, compute)");
+}
+
+void TraceFilter::set_ipus(const std::string& list) {
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = list.find(',', pos);
+    const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::size_t dash = item.find('-');
+    if (dash == std::string::npos) {
+      ipus.insert(static_cast<std::uint32_t>(parse_u64(item, "--trace-ipus")));
+    } else {
+      const std::uint64_t lo = parse_u64(item.substr(0, dash), "--trace-ipus");
+      const std::uint64_t hi = parse_u64(item.substr(dash + 1), "--trace-ipus");
+      if (hi < lo || hi - lo > 65536) throw ConfigError("--trace-ipus: bad range '" + item + "'");
+      for (std::uint64_t i = lo; i <= hi; ++i) ipus.insert(static_cast<std::uint32_t>(i));
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+}
+
+void TraceFilter::set_window(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos) throw ConfigError("--trace-window: expected START_NS:END_NS, got '" + spec + "'");
+  window_start_ns = parse_ns(spec.substr(0, colon), "--trace-window");
+  const std::string end = spec.substr(colon + 1);
+  window_end_ns = end.empty() ? -1 : parse_ns(end, "--trace-window");
+  if (window_end_ns >= 0 && window_end_ns <= window_start_ns) {
+    throw ConfigError("--trace-window: END_NS must be after START_NS in '" + spec + "'");
+  }
+}
+
+void TraceFilter::set_tiers(const std::string& list) {
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', pos);
+    tiers.insert(parse_trace_tier(list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+}
 
 TraceWriter& TraceWriter::instance() {
   static TraceWriter writer;
   return writer;
+}
+
+void TraceWriter::open(const std::string& path, const TraceFilter& filter) {
+  close();
+  // Streamed to a temporary name in the same folder and renamed at close(), like every other
+  // output file: a failed or interrupted run never leaves a truncated trace.json behind.
+  const std::filesystem::path p(path);
+  path_ = path;
+  tmp_path_ = (p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
+  file_ = std::fopen(tmp_path_.c_str(), "w");
+  if (!file_) throw WriteError("cannot write trace file '" + path + "': " + std::strerror(errno));
+  // A fixed 1 MiB buffer: the writer's memory does not depend on the trace length.
+  buffer_.assign(1 << 20, '\0');
+  std::setvbuf(file_, buffer_.data(), _IOFBF, buffer_.size());
+  filter_ = filter;
+  enabled_ = true;
+  truncated_ = false;
+  warned_ = false;
+  first_event_ = true;
+  bytes_ = 0;
+  events_ = 0;
+  pids_.clear();
+  tracks_.clear();
+  const std::string head = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+  std::fputs(head.c_str(), file_);
+  bytes_ += head.size();
+}
+
+void TraceWriter::close() {
+  if (!file_) return;
+  if (truncated_) {
+    // Where the cap stopped the trace: a global instant event, and a note on stderr.
+    const std::string note = "{\"name\": \"trace stopped: --trace-max-bytes " + std::to_string(filter_.max_bytes) +
+                             " reached\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 0, \"tid\": 0, \"ts\": " +
+                             us(last_ts_ns_) + "}";
+    std::fputs(first_event_ ? "" : ",\n", file_);
+    std::fputs(note.c_str(), file_);
+    std::cerr << "ipusim: trace stopped at --trace-max-bytes " << filter_.max_bytes << " (" << events_
+              << " events, up to simulated time " << last_ts_ns_ << " ns); narrow it with --trace-window, "
+              << "--trace-ipus or --trace-tiers\n";
+  }
+  std::fputs("\n]}\n", file_);
+  bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
+  int err = ok ? 0 : errno;
+  if (ok && ::fsync(fileno(file_)) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (std::fclose(file_) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  file_ = nullptr;
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+  enabled_ = false;
+  if (ok && std::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    std::remove(tmp_path_.c_str());
+    throw WriteError("cannot write trace file '" + path_ + "': " + std::strerror(err ? err : EIO));
+  }
+}
+
+bool TraceWriter::ipu_selected(std::uint32_t ipu) const {
+  return filter_.ipus.empty() || filter_.ipus.count(ipu) > 0;
+}
+
+bool TraceWriter::keep(const std::string& process, double start_ns, double end_ns, TraceTier tier) const {
+  if (!enabled_ || truncated_) return false;
+  if (end_ns < filter_.window_start_ns) return false;
+  if (filter_.window_end_ns >= 0 && start_ns > filter_.window_end_ns) return false;
+  if (tier != TraceTier::None && !filter_.tiers.empty() && filter_.tiers.count(tier) == 0) return false;
+  if (!filter_.ipus.empty()) {
+    const long ipu = ipu_of_process(process);
+    if (ipu >= 0 && filter_.ipus.count(static_cast<std::uint32_t>(ipu)) == 0) return false;
+  }
+  return true;
+}
+
+void TraceWriter::emit(const std::string& text) {
+  if (!file_ || truncated_) return;
+  const std::uint64_t len = text.size() + 2;
+  if (filter_.max_bytes > 0 && bytes_ + len > filter_.max_bytes) {
+    truncated_ = true;
+    return;
+  }
+  if (!first_event_) std::fputs(",\n", file_);
+  first_event_ = false;
+  std::fputs(text.c_str(), file_);
+  const std::uint64_t before = bytes_;
+  bytes_ += len;
+  // Estimate the whole trace from the part of the run done so far; warn once above 1 GiB.
+  constexpr std::uint64_t kCheckEvery = 16ull << 20;
+  if (bytes_ / kCheckEvery != before / kCheckEvery && !warned_) {
+    const double frac = RunProgress::instance().fraction_done();
+    // Below 1 % of the run the extrapolation is mostly noise (set-up phases are atypical).
+    if (frac >= 0.01 && static_cast<double>(bytes_) / frac > static_cast<double>(kEstimateWarnBytes)) {
+      warned_ = true;
+      std::cerr << "ipusim: the trace will be about " << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6)
+                << " MB (" << bytes_ / 1000000 << " MB written at " << static_cast<int>(frac * 100)
+                << " % of the run); narrow it with --trace-ipus LIST, --trace-window START_NS:END_NS, "
+                << "--trace-tiers ipu_link,gw_link,ddr,host,compute or cap it with --trace-max-bytes N\n";
+    }
+  }
 }
 
 int TraceWriter::pid_of(const std::string& process) {
@@ -17,46 +219,96 @@ int TraceWriter::pid_of(const std::string& process) {
   if (it != pids_.end()) return it->second;
   const int pid = static_cast<int>(pids_.size()) + 1;
   pids_[process] = pid;
+  // IPUs sort by number; other processes after them in first-seen order.
+  const long ipu = ipu_of_process(process);
+  const long sort = ipu >= 0 ? ipu : 1000000 + pid;
+  emit("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) +
+       ", \"args\": {\"name\": " + quoted(process) + "}}");
+  emit("{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) +
+       ", \"args\": {\"sort_index\": " + std::to_string(sort) + "}}");
   return pid;
 }
 
-int TraceWriter::tid_of(int pid, const std::string& thread) {
-  const auto key = std::make_pair(pid, thread);
-  auto it = tids_.find(key);
-  if (it != tids_.end()) return it->second;
-  const int tid = static_cast<int>(tids_.size()) + 1;
-  tids_[key] = tid;
-  return tid;
+TraceWriter::Track& TraceWriter::track_of(int pid, const std::string& thread) {
+  auto it = tracks_.find({pid, thread});
+  if (it != tracks_.end()) return it->second;
+  Track& t = tracks_[{pid, thread}];
+  t.tid = static_cast<int>(tracks_.size());
+  if (thread.compare(0, 8, "counter:") == 0) return t;  // counters are named by their events
+  emit("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) + ", \"tid\": " +
+       std::to_string(t.tid) + ", \"args\": {\"name\": " + quoted(thread) + "}}");
+  return t;
 }
 
-void TraceWriter::complete(const std::string& process, const std::string& thread,
-                           const std::string& name, double start_ns, double dur_ns,
-                           const Json& args) {
-  if (!enabled_) return;
+void TraceWriter::complete(const std::string& process, const std::string& thread, const std::string& name,
+                           double start_ns, double dur_ns, const Json& args, TraceTier tier) {
+  const double end_ns = start_ns + dur_ns;
+  if (!keep(process, start_ns, end_ns, tier)) return;
+  ++events_;
+  if (!file_) return;
   const int pid = pid_of(process);
-  const int tid = tid_of(pid, thread);
-  // Trace-event timestamps are in microseconds.
-  Json e = {{"name", name}, {"ph", "X"}, {"pid", pid}, {"tid", tid},
-            {"ts", start_ns / 1000.0}, {"dur", dur_ns / 1000.0}};
-  if (!args.is_null()) e["args"] = args;
-  events_.push_back(std::move(e));
+  Track& t = track_of(pid, thread);
+  // Slices on a thread must nest or follow each other. Events arrive when an activity ends,
+  // so only the last top-level slice (and the end of the one before) is needed to check that
+  // the new slice follows it or encloses it; anything else goes to an async track.
+  bool ok = false;
+  if (t.root_end < 0 || start_ns >= t.root_end) {
+    t.prev_end = t.root_end;
+    t.root_start = start_ns;
+    t.root_end = end_ns;
+    ok = true;
+  } else if (start_ns <= t.root_start && end_ns >= t.root_end && start_ns >= t.prev_end) {
+    t.root_start = start_ns;
+    t.root_end = end_ns;
+    ok = true;
+  }
+  if (!ok) {
+    emit_async(pid, thread, name, start_ns, dur_ns, args);
+    return;
+  }
+  last_ts_ns_ = start_ns;
+  std::string e = "{\"name\": " + quoted(name) + ", \"ph\": \"X\", \"pid\": " + std::to_string(pid) +
+                  ", \"tid\": " + std::to_string(t.tid) + ", \"ts\": " + us(start_ns) + ", \"dur\": " + us(dur_ns);
+  if (!args.is_null()) e += ", \"args\": " + args.dump();
+  e += "}";
+  emit(e);
 }
 
-void TraceWriter::write(const std::string& path) const {
-  Json events = Json::array();
-  for (const auto& [name, pid] : pids_) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
-    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
-  }
-  for (const auto& [key, tid] : tids_) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", key.first}, {"tid", tid},
-                      {"args", {{"name", key.second}}}});
-  }
-  for (const auto& e : events_) events.push_back(e);
-  // Atomic (temp file + rename): a full disk gives exit 3 naming the file, never a truncated trace.
-  write_file_atomic(path, [&](std::ostream& out) {
-    out << Json{{"traceEvents", events}, {"displayTimeUnit", "ns"}} << "\n";
-  });
+void TraceWriter::async_slice(const std::string& process, const std::string& track, const std::string& name,
+                              double start_ns, double dur_ns, const Json& args, TraceTier tier) {
+  if (!keep(process, start_ns, start_ns + dur_ns, tier)) return;
+  ++events_;
+  if (!file_) return;
+  emit_async(pid_of(process), track, name, start_ns, dur_ns, args);
+}
+
+void TraceWriter::emit_async(int pid, const std::string& track, const std::string& name, double start_ns,
+                             double dur_ns, const Json& args) {
+  // A "b"/"e" pair with its own id: Perfetto puts overlapping async slices on separate rows of
+  // the process's async track group named by `cat` + name.
+  last_ts_ns_ = start_ns;
+  const std::string id = std::to_string(next_async_id_++);
+  const std::string common = "\"cat\": " + quoted(track) + ", \"name\": " + quoted(name) + ", \"id\": " + id +
+                             ", \"pid\": " + std::to_string(pid) + ", \"tid\": 0";
+  std::string b = "{" + common + ", \"ph\": \"b\", \"ts\": " + us(start_ns);
+  if (!args.is_null()) b += ", \"args\": " + args.dump();
+  b += "}";
+  emit(b);
+  emit("{" + common + ", \"ph\": \"e\", \"ts\": " + us(start_ns + dur_ns) + "}");
+}
+
+void TraceWriter::counter(const std::string& process, const std::string& track, double ts_ns, double value,
+                          TraceTier tier) {
+  if (!keep(process, ts_ns, ts_ns, tier)) return;
+  if (!file_) return;
+  const int pid = pid_of(process);
+  Track& t = track_of(pid, "counter:" + track);
+  if (ts_ns < t.last_counter_ns) return;  // counters must be monotonic in time
+  t.last_counter_ns = ts_ns;
+  char v[40];
+  std::snprintf(v, sizeof v, "%.6g", value);
+  emit("{\"name\": " + quoted(track) + ", \"ph\": \"C\", \"pid\": " + std::to_string(pid) + ", \"ts\": " +
+       us(ts_ns) + ", \"args\": {\"value\": " + v + "}}");
 }
 
 }  // namespace ipusim

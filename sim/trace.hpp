@@ -1,9 +1,23 @@
 #pragma once
-// Chrome / Perfetto trace-event writer (https://ui.perfetto.dev opens the result).
-// One process per IPU (or per link tier), named threads per activity; complete ("X")
-// events only, so begin/end are always balanced.
+// Streaming Chrome / Perfetto trace-event writer (https://ui.perfetto.dev opens the result).
+//
+// Events go to the file as they are produced (through a fixed-size stdio buffer), so memory
+// does not grow with the trace: only one record per track (names, ids, the last top-level
+// slice) is kept. Track layout (see README "Traces"):
+//   - one process per IPU ("ipuN"), one thread per lane; slices on a thread nest or follow
+//     each other ("X" events). A slice that would overlap its thread's slices without nesting
+//     becomes an async slice of the same process instead (Perfetto gives overlapping async
+//     slices rows of their own).
+//   - shared resources (links, DDR, a collective's phase track) are always async slices
+//     ("b"/"e" pairs with a unique id), because concurrent transfers overlap on them.
+//   - counter tracks ("C" events) in the "utilisation" process: each link tier's and the DDRs'
+//     utilisation (fraction of their capacity in use), written in time order.
+// Filters (IPUs, a time window, tiers) drop events before they are formatted, and a byte cap
+// stops writing (the file stays valid JSON and says where it stopped).
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,28 +25,94 @@
 
 namespace ipusim {
 
-/// Collects trace events in memory and writes trace.json. Disabled unless enabled().
+/// The tier an event belongs to, for `--trace-tiers` (None: always kept).
+enum class TraceTier : std::uint8_t { None, IpuLink, GwLink, Ddr, Host, Compute };
+
+/// Parses "ipu_link" | "gw_link" | "ddr" | "host" | "compute"; throws ConfigError otherwise.
+TraceTier parse_trace_tier(const std::string& name);
+
+/// What to keep in a trace (defaults: everything).
+struct TraceFilter {
+  std::set<std::uint32_t> ipus;  ///< empty: every IPU
+  double window_start_ns = 0;
+  double window_end_ns = -1;     ///< < 0: no end
+  std::set<TraceTier> tiers;     ///< empty: every tier
+  std::uint64_t max_bytes = 0;   ///< 0: no cap
+
+  /// Parses "0-3,8,12" into `ipus` (ConfigError on bad input).
+  void set_ipus(const std::string& list);
+  /// Parses "START_NS:END_NS" (END may be empty) into the window (ConfigError on bad input).
+  void set_window(const std::string& spec);
+  /// Parses "ipu_link,gw_link,ddr,host,compute" into `tiers` (ConfigError on bad input).
+  void set_tiers(const std::string& list);
+};
+
+/// The process-wide streaming trace writer. Disabled unless enable()d or open()ed.
 class TraceWriter {
  public:
   /// The process-wide writer.
   static TraceWriter& instance();
+  /// Counts events without writing them anywhere (tests), or turns tracing off.
   void enable(bool on) { enabled_ = on; }
   bool enabled() const { return enabled_; }
-  /// A complete event on track (`process`, `thread`) from start_ns lasting dur_ns.
+  /// Starts streaming to `path` (through a temporary file renamed by close()) with `filter`;
+  /// WriteError (exit 3) if the file cannot be created.
+  void open(const std::string& path, const TraceFilter& filter = {});
+  /// Finishes the JSON document, flushes, fsyncs and renames it to its name (no-op when not
+  /// open); WriteError naming the file if any write failed (the partial file is removed).
+  void close();
+  /// True once the byte cap stopped the writing.
+  bool truncated() const { return truncated_; }
+  /// Bytes written so far.
+  std::uint64_t bytes_written() const { return bytes_; }
+
+  /// Whether events of IPU `ipu` are kept (the `--trace-ipus` filter).
+  bool ipu_selected(std::uint32_t ipu) const;
+  /// True when `--trace-ipus` names the IPUs (callers then trace them even on large systems).
+  bool has_ipu_filter() const { return !filter_.ipus.empty(); }
+
+  /// A slice on thread `thread` of `process` from start_ns lasting dur_ns (an "X" event, or
+  /// an async slice when it would overlap the thread's slices without nesting).
   void complete(const std::string& process, const std::string& thread, const std::string& name,
-                double start_ns, double dur_ns, const Json& args = Json());
-  /// Number of events recorded so far.
-  std::size_t size() const { return events_.size(); }
-  /// Writes {"traceEvents": [...], "displayTimeUnit": "ns"} with metadata names.
-  void write(const std::string& path) const;
+                double start_ns, double dur_ns, const Json& args = Json(), TraceTier tier = TraceTier::None);
+  /// An async slice of `process` on the async track `track` (slices on it may overlap).
+  void async_slice(const std::string& process, const std::string& track, const std::string& name,
+                   double start_ns, double dur_ns, const Json& args = Json(), TraceTier tier = TraceTier::None);
+  /// A counter sample: `series` of counter track `track` in `process` is `value` from `ts_ns`.
+  /// Samples of one track must come in time order (earlier ones are dropped).
+  void counter(const std::string& process, const std::string& track, double ts_ns, double value,
+               TraceTier tier = TraceTier::None);
+  /// Slice events accepted so far (after filters; counters not included).
+  std::size_t size() const { return events_; }
 
  private:
+  struct Track {
+    int tid = 0;
+    double root_start = 0, root_end = -1;  ///< last top-level X slice
+    double prev_end = -1;                  ///< end of the top-level slice before it
+    double last_counter_ns = -1;
+  };
+  bool keep(const std::string& process, double start_ns, double end_ns, TraceTier tier) const;
   int pid_of(const std::string& process);
-  int tid_of(int pid, const std::string& thread);
+  Track& track_of(int pid, const std::string& thread);
+  void emit(const std::string& text);
+  void emit_async(int pid, const std::string& track, const std::string& name, double start_ns, double dur_ns,
+                  const Json& args);
+
   bool enabled_ = false;
+  std::FILE* file_ = nullptr;
+  std::string path_, tmp_path_;
+  std::vector<char> buffer_;
+  TraceFilter filter_;
+  bool truncated_ = false;
+  bool warned_ = false;
+  bool first_event_ = true;
+  std::uint64_t bytes_ = 0;
+  std::size_t events_ = 0;
+  std::uint64_t next_async_id_ = 1;
+  double last_ts_ns_ = 0;
   std::map<std::string, int> pids_;
-  std::map<std::pair<int, std::string>, int> tids_;
-  std::vector<Json> events_;
+  std::map<std::pair<int, std::string>, Track> tracks_;
 };
 
 }  // namespace ipusim

@@ -10,6 +10,7 @@
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/trace_options.hpp"
 
 namespace ipusim::cli {
 
@@ -51,6 +52,7 @@ int cmd_collective(const Args& args) {
       "trace", "also write trace.json (to --out, default out/collective_<op>)")(
       "quiet,q", "print nothing on success")(
       "log-level", po::value<std::string>()->default_value("warn"), "spdlog level");
+  add_trace_options(opts);
   const auto vm = parse_options(opts, {}, args);
   if (vm.count("help")) {
     std::cout << opts << "\n";
@@ -61,6 +63,7 @@ int cmd_collective(const Args& args) {
   if (vm.count("stride") != vm.count("group-size") && vm.count("group-size") == 0)
     throw ConfigError("collective: --stride needs --group-size");
   setup_logging(vm["log-level"].as<std::string>());
+  read_trace_options(vm);
   register_all_params();
 
   // Enumerated flags are checked here so that a typo is reported against the flag the
@@ -114,21 +117,22 @@ int cmd_collective(const Args& args) {
 
   RunInfo info;
   const bool trace = vm.count("trace") > 0;
-  TraceWriter::instance().enable(trace);
+  const std::string out_dir = vm.count("out") ? vm["out"].as<std::string>()
+                                              : "out/collective_" + (sharded ? std::string("sharded") : vm["op"].as<std::string>());
+  begin_run(out_dir, trace, vm.count("quiet") > 0);
   SimulationResult result = simulate(doc);
+  end_run();
   if (!result.failure.empty()) {
     std::cerr << "ipusim: simulation error: " << result.failure << "\n";
     return 3;
   }
   // Like `run`, a trace without --out goes to a default folder named after the op.
   if (vm.count("out") || trace) {
-    const std::string out = vm.count("out") ? vm["out"].as<std::string>()
-                                            : "out/collective_" + (sharded ? std::string("sharded") : vm["op"].as<std::string>());
+    const std::string& out = out_dir;
     Json report = result.report;
     report["run_info"] = info.to_json();
     write_json_file(out, "report.json", report);
     write_json_file(out, "resolved_config.json", doc.resolved());
-    if (trace) TraceWriter::instance().write((std::filesystem::path(out) / "trace.json").string());
     if (!vm.count("out") && !vm.count("quiet") && !vm.count("json")) std::cout << "wrote " << out << "/trace.json\n";
   }
   if (vm.count("json")) {

@@ -9,14 +9,16 @@
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/trace_options.hpp"
 #include "tools/sweep_input.hpp"
 
 namespace ipusim::cli {
 
 int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool quiet) {
   RunInfo info;
-  TraceWriter::instance().enable(trace);
+  begin_run(out_dir, trace, quiet);
   SimulationResult result = simulate(doc);
+  end_run();
   if (!result.failure.empty()) {
     std::cerr << "ipusim: simulation error: " << result.failure << "\n";
     return 3;
@@ -25,7 +27,6 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   report["run_info"] = info.to_json();
   const std::string report_path = write_json_file(out_dir, "report.json", report);
   write_json_file(out_dir, "resolved_config.json", doc.resolved());
-  if (trace) TraceWriter::instance().write((std::filesystem::path(out_dir) / "trace.json").string());
   if (!quiet) {
     std::cout << result.summary;
     std::cout << "  wrote " << report_path << ", resolved_config.json" << (trace ? ", trace.json" : "")
@@ -46,6 +47,7 @@ int cmd_run(const Args& args) {
       "quiet,q", "print nothing on success")(
       "json", "print report.json to stdout instead of the summary")(
       "log-level", po::value<std::string>()->default_value("warn"), "trace|debug|info|warn|error|off");
+  add_trace_options(opts);
   po::positional_options_description pos;
   pos.add("config", 1);
   const auto vm = parse_options(opts, pos, args);
@@ -54,6 +56,7 @@ int cmd_run(const Args& args) {
     return vm.count("help") ? 0 : 2;
   }
   setup_logging(vm["log-level"].as<std::string>());
+  read_trace_options(vm);
   register_all_params();
   const std::string config = vm["config"].as<std::string>();
   ConfigDoc doc = ConfigDoc::load_file(config);

@@ -6,6 +6,7 @@
 
 #include "models/compute.hpp"
 #include "models/system.hpp"
+#include "sim/progress.hpp"
 #include "sim/run_info.hpp"
 #include "sim/sim_time.hpp"
 #include "sim/trace.hpp"
@@ -30,27 +31,51 @@ coll::CollectiveTopology collective_topology(const System& system, std::uint32_t
 
 CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
 
+namespace {
+
+/// The `--trace-tiers` tier of a resource.
+TraceTier trace_tier(ResourceKind kind) {
+  switch (kind) {
+    case ResourceKind::IpuLink: return TraceTier::IpuLink;
+    case ResourceKind::Ddr: return TraceTier::Ddr;
+    case ResourceKind::HostLink: return TraceTier::Host;
+    default: return TraceTier::GwLink;
+  }
+}
+
+}  // namespace
+
 void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0,
                                   double t1) {
   auto& trace = TraceWriter::instance();
+  const TraceTier tt = tier == LinkTier::GwLink ? TraceTier::GwLink : TraceTier::IpuLink;
   const Json args{{"transfers", step.transfers.size()}, {"tier", to_string(tier)}};
-  trace.complete("collectives", step.phase, step.phase, t0, t1 - t0, args);
-  // Per-IPU and per-link tracks, for systems small enough to read in a trace viewer.
-  if (system_.num_ipus() > kMaxTracedIpus) return;
+  // Collectives of several lanes can run at once: async slices, one row per overlap.
+  trace.async_slice("collectives", step.phase, step.phase, t0, t1 - t0, args, tt);
+  // Per-IPU and per-link tracks, for systems small enough to read in a trace viewer, or for
+  // the IPUs named by --trace-ipus.
+  if (system_.num_ipus() > kMaxTracedIpus && !trace.has_ipu_filter()) return;
   std::set<std::uint32_t> ipus;
   std::set<ResourceId> links;
   for (const auto& t : step.transfers) {
-    ipus.insert(t.src_ipu);
-    ipus.insert(t.dst_ipu);
-    for (ResourceId id : route(t.src_ipu, t.dst_ipu)) links.insert(id);
+    const bool src = trace.ipu_selected(t.src_ipu), dst = trace.ipu_selected(t.dst_ipu);
+    if (src) ipus.insert(t.src_ipu);
+    if (dst) ipus.insert(t.dst_ipu);
+    if (src || dst) {
+      for (ResourceId id : route(t.src_ipu, t.dst_ipu)) links.insert(id);
+    }
   }
   for (std::uint32_t ipu : ipus) {
     const std::string process = "ipu" + std::to_string(ipu);
     trace.complete(process, "sync", "sync", t0, tx0 - t0);
-    trace.complete(process, "collective", step.phase, tx0, t1 - tx0, args);
+    trace.complete(process, "collective", step.phase, tx0, t1 - tx0, args, tt);
   }
+  // Links are shared by concurrent transfers: async slices.
   const auto& engine = system_.network().engine();
-  for (ResourceId id : links) trace.complete("links", engine.resource(id).name, step.phase, tx0, t1 - tx0);
+  for (ResourceId id : links) {
+    const ResourceSpec& spec = engine.resource(id);
+    trace.async_slice("links", spec.name, step.phase, tx0, t1 - tx0, Json(), trace_tier(spec.kind));
+  }
 }
 
 const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
@@ -90,7 +115,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
   const ComputeDType compute_dtype =
       request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-  const bool tracing = TraceWriter::instance().enabled();
+  const bool tracing = trace_steps_ && TraceWriter::instance().enabled();
 
   std::vector<const Route*> step_routes;
   std::vector<std::uint64_t> step_bytes;
@@ -174,6 +199,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     const double t1 = now_ns();
     timing.phase_ns[step.phase] += t1 - t0;
     if (tracing) trace_step(step, highest, t0, tx0, t1);
+    RunProgress::instance().done(1, "supersteps");
   };
   coll::Schedule s = coll::generate_schedule(request, play_step);
   if (syncs > 0) system_.sync(ipus, syncs);

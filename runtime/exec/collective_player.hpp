@@ -47,6 +47,10 @@ class CollectivePlayer {
   /// schedule's summary (without steps) through `summary` when non-null.
   CollectiveTiming play(const coll::CollectiveRequest& request, coll::Schedule* summary = nullptr,
                         const TileBoundFn& tile_bound = nullptr);
+  /// Whether traces get a slice per superstep (on the collectives track, and per IPU and
+  /// link for small systems or --trace-ipus). The executor turns it off: its ops already have
+  /// one slice per IPU, and a training step's collectives have millions of supersteps.
+  void set_trace_steps(bool on) { trace_steps_ = on; }
 
  private:
   const Route& route(std::uint32_t src, std::uint32_t dst);
@@ -55,6 +59,7 @@ class CollectivePlayer {
   /// Larger systems get only the per-phase track (a trace viewer cannot show thousands).
   static constexpr std::uint32_t kMaxTracedIpus = 256;
   System& system_;
+  bool trace_steps_ = true;
   std::unordered_map<std::uint64_t, Route> routes_;
 };
 

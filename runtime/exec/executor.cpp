@@ -8,6 +8,7 @@
 #include "models/compute.hpp"
 #include "runtime/exec/compute_timing.hpp"
 #include "models/system.hpp"
+#include "sim/progress.hpp"
 #include "sim/trace.hpp"
 #include "sim/sim_time.hpp"
 
@@ -30,11 +31,15 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
     done_ops_[i].assign(program.phases[i].ops.size(), 0);
   }
   for (std::uint32_t i = 0; i < replicas_ * ipr_; ++i) all_ipus_.push_back(i);
+  std::uint64_t ops = 0;
+  for (const auto& phase : program.phases) ops += phase.ops.size();
+  RunProgress::instance().add_total(ops, "ops");
   sync_ns_ = system_.sync_cost(all_ipus_).ns;
   SC_THREAD(master);
   for (std::uint32_t vg = 0; vg < ipr_; ++vg) {
     for (Lane l : kLanes) {
       players_.push_back(std::make_unique<CollectivePlayer>(system_));
+      players_.back()->set_trace_steps(false);  // trace_op() traces each collective op
       sc_core::sc_spawn_options o;
       sc_core::sc_spawn([this, vg, l] { lane(static_cast<int>(vg), l); },
                         sc_core::sc_gen_unique_name(("lane_" + to_string(l)).c_str()), &o);
@@ -228,20 +233,31 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     }
   }
   if (TraceWriter::instance().enabled()) trace_op(p, op, t);
+  RunProgress::instance().done(1, "ops");
 }
 
 void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
-  // One process per IPU with a track per lane; streaming-memory traffic also on the link
-  // tracks of the machines' DDR. Large systems trace replica 0 only (viewers cannot cope).
+  // One process per IPU with a track per lane (a lane runs its ops one after another, so its
+  // slices never overlap); streaming-memory traffic also as async slices on the machines' DDR
+  // (replicas on one machine overlap there). Large systems trace replica 0 only (viewers
+  // cannot cope), unless --trace-ipus names the IPUs.
   auto& trace = TraceWriter::instance();
   const Json args{{"phase", p}, {"category", t.category}, {"tier", t.tier}, {"bytes", op.bytes}};
-  const bool all = system_.num_ipus() <= kMaxTracedIpus;
+  TraceTier tier = TraceTier::None;
+  if (t.category == "compute" || t.category == "exchange") tier = TraceTier::Compute;
+  if (t.category == "streaming_memory") tier = TraceTier::Ddr;
+  if (t.category == "host_io") tier = TraceTier::Host;
+  if (t.category == "ipu_link") tier = TraceTier::IpuLink;
+  if (t.category == "gw_link") tier = TraceTier::GwLink;
+  const bool all = system_.num_ipus() <= kMaxTracedIpus || trace.has_ipu_filter();
   for (std::uint32_t r = 0; r < (all ? replicas_ : 1); ++r) {
     const std::uint32_t ipu = r * ipr_ + static_cast<std::uint32_t>(op.vg);
-    trace.complete("ipu" + std::to_string(ipu), to_string(op.lane), op.label, t.start_ns, t.end_ns - t.start_ns, args);
+    if (!trace.ipu_selected(ipu)) continue;
+    trace.complete("ipu" + std::to_string(ipu), to_string(op.lane), op.label, t.start_ns, t.end_ns - t.start_ns, args,
+                   tier);
     if (op.kind == LKind::RemoteExchange) {
-      trace.complete("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label, t.start_ns,
-                     t.end_ns - t.start_ns);
+      trace.async_slice("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label, t.start_ns,
+                        t.end_ns - t.start_ns, Json(), TraceTier::Ddr);
     }
   }
 }

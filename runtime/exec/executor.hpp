@@ -68,8 +68,9 @@ class Executor : public sc_core::sc_module {
   void lane(int vg, Lane lane);
   /// Trace events of one finished op (only when tracing is on).
   void trace_op(std::size_t p, const LOp& op, const OpTiming& t) const;
-  /// Systems above this size trace replica 0 only.
-  static constexpr std::uint32_t kMaxTracedIpus = 256;
+  /// Systems above this size trace replica 0 only unless --trace-ipus names IPUs: every op
+  /// is one slice per replica, so a 256-replica GPT-3 step would be a 7.6 GB trace.
+  static constexpr std::uint32_t kMaxTracedIpus = 64;
   void run_op(std::size_t phase, std::size_t index, CollectivePlayer& player);
   void run_transfers(std::vector<TransferRequest>& reqs);
   std::vector<std::uint32_t> replica_ipus(int vg, bool io_only) const;
