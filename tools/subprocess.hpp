@@ -44,7 +44,10 @@ class Interrupted : public std::runtime_error {
 /// Runs one command to completion and returns how it ended.
 ProcessResult run_process(const ProcessSpec& spec);
 
-/// Runs `count` commands with at most `jobs` alive at once: `make(i)` builds command i
+/// Most child processes run_processes() keeps alive at once (the -j / --jobs limit).
+constexpr unsigned kMaxJobs = 4096;
+
+/// Runs `count` commands with at most `jobs` (1..kMaxJobs, else ConfigError) alive at once: `make(i)` builds command i
 /// just before it starts (in index order), `done(i, result)` runs as each one ends.
 /// Each child runs in its own process group and is killed if this process dies (even by
 /// SIGKILL: PR_SET_PDEATHSIG), so no child outlives its parent. While the pool runs,

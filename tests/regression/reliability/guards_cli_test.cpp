@@ -64,3 +64,13 @@ TEST_CASE("limits end to end: FIFO, directory, overflow, include fan-out give ex
                    {"big.json: /sim/max_time_ns: number overflow"});
   expect_bad_input(run_cli(s, {"run", rail_transfer_config(), "--set", "a~2b=1"}), {"--set a~2b", "not a usable path"});
 }
+
+TEST_CASE("guards: -j 0 and -j -1 (4294967295 through an unsigned option) are refused", "[reliability][guards]") {
+  const auto never = [](std::size_t) -> ipusim::cli::ProcessSpec { FAIL("no command may start"); return {}; };
+  const auto ignore = [](std::size_t, const ipusim::cli::ProcessResult&) {};
+  CHECK_THROWS_WITH(ipusim::cli::run_processes(1, 0, never, ignore), Catch::Contains("--jobs 0"));
+  CHECK_THROWS_WITH(ipusim::cli::run_processes(1, 4294967295u, never, ignore), Catch::Contains("--jobs 4294967295"));
+  Scratch s;
+  const std::string sweep = s.write("s.json", R"({"base": ")" + rail_transfer_config() + R"(", "axes": []})");
+  expect_bad_input(run_cli(s, {"sweep", sweep, "-j", "-1", "--out", s.path("out")}), {"--jobs 4294967295"});
+}
