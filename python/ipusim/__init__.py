@@ -14,7 +14,9 @@ build training configs with PopART-shaped option objects.
     config = {"$include": ["configs/workloads/bert_large_phased_pod64.json"],
               "workload": {"session": opts.to_config()}}
 
-Every simulation runs in a child process of the `ipusim` binary (SystemC elaborates once
+ReplicaGrouping, VariableSettings, VariableRetrievalMode, CollectiveBalancedReorder and
+CommGroup.toReplicaGrouping run in-process through pybind11 (ipusim._core, built when
+Debian's pybind11-dev is installed). Every simulation runs in a child process of the `ipusim` binary (SystemC elaborates once
 per process): $IPUSIM_BIN, else `ipusim` on PATH, else this checkout's build folder.
 """
 from ._runner import ConfigError, IpusimError, SimulationError, binary, call, collective, run, sweep, version
@@ -23,7 +25,26 @@ from .options import (BatchSerializationBatchSchedule, BatchSerializationSetting
                       ReplicatedTensorSharding, SessionOptions, TensorLocation, TensorLocationSettings, TensorStorage,
                       TileSet, VirtualGraphMode)
 
+from ._core_loader import core as _core
+
+if _core is not None:
+    # In-process (pybind11): PopART's group and layout arithmetic, no child process.
+    ReplicaGrouping = _core.ReplicaGrouping
+    VariableRetrievalMode = _core.VariableRetrievalMode
+    CollectiveBalancedReorder = _core.CollectiveBalancedReorder
+
+    def VariableSettings(*args, **kwargs):  # noqa: N802 (PopART's class name)
+        """popart.VariableSettings: (), (retrievalMode), (CommGroup[, retrievalMode]),
+        (stride, groupSize[, retrievalMode])."""
+        if args and isinstance(args[0], CommGroup):
+            group = args[0]
+            mode = args[1] if len(args) > 1 else kwargs.get("retrievalMode", VariableRetrievalMode.OnePerGroup)
+            from .options import _TYPE_VALUES
+            return _core.VariableSettings.from_comm_group(_TYPE_VALUES[group.type], group.replicaGroupSize, mode)
+        return _core.VariableSettings(*args, **kwargs)
+
 __all__ = [
+    "ReplicaGrouping", "VariableRetrievalMode", "CollectiveBalancedReorder", "VariableSettings",
     "BatchSerializationBatchSchedule", "BatchSerializationSettings", "CommGroup", "CommGroupType", "ConfigError",
     "ExecutionPhaseIOSchedule", "ExecutionPhaseSchedule", "ExecutionPhaseSettings", "IpusimError",
     "RecomputationType", "ReplicatedTensorSharding", "SessionOptions", "SimulationError", "TensorLocation",

@@ -74,16 +74,35 @@ class CommGroupType(enum.Enum):
     Ungrouped = "none"
 
 
+_TYPE_VALUES = {CommGroupType.All: 0, CommGroupType.Consecutive: 1, CommGroupType.Orthogonal: 2,
+                CommGroupType.Ungrouped: 3}
+
+
+def _core():
+    from ._core_loader import core
+    if core is None:
+        raise ImportError("ipusim._core is not built (Debian pybind11-dev and python3-dev, then rebuild)")
+    return core
+
+
 class CommGroup:
-    """PopART's CommGroup: a type and a replica group size (ignored for All/Ungrouped)."""
+    """PopART's CommGroup: a type and a replica group size (ignored for All/Ungrouped).
+    CommGroup(grouping) converts a ReplicaGrouping, as PopART's constructor does."""
 
     def __init__(self, type=CommGroupType.All, replicaGroupSize=0):  # noqa: A002 (PopART's name)
+        if not isinstance(type, CommGroupType) and hasattr(type, "getGroupSize"):
+            value, replicaGroupSize = _core().comm_group_from_replica_grouping(type)
+            type = {v: k for k, v in _TYPE_VALUES.items()}[value]
         if not isinstance(type, CommGroupType):
             raise TypeError("CommGroup: type must be a CommGroupType, got %r" % (type,))
         if type in (CommGroupType.Consecutive, CommGroupType.Orthogonal) and int(replicaGroupSize) < 1:
             raise ValueError("CommGroup(%s, %r): replicaGroupSize must be >= 1" % (type.name, replicaGroupSize))
         self.type = type
         self.replicaGroupSize = int(replicaGroupSize)
+
+    def toReplicaGrouping(self, numReplicas):
+        """The ReplicaGrouping this CommGroup denotes on numReplicas replicas (ipusim._core)."""
+        return _core().comm_group_to_replica_grouping(_TYPE_VALUES[self.type], self.replicaGroupSize, numReplicas)
 
     def config(self):
         """The simulator's spelling: all | none | consecutive:K | orthogonal:K."""
