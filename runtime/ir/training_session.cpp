@@ -60,14 +60,44 @@ struct Convenience {
   std::string domain = "all";
 };
 
+/// A spelling reduced for comparison: the part after the last '.', lower case, no '_'
+/// ("TensorStorage.OffChip" and "off_chip" -> "offchip"); NoRecompute is "none".
+std::string squash(std::string t) {
+  const auto dot = t.rfind('.');
+  if (dot != std::string::npos) t = t.substr(dot + 1);
+  std::string out;
+  for (char c : t) {
+    if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out == "norecompute" ? std::string("none") : out;
+}
+
+/// An enumerated session option that also takes PopART's enum spellings, so that option
+/// code exported from PopART reads as it is: "OffChip" for off_chip, "On" for on, "IO" for
+/// io, "OverlapOnCompute" for overlap_on_compute, with or without the enum's name in front
+/// ("TensorStorage.OffChip"); RecomputationType.NoRecompute is none. The config's own
+/// spelling is returned; anything else fails naming the key and both spellings.
+std::string popart_enum(ConfigNode& node, const std::string& key) {
+  const ParamSpec* spec = ParamRegistry::instance().find(node.path() + "/" + key);
+  const Json v = node.get_json(key);
+  std::string allowed;
+  for (const auto& c : spec->choices) allowed += (allowed.empty() ? "" : ", ") + c;
+  if (v.is_string()) {
+    for (const auto& c : spec->choices) {
+      if (v.get<std::string>() == c || squash(v.get<std::string>()) == squash(c)) return c;
+    }
+  }
+  node.fail(key, "expected one of {" + allowed + "} (or PopART's spelling, e.g. OffChip, On, IO), got " + v.dump());
+}
+
 LocationSettings read_category(ConfigNode node, const Convenience& conv) {
   LocationSettings s;
   ConfigNode loc = node.child("location");
-  s.location.storage = loc.get_enum("storage") == "off_chip" ? Storage::OffChip : Storage::OnChip;
-  s.location.loadTileSet = parse_tile_set(loc.get_enum("loadTileSet"));
-  s.location.storageTileSet = parse_tile_set(loc.get_enum("storageTileSet"));
+  s.location.storage = popart_enum(loc, "storage") == "off_chip" ? Storage::OffChip : Storage::OnChip;
+  s.location.loadTileSet = parse_tile_set(popart_enum(loc, "loadTileSet"));
+  s.location.storageTileSet = parse_tile_set(popart_enum(loc, "storageTileSet"));
   const bool rts_explicit = loc.has("replicatedTensorSharding");
-  s.location.replicatedTensorSharding = loc.get_enum("replicatedTensorSharding") == "on";
+  s.location.replicatedTensorSharding = popart_enum(loc, "replicatedTensorSharding") == "on";
   if (!rts_explicit && conv.set) s.location.replicatedTensorSharding = conv.rts;
   const bool domain_explicit = loc.has("shardingDomain");
   const Json domain = loc.get_json("shardingDomain");
@@ -92,7 +122,7 @@ TensorLocation read_override(const ConfigNode& node, const std::string& name, co
       if (!v.is_string()) node.fail(where + "/" + k, "expected a string, got " + v.dump());
       const std::string s = v.get<std::string>();
       for (const char* c : choices)
-        if (s == c) return s;
+        if (s == c || squash(s) == squash(c)) return std::string(c);  // PopART spellings too
       std::string all;
       for (const char* c : choices) all += std::string(all.empty() ? "" : ", ") + c;
       node.fail(where + "/" + k, "expected one of " + all + ", got '" + s + "'");
@@ -166,12 +196,12 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   s.numIOTiles = static_cast<std::uint32_t>(node.get_uint("numIOTiles"));
   s.batchesPerStep = static_cast<std::uint32_t>(node.get_uint("batchesPerStep"));
   s.enablePipelining = node.get_bool("enablePipelining");
-  const std::string vgm = node.get_enum("virtualGraphMode");
+  const std::string vgm = popart_enum(node, "virtualGraphMode");
   s.virtualGraphMode = vgm == "manual" ? VirtualGraphMode::Manual
                        : vgm == "auto" ? VirtualGraphMode::Auto
                        : vgm == "execution_phases" ? VirtualGraphMode::ExecutionPhases
                                                    : VirtualGraphMode::Off;
-  const std::string rec = node.get_enum("autoRecomputation");
+  const std::string rec = popart_enum(node, "autoRecomputation");
   s.autoRecomputation = rec == "standard" ? Recomputation::Standard : (rec == "pipeline" ? Recomputation::Pipeline : Recomputation::None);
   if (s.enablePipelining && s.virtualGraphMode != VirtualGraphMode::Manual && s.virtualGraphMode != VirtualGraphMode::Auto)
     node.fail("virtualGraphMode", "enablePipelining needs virtualGraphMode manual or auto (PopART: pipelining requires virtual graphs)");
@@ -181,11 +211,11 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   ConfigNode eps = node.child("executionPhaseSettings");
   s.phases = static_cast<int>(eps.get_int("phases"));
   s.stages = static_cast<int>(eps.get_int("stages"));
-  s.weightIOSchedule = parse_io_schedule(eps.get_enum("weightIOSchedule"));
-  s.activationIOSchedule = parse_io_schedule(eps.get_enum("activationIOSchedule"));
-  s.optimizerStateIOSchedule = parse_io_schedule(eps.get_enum("optimizerStateIOSchedule"));
-  s.accumulatorIOSchedule = parse_io_schedule(eps.get_enum("accumulatorIOSchedule"));
-  const std::string sched = eps.get_enum("schedule");
+  s.weightIOSchedule = parse_io_schedule(popart_enum(eps, "weightIOSchedule"));
+  s.activationIOSchedule = parse_io_schedule(popart_enum(eps, "activationIOSchedule"));
+  s.optimizerStateIOSchedule = parse_io_schedule(popart_enum(eps, "optimizerStateIOSchedule"));
+  s.accumulatorIOSchedule = parse_io_schedule(popart_enum(eps, "accumulatorIOSchedule"));
+  const std::string sched = popart_enum(eps, "schedule");
   s.schedule = sched == "batch" ? PhaseSchedule::Batch
                                 : (sched == "batch_clustered_io" ? PhaseSchedule::BatchClusteredIO : PhaseSchedule::Interleaving);
   eps.finish();
@@ -194,8 +224,8 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   }
 
   // Sharding-domain convenience keys (a sweep axis); explicit PopART settings win.
-  const std::string rts_domain = node.get_enum("rts_domain");
-  const std::string rts_tensors = node.get_enum("rts_tensors");
+  const std::string rts_domain = popart_enum(node, "rts_domain");
+  const std::string rts_tensors = popart_enum(node, "rts_tensors");
   Convenience conv_w, conv_o;
   if (rts_domain != "unset") {
     std::string domain = "all";
@@ -221,15 +251,15 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
 
   ConfigNode bss = node.child("batchSerializationSettings");
   s.batchSerializationFactor = static_cast<std::uint32_t>(bss.get_uint("factor"));
-  const std::string bs = bss.get_enum("batchSchedule");
+  const std::string bs = popart_enum(bss, "batchSchedule");
   s.batchSchedule = bs == "scheduler" ? BatchSchedule::Scheduler
                     : bs == "overlap_on_io" ? BatchSchedule::OverlapOnIo
                     : bs == "overlap_on_compute" ? BatchSchedule::OverlapOnCompute
                                                  : BatchSchedule::Isomorphic;
   bss.finish();
 
-  const std::string io_mode = node.get_enum("io_mode");
-  s.collectiveTileSet = parse_tile_set(node.get_enum("collectiveTileSet"));
+  const std::string io_mode = popart_enum(node, "io_mode");
+  s.collectiveTileSet = parse_tile_set(popart_enum(node, "collectiveTileSet"));
   if (io_mode != "unset") {
     // popxl io_mode: how loads reach the compute tiles and whether the loop overlaps.
     s.io_mode = io_mode == "compute" ? IoMode::Compute : (io_mode == "io" ? IoMode::Io : IoMode::IoOverlapped);

@@ -52,3 +52,24 @@ TEST_CASE("heads that do not divide hidden are reported at heads", "[cli][errors
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/workload/model/transformer/heads: heads (7) must divide hidden (1024)"));
 }
+
+TEST_CASE("PopART's enum spellings are accepted in configs and mean the same", "[cli][errors]") {
+  Scratch s;
+  const std::string loc = "workload.session.weightTensorLocationSettings.location.";
+  const CliResult popart = run_cli(s, {"run", source_path(kBert), "--set", loc + "storage=\"OffChip\"", "--set",
+                                       loc + "loadTileSet=\"TileSet.IO\"", "--set", loc + "replicatedTensorSharding=\"On\"",
+                                       "--set", "workload.session.batchSerializationSettings.batchSchedule=\"OverlapOnCompute\"",
+                                       "--out", s.path("popart"), "-q"});
+  INFO(popart.err);
+  REQUIRE(popart.exit_code == 0);
+  const CliResult own = run_cli(s, {"run", source_path(kBert), "--set", loc + "storage=\"off_chip\"", "--set",
+                                    loc + "loadTileSet=\"io\"", "--set", loc + "replicatedTensorSharding=\"on\"", "--set",
+                                    "workload.session.batchSerializationSettings.batchSchedule=\"overlap_on_compute\"",
+                                    "--out", s.path("own"), "-q"});
+  REQUIRE(own.exit_code == 0);
+  CHECK(report_without_run_info(s.path("popart/report.json")) == report_without_run_info(s.path("own/report.json")));
+  const CliResult bad = run_bert(s, loc + "storage=\"Offchipp\"", "bad");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/location/storage") && Catch::Contains("on_chip, off_chip") &&
+                          Catch::Contains("OffChip"));
+}
