@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for SECONDS: tools/fuzz.sh config|cbr|sweep|graph SECONDS [JOBS]
+# (JOBS > 1 uses libFuzzer's -fork mode; a timeout is 30 s, generous for a loaded machine).
 # Builds build/fuzz with Debian's clang (-fsanitize=fuzzer,address,undefined; libraries
 # with fuzzer-no-link so coverage reaches the loader) the first time. Seeds come from
 # tests/fuzz/corpus/TARGET/; new interesting inputs go to build/fuzz/corpus/TARGET/ and
@@ -24,5 +25,5 @@ cd "$build/crashes/$target"
 # Leaks are not crashes here: SystemC's and the registry's singletons live until exit.
 ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$build/tests/fuzz/replay/fuzz_$target" "$build/corpus/$target" "$root/tests/fuzz/corpus/$target" \
-  -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -max_len=65536 -jobs="$jobs" -workers="$jobs" \
-  -print_final_stats=1 -artifact_prefix="$build/crashes/$target/"
+  -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -max_len=65536 -print_final_stats=1 \
+  -artifact_prefix="$build/crashes/$target/" $( [ "$jobs" -gt 1 ] && echo "-fork=$jobs" )

@@ -9,6 +9,7 @@
 #include "sim/clock.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"
+#include "sim/kernel_run.hpp"
 #include "sim/output.hpp"
 #include "sim/stats.hpp"
 
@@ -27,15 +28,12 @@ SimulationResult simulate(ConfigDoc& doc) {
   sim.mark_used("fidelity");  // read by the system builder
   sim.mark_used("fast_paths");
   const double max_time_ns = sim.get_double("max_time_ns");
+  const double max_wall_s = sim.get_double("max_wall_s");
   sim.finish();
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));
   root.finish();
 
-  if (max_time_ns > 0) {
-    sc_core::sc_start(sc_core::sc_time(max_time_ns, sc_core::SC_NS));
-  } else {
-    sc_core::sc_start();
-  }
+  const std::string wall_limit_hit = run_kernel(max_time_ns, max_wall_s);
   // Failures after sc_start are returned, not thrown: SystemC's coroutine stacks are still
   // alive here, and unwinding across them confuses AddressSanitizer (dev preset).
   if (!workload->failure().empty()) return {Json(), "", "the workload failed: " + workload->failure()};
@@ -43,7 +41,10 @@ SimulationResult simulate(ConfigDoc& doc) {
     return {Json(), "",
             "the workload did not finish: simulation stopped at " + sc_core::sc_time_stamp().to_string() +
                 " with work outstanding (" +
-                std::string(max_time_ns > 0 ? "the /sim/max_time_ns limit was reached" : "deadlock") + ")"};
+                (!wall_limit_hit.empty() ? wall_limit_hit
+                 : max_time_ns > 0       ? std::string("the /sim/max_time_ns limit was reached")
+                                         : std::string("deadlock")) +
+                ")"};
   }
   const ClockDomain clock(system->clock_GHz());
   const double time_ns = workload->total_time_ns();

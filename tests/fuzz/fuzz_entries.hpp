@@ -20,7 +20,7 @@ int fuzz_config(const std::uint8_t* data, std::size_t size);
 /// the tile mapping JSON; parsed, size-checked and, when small enough, laid out.
 int fuzz_cbr(const std::uint8_t* data, std::size_t size);
 
-/// The sweep spec: parsed, counted and (up to 4096 points) expanded.
+/// The sweep spec: parsed, counted and (up to 256 points) expanded.
 int fuzz_sweep(const std::uint8_t* data, std::size_t size);
 
 /// The explicit training-graph reader: the input is `/workload/model` (tensors and ops).
