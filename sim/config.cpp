@@ -245,6 +245,31 @@ void ConfigDoc::apply_override(const std::string& assignment) {
       if (!guess.empty() && guess != key) msg += "; did you mean '" + guess + "'?";
       throw ConfigError(msg);
     }
+    // The value's JSON type must suit the declared parameter, checked now so that sweep,
+    // regress and validate refuse a bad override before anything runs (the typed get_*
+    // still check ranges when the config is read).
+    if (spec) {
+      const char* expected = nullptr;
+      switch (spec->type) {
+        case ParamType::Int:
+        case ParamType::Double:
+          if (!value.is_number()) expected = spec->type == ParamType::Int ? "an integer" : "a number";
+          break;
+        case ParamType::Bool:
+          if (!value.is_boolean()) expected = "true or false";
+          break;
+        case ParamType::String:
+        case ParamType::Enum:
+          if (!value.is_string()) expected = "a string";
+          break;
+        case ParamType::Json:
+          break;
+      }
+      if (expected) {
+        throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected +
+                          (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " + describe_value(value));
+      }
+    }
     root_[jp] = value;
   } catch (const Json::exception& e) {
     throw ConfigError("--set " + path + ": " + pointer + " is not a usable path: " + e.what());

@@ -152,7 +152,9 @@ int cmd_regress(const Args& args) {
   }
   if (!vm.count("baseline")) throw ConfigError("regress: missing the baseline folder (see --help)");
   const double tolerance = vm["tolerance-pct"].as<double>();
-  if (tolerance < 0) throw ConfigError("--tolerance-pct: expected a value >= 0");
+  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {  // NaN compares false: no change would ever fail
+    throw ConfigError("--tolerance-pct " + std::to_string(tolerance) + ": expected a finite value >= 0");
+  }
   const std::vector<std::string> extra_sets =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
 
@@ -185,7 +187,7 @@ int cmd_regress(const Args& args) {
   std::vector<CaseResult> results(cases.size());
   const bool json = vm.count("json") > 0;
   Progress progress(cases.size(), 0, vm.count("quiet") == 0 && !json);
-  run_jobs(jobs, std::max(1u, vm["jobs"].as<unsigned>()), [&](std::size_t i, const RunOutcome& outcome) {
+  run_jobs(jobs, vm["jobs"].as<unsigned>(), [&](std::size_t i, const RunOutcome& outcome) {
     results[i] = evaluate(cases[i], outcome, tolerance);
     progress.finished(!results[i].pass());
   });

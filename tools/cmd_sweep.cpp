@@ -259,7 +259,7 @@ int cmd_sweep(const Args& args) {
   SweepRunOptions options;
   options.out_dir = vm.count("out") ? vm["out"].as<std::string>()
                                     : (fs::path("out") / ("sweep_" + fs::path(file).stem().string())).string();
-  options.jobs = std::max(1u, vm["jobs"].as<unsigned>());
+  options.jobs = vm["jobs"].as<unsigned>();  // 0 is refused by run_processes (exit 2 naming --jobs)
   options.resume = vm.count("resume") > 0;
   const bool quiet = vm.count("quiet") > 0;
   const bool json = vm.count("json") > 0;

@@ -13,6 +13,7 @@
 
 #include "sim/config.hpp"
 #include "sim/json_parse.hpp"
+#include "sim/output.hpp"
 
 namespace fs = std::filesystem;
 using namespace ipusim;
@@ -117,4 +118,14 @@ TEST_CASE("limits: number overflow names the file and the JSON path", "[limits]"
   CHECK_THAT(error_of([&] { doc.apply_override("name=1e999"); }), Catch::Contains("number overflow"));
   doc.apply_override("name=hello");
   CHECK(doc.root()["name"] == "hello");
+}
+
+TEST_CASE("limits: --set values must have the JSON type of the declared parameter", "[limits]") {
+  register_sim_params();
+  ConfigDoc doc = ConfigDoc::from_json(Json{{"sim", {{"max_time_ns", 5}}}}, "mem");
+  CHECK(error_of([&] { doc.apply_override("sim.max_time_ns=abc"); }) ==
+        "--set sim.max_time_ns: /sim/max_time_ns: expected a number in ns, got \"abc\"");
+  CHECK_THAT(error_of([&] { doc.apply_override("name=12"); }), Catch::Contains("expected a string, got 12"));
+  doc.apply_override("sim.max_time_ns=7.5");
+  CHECK(doc.root()["sim"]["max_time_ns"] == 7.5);
 }
