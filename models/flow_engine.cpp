@@ -284,13 +284,36 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       cache_off_.push_back(static_cast<std::uint32_t>(cache_res_.size()));
       std::uint32_t key = kNoGroup;
       if (bytes[i] > 0 && !route.empty()) {
-        GroupKey k{bytes[i], 0, 0, kInf};
+        GroupKey k{bytes[i], 0, 0, kInf, kNoResource};
         lone_rate(route, bytes[i], k.rate, k.latency_ns, k.cap);
+        // One resource shared by n flows of the batch (and by nothing else), all other
+        // resources of the route exclusive: under fair sharing the shared resource's share
+        // capacity / n is the first to saturate when it is strictly below every other limit
+        // of the route, and progressive filling then gives every one of the n flows exactly
+        // that share. Flows with more shared resources take the general path.
+        std::uint32_t shared_count = 0;
+        for (ResourceId rid : route) {
+          if (res_[rid].batch_uses > 1) {
+            ++shared_count;
+            k.shared = rid;
+          }
+        }
+        if (shared_count == 1 && params_.arbitration == Arbitration::Fair) {
+          const double share = specs_[k.shared].capacity_Bpns / static_cast<double>(res_[k.shared].batch_uses);
+          bool below = share < k.cap;
+          for (ResourceId rid : route) below = below && (rid == k.shared || share < specs_[rid].capacity_Bpns);
+          k.rate = below ? share : 0.0;  // 0: not groupable
+        } else if (shared_count > 0) {
+          k.rate = 0.0;
+        }
         // Fifo allocation zeroes rates below 1e-12 B/ns: leave such flows to the general path.
         if (k.rate >= 1e-12) {
           for (std::uint32_t j = 0; j < keys_.size() && key == kNoGroup; ++j) {
             const GroupKey& o = keys_[j];
-            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns && o.cap == k.cap) key = j;
+            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns && o.cap == k.cap &&
+                o.shared == k.shared) {
+              key = j;
+            }
           }
           constexpr std::size_t kMaxGroupsPerBatch = 64;  // beyond this, distinct flows go one by one
           if (key == kNoGroup && keys_.size() < kMaxGroupsPerBatch) {
@@ -301,6 +324,36 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       }
       cache_key_.push_back(key);
     }
+    // A shared resource is grouped only if every flow of the batch crossing it has the same
+    // key (else its flows' rates differ and the general path allocates them).
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const std::uint32_t key = cache_key_[i];
+      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
+      Res& r = res_[keys_[key].shared];
+      if (r.shared_key == kNoGroup || r.shared_mark != mark) {
+        r.shared_mark = mark;
+        r.shared_key = key;
+      } else if (r.shared_key != key) {
+        r.shared_key = kMixedKeys;
+      }
+    }
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const std::uint32_t key = cache_key_[i];
+      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
+      if (res_[keys_[key].shared].shared_key != key) cache_key_[i] = kNoGroup;
+    }
+    // Flows crossing a shared resource whose other users are not groupable are not either.
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      if (cache_key_[i] != kNoGroup) continue;
+      for (ResourceId rid : *routes[i]) {
+        if (res_[rid].batch_uses > 1 && res_[rid].shared_mark == mark) res_[rid].shared_key = kMixedKeys;
+      }
+    }
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const std::uint32_t key = cache_key_[i];
+      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
+      if (res_[keys_[key].shared].shared_key != key) cache_key_[i] = kNoGroup;
+    }
   }
   key_group_.assign(keys_.size(), kNoGroup);
   batch_groups_.clear();
@@ -308,9 +361,13 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     const Route& route = *routes[i];
     const std::uint32_t key = cache_key_[i];
     bool independent = key != kNoGroup;
+    const ResourceId shared = independent ? keys_[key].shared : kNoResource;
     for (ResourceId rid : route) {
       const Res& r = res_[rid];
-      independent = independent && r.batch_uses == 1 && r.flows.empty() && r.group == kNoGroup;
+      // The shared resource may already belong to this batch's group of its flows.
+      const bool mine = rid == shared && key_group_[key] != kNoGroup && r.group == key_group_[key];
+      independent = independent && r.flows.empty() &&
+                    (rid == shared ? (r.group == kNoGroup || mine) : (r.batch_uses == 1 && r.group == kNoGroup));
     }
     if (!independent) {
       start(now_ns, route, bytes[i], tag);
@@ -348,8 +405,11 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       Res& r = res_[rid];
       integrate(r, now_ns);
       r.st.transfers++;
-      r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, 1);
-      set_sum_rate(rid, k.rate);
+      if (r.group != gi) r.group_members = 0;
+      ++r.group_members;
+      r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, r.group_members);
+      // As reallocate() sums the rates of a resource's flows: one after another from 0.
+      set_sum_rate(rid, r.group == gi ? r.sum_rate + k.rate : 0.0 + k.rate);
       r.group = gi;
       g.resources.push_back(rid);
     }
@@ -367,6 +427,10 @@ void FlowEngine::ungroup(std::uint32_t gi) {
   // Every member becomes the flow start() and the lone allocation would have made: same id,
   // rate, start and finish; it has drained nothing that its (unchanged) t_ref does not show.
   Group& g = groups_[gi];
+  for (ResourceId rid : g.resources) {
+    res_[rid].flows.clear();
+    res_[rid].group = kNoGroup;
+  }
   for (std::size_t i = 0; i < g.ids.size(); ++i) {
     std::uint32_t slot;
     if (!free_slots_.empty()) {
@@ -379,7 +443,7 @@ void FlowEngine::ungroup(std::uint32_t gi) {
     Flow& f = flows_[slot];
     f.id = g.ids[i];
     f.route.assign(g.resources.begin() + g.offsets[i], g.resources.begin() + g.offsets[i + 1]);
-    f.pos.assign(f.route.size(), 0);
+    f.pos.resize(f.route.size());
     f.bytes = g.bytes;
     f.remaining = static_cast<double>(g.bytes);
     f.rate = g.rate;
@@ -393,10 +457,10 @@ void FlowEngine::ungroup(std::uint32_t gi) {
     f.heap_pos = kNotInHeap;
     f.state = State::Draining;
     f.tag = g.tag;
-    for (ResourceId rid : f.route) {
-      Res& r = res_[rid];
-      r.flows.assign(1, slot);
-      r.group = kNoGroup;
+    for (std::size_t j = 0; j < f.route.size(); ++j) {
+      Res& r = res_[f.route[j]];
+      f.pos[j] = static_cast<std::uint32_t>(r.flows.size());
+      r.flows.push_back(slot);
     }
     drain_set(slot, g.finish_ns);
   }

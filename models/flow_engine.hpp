@@ -179,6 +179,9 @@ class FlowEngine {
     std::uint32_t group = kNoGroup;  ///< draining fast-path group that owns this resource
     std::uint64_t batch_mark = 0;    ///< scratch of start_batch(): batch that used it
     std::uint32_t batch_uses = 0;    ///< scratch of start_batch(): uses in that batch
+    std::uint64_t shared_mark = 0;   ///< scratch of start_batch(): batch of shared_key
+    std::uint32_t shared_key = 0xffffffffu;  ///< scratch: group key of the flows sharing it
+    std::uint32_t group_members = 0; ///< members of `group` crossing it
     ResourceStats st;
   };
   struct TimedEntry {
@@ -256,7 +259,10 @@ class FlowEngine {
     double rate;
     double latency_ns;
     double cap;
+    ResourceId shared;  ///< the one resource the group's flows share, or kNoResource
   };
+  static constexpr ResourceId kNoResource = 0xffffffffu;
+  static constexpr std::uint32_t kMixedKeys = 0xfffffffeu;
   // The last batch's routes, sizes and group keys (reused when the next batch repeats it).
   std::uint64_t cache_mark_ = 0;
   std::vector<std::uint64_t> cache_bytes_;

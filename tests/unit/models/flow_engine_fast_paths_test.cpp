@@ -71,19 +71,46 @@ TEST_CASE("fast path: disjoint batch flows arrive at latency + bytes / capacity,
   }
 }
 
-TEST_CASE("fast path: flows sharing a resource in the batch take the general path", "[flow_engine]") {
+TEST_CASE("fast path: equal flows sharing one resource form one group at capacity / n", "[flow_engine]") {
+  // Two 1000 B flows share a (10 B/ns): 5 B/ns each, both drain at 200 ns; their own links
+  // b and c (8 B/ns) are faster, so a saturates first for both.
+  for (const bool fast : {true, false}) {
+    FlowEngine e(params(fast));
+    const ResourceId a = e.add_resource(res("a", 10.0, 0.0));
+    const ResourceId b = e.add_resource(res("b", 8.0, 0.0));
+    const ResourceId c = e.add_resource(res("c", 8.0, 0.0));
+    const Route r1{b, a}, r2{c, a};
+    e.start_batch(0, {&r1, &r2}, {1000, 1000}, nullptr);
+    std::vector<Arrival> all;
+    run(e, all, 0);
+    CHECK(e.grouped_flows() == (fast ? 2u : 0u));
+    std::uint32_t n = 0;
+    for (const Arrival& x : all) {
+      n += x.count;
+      CHECK(x.end_ns == Approx(200));  // no latency, no chunk fill
+    }
+    CHECK(n == 2);
+    CHECK(e.stats(a, 500).max_concurrent == 2);
+    CHECK(e.stats(a, 500).transfers == 2);
+    CHECK(e.stats(a, 500).bytes == Approx(2000));
+    CHECK(e.stats(a, 500).busy_ns == Approx(200));
+    CHECK(e.stats(b, 500).bytes == Approx(1000));
+  }
+}
+
+TEST_CASE("fast path: flows sharing a resource with different sizes take the general path", "[flow_engine]") {
   FlowEngine e(params(true));
   const ResourceId a = e.add_resource(res("a", 10.0, 0.0));
   const Route r{a};
-  e.start_batch(0, {&r, &r}, {1000, 1000}, nullptr);
+  e.start_batch(0, {&r, &r}, {1000, 3000}, nullptr);
   std::vector<Arrival> all;
   run(e, all, 0);
   CHECK(e.grouped_flows() == 0);
   REQUIRE(all.size() == 2);
-  // Each gets 5 B/ns: both end at 200 ns.
+  std::sort(all.begin(), all.end(), [](const Arrival& x, const Arrival& y) { return x.id < y.id; });
+  // 5 B/ns each until the first drains at 200 ns; then 2000 B alone at 10 B/ns: 400 ns.
   CHECK(all[0].end_ns == Approx(200));
-  CHECK(all[1].end_ns == Approx(200));
-  CHECK(e.stats(a, 200).max_concurrent == 2);
+  CHECK(all[1].end_ns == Approx(400));
 }
 
 TEST_CASE("fast path: a flow starting on a grouped resource shares it exactly", "[flow_engine]") {
