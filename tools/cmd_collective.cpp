@@ -62,6 +62,18 @@ int cmd_collective(const Args& args) {
   if (!vm.count("bytes") && !vm.count("elements")) throw ConfigError("collective: give --bytes N or --elements N");
   if (vm.count("stride") != vm.count("group-size") && vm.count("group-size") == 0)
     throw ConfigError("collective: --stride needs --group-size");
+  // Contradictory or inexact flags are refused, not silently resolved (issue 15).
+  if (vm.count("bytes") && vm.count("elements")) {
+    throw ConfigError("collective: give --bytes or --elements, not both (got --bytes " + vm["bytes"].as<std::string>() +
+                      " and --elements " + std::to_string(vm["elements"].as<std::uint64_t>()) + ")");
+  }
+  if (vm.count("group-size") && vm["group-size"].as<std::uint64_t>() == 0)
+    throw ConfigError("--group-size 0: expected at least 1 (0 would silently mean all replicas)");
+  if (vm.count("stride") && vm["stride"].as<std::uint64_t>() == 0) throw ConfigError("--stride 0: expected at least 1");
+  if (vm.count("group-size") && !vm["comm-group"].defaulted()) {
+    throw ConfigError("collective: give --comm-group " + vm["comm-group"].as<std::string>() +
+                      " or --stride/--group-size, not both");
+  }
   setup_logging(vm["log-level"].as<std::string>());
   read_trace_options(vm);
   register_all_params();
@@ -88,7 +100,17 @@ int cmd_collective(const Args& args) {
     }
   };
   set("kind", sharded ? "sharded_tensor" : "collective");
-  if (vm.count("bytes")) set("bytes", parse_size_bytes(vm["bytes"].as<std::string>(), "--bytes"));
+  if (vm.count("bytes")) {
+    const std::uint64_t bytes = parse_size_bytes(vm["bytes"].as<std::string>(), "--bytes");
+    const std::string dtype = vm["dtype"].as<std::string>();
+    const std::uint64_t elem_bytes = dtype == "float16" ? 2 : dtype == "float32" ? 4 : 1;
+    if (bytes % elem_bytes != 0) {
+      throw ConfigError("--bytes " + vm["bytes"].as<std::string>() + ": " + std::to_string(bytes) +
+                        " bytes is not a whole number of " + dtype + " elements (" + std::to_string(elem_bytes) +
+                        " bytes each)");
+    }
+    set("bytes", bytes);
+  }
   if (vm.count("elements")) set("elements", vm["elements"].as<std::uint64_t>());
   set("dtype", vm["dtype"].as<std::string>());
   set("replicas", vm["replicas"].as<std::uint64_t>());

@@ -74,3 +74,19 @@ TEST_CASE("guards: -j 0 and -j -1 (4294967295 through an unsigned option) are re
   const std::string sweep = s.write("s.json", R"({"base": ")" + rail_transfer_config() + R"(", "axes": []})");
   expect_bad_input(run_cli(s, {"sweep", sweep, "-j", "-1", "--out", s.path("out")}), {"--jobs 4294967295"});
 }
+
+TEST_CASE("guards: collective refuses contradictory or inexact flags", "[reliability][guards]") {
+  Scratch s;
+  const std::vector<std::string> base = {"collective", "--system", source_path("configs/systems/pod16.json")};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  expect_bad_input(run_cli(s, with({"--bytes", "1024", "--elements", "1000"})), {"--bytes 1024", "--elements 1000"});
+  expect_bad_input(run_cli(s, with({"--bytes", "1023"})), {"--bytes 1023", "float32", "4 bytes"});
+  expect_bad_input(run_cli(s, with({"--bytes", "1024", "--stride", "1", "--group-size", "0"})), {"--group-size 0"});
+  expect_bad_input(run_cli(s, with({"--bytes", "1024", "--comm-group", "consecutive:4", "--stride", "2", "--group-size", "4"})),
+                   {"--comm-group consecutive:4", "not both"});
+  CHECK(run_cli(s, with({"--bytes", "1026", "--dtype", "float16"})).exit_code == 0);  // 513 half-precision elements
+}
