@@ -4,6 +4,8 @@
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 #include <sstream>
 #include <string>
 
@@ -49,7 +51,7 @@ int cmd_cbr(const Args& args) {
       "[--grain G] [--elem-bytes B] [--json]\n\nCollectiveBalancedReorder layout: the mapping "
       "lists, per tile, the half-open [begin,end) reference element intervals it holds. "
       "Grain 1 is PopART's open-source algorithm; grain > 1 is implementation-defined.\n\noptions");
-  opts.add_options()("help", "show this help")(
+  opts.add_options()("help", "show this help")("quiet,q", "print only the result: warnings off (the command prints nothing else)")(
       "replicas", po::value<std::string>(), "replication factor of the shard group R (required)")(
       "mapping", po::value<std::string>(), "JSON file with the tile mapping")(
       "mapping-json", po::value<std::string>(), "the tile mapping as a JSON string")(
@@ -61,6 +63,7 @@ int cmd_cbr(const Args& args) {
     std::cout << opts << "\n";
     return 0;
   }
+  if (vm.count("quiet")) spdlog::set_level(spdlog::level::err);
   if (!vm.count("replicas")) throw ConfigError("--replicas is required (see --help)");
   if (vm.count("mapping") == vm.count("mapping-json")) {
     throw ConfigError("give exactly one of --mapping FILE or --mapping-json TEXT");

@@ -2,6 +2,8 @@
 // on R replicas: membership, each replica's group and index, and variable shapes.
 #include <boost/program_options.hpp>
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -120,7 +122,7 @@ int cmd_groups(const Args& args) {
       "[--json]\n\nPopART replica-group arithmetic (Orthogonal K = R/K groups of K replicas, "
       "stride R/K). --stride alone uses group size R/S; --group-size alone uses stride 1.\n"
       "--shape is the per-replica variable shape.\n\noptions");
-  opts.add_options()("help", "show this help")("replicas", po::value<std::string>(),
+  opts.add_options()("help", "show this help")("quiet,q", "print only the result: warnings off (the command prints nothing else)")("replicas", po::value<std::string>(),
                                                "number of replicas R (required)")(
       "comm-group", po::value<std::string>(), "all | none | consecutive:K | orthogonal:K")(
       "stride", po::value<std::string>(), "distance between group members")(
@@ -133,6 +135,7 @@ int cmd_groups(const Args& args) {
     std::cout << opts << "\n";
     return 0;
   }
+  if (vm.count("quiet")) spdlog::set_level(spdlog::level::err);
   if (!vm.count("replicas")) throw ConfigError("--replicas is required (see --help)");
   const unsigned R = parseUnsigned(vm["replicas"].as<std::string>(), "--replicas");
   // Checked up front: the command lists every replica (~100 bytes each in memory and output).

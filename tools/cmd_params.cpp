@@ -3,6 +3,8 @@
 #include <iomanip>
 #include <iostream>
 
+#include <spdlog/spdlog.h>
+
 #include "sim/params.hpp"
 #include "tools/cli_util.hpp"
 
@@ -12,12 +14,14 @@ int cmd_params(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts("ipusim params [--json] [--filter TEXT]");
   opts.add_options()("help", "show this help")("json", "print JSON instead of a table")(
+      "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
       "filter", po::value<std::string>(), "only parameters whose path contains TEXT");
   const auto vm = parse_options(opts, {}, args);
   if (vm.count("help")) {
     std::cout << opts << "\n";
     return 0;
   }
+  if (vm.count("quiet")) spdlog::set_level(spdlog::level::err);
   register_all_params();
   const std::string filter = vm.count("filter") ? vm["filter"].as<std::string>() : "";
   Json out = Json::array();

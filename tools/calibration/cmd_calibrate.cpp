@@ -62,6 +62,25 @@ void print_cases(const FitResult& r) {
   std::cout << format_table({"case", "measured", "unit", "start", "start err %", "fitted", "fitted err %"}, rows);
 }
 
+/// The result as one JSON document (for --json): the meta side-car plus each case before/after.
+Json result_json(const FitResult& r, const Json& meta, const std::string& out) {
+  Json cases = Json::array();
+  for (const auto& c : r.cases) {
+    Json j = {{"name", c.spec.name}, {"measured", c.spec.measured_value}, {"unit", c.spec.measured_unit}};
+    j["start"] = c.before.ok ? Json(c.before.simulated) : Json(nullptr);
+    j["fitted"] = c.after.ok ? Json(c.after.simulated) : Json(nullptr);
+    cases.push_back(j);
+  }
+  return {{"cases", cases},
+          {"parameters", meta.value("parameters", Json::object())},
+          {"objective_start", r.objective_start},
+          {"objective_fitted", r.objective_fitted},
+          {"algorithm", r.algorithm},
+          {"evaluations", r.evaluations},
+          {"stop_reason", r.stop_reason},
+          {"out", out}};
+}
+
 void print_params(const FitResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : r.params) {
@@ -90,7 +109,8 @@ int cmd_calibrate(const Args& args) {
       "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
       "work", po::value<std::string>(), "keep the run outputs in this folder (default: a temp folder)")(
       "print-descriptions", po::value<std::string>(), "print the registry descriptions from a *.meta.json and exit")(
-      "quiet,q", "no progress line");
+      "quiet,q", "no progress line")(
+      "json", "print the result as JSON on stdout (cases before/after, parameters, objective) instead of tables");
   po::positional_options_description positional;
   positional.add("cases", -1);
   const auto vm = parse_options(opts, positional, args);
@@ -110,7 +130,8 @@ int cmd_calibrate(const Args& args) {
   const std::vector<CaseSpec> all = load_cases(vm["cases"].as<std::vector<std::string>>());
   const std::vector<CaseSpec> cases = cases_with_role(all, CaseRole::Calibration);
   if (cases.empty()) throw ConfigError("calibrate: none of the given cases has role \"calibration\"");
-  if (cases.size() < all.size()) {
+  const bool json = vm.count("json") > 0;
+  if (cases.size() < all.size() && !json) {
     std::cout << "using the " << cases.size() << " calibration cases of " << all.size() << " (others ignored)\n";
   }
   FitOptions options;
@@ -136,9 +157,9 @@ int cmd_calibrate(const Args& args) {
   }
   CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
                     vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, cache);
-  if (vm.count("resume")) std::cout << "resuming: " << runner.resumed_entries() << " cached evaluations in " << cache << "\n";
+  if (vm.count("resume") && !json) std::cout << "resuming: " << runner.resumed_entries() << " cached evaluations in " << cache << "\n";
   // An upper bound of the runs (start, sensitivities before and after, the optimiser).
-  Progress progress((options.max_evals + 1 + 4 * params.size()) * cases.size(), 0, vm.count("quiet") == 0);
+  Progress progress((options.max_evals + 1 + 4 * params.size()) * cases.size(), 0, vm.count("quiet") == 0 && !json);
   runner.on_run([&](bool failed) { progress.finished(failed); });
   const FitResult result = fit_parameters(cases, params, runner, options);
   progress.close();
@@ -148,14 +169,18 @@ int cmd_calibrate(const Args& args) {
   write_json_pretty(out, fitted_config(result));
   write_json_pretty(meta_path_for(out), meta);
 
-  std::cout << "\ncases (" << cases.size() << " calibration):\n";
-  print_cases(result);
-  std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
-  print_params(result);
-  std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start) << " at the start, "
-            << sig4(result.objective_fitted) << " fitted; " << result.algorithm << ", " << result.evaluations
-            << " evaluations, " << result.stop_reason << "; " << runner.runs() << " simulations, "
-            << runner.cache_hits() << " cached\n";
+  if (json) {
+    std::cout << result_json(result, meta, out).dump(2) << "\n";
+  } else {
+    std::cout << "\ncases (" << cases.size() << " calibration):\n";
+    print_cases(result);
+    std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
+    print_params(result);
+    std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start) << " at the start, "
+              << sig4(result.objective_fitted) << " fitted; " << result.algorithm << ", " << result.evaluations
+              << " evaluations, " << result.stop_reason << "; " << runner.runs() << " simulations, "
+              << runner.cache_hits() << " cached\n";
+  }
   if (runner.failed_runs() > 0) {
     std::cerr << "ipusim: warning: " << runner.failed_runs()
               << " simulations failed during the fit and were charged as huge errors; the first: "
@@ -168,6 +193,7 @@ int cmd_calibrate(const Args& args) {
                 << exact_number(p.value) << "\n";
     }
   }
+  if (json) return 0;
   std::cout << "\nwrote " << out << " (\"$include\" it after the system preset) and " << meta_path_for(out) << "\n";
   const std::string descriptions = descriptions_text(meta, meta_path_for(out));
   if (!descriptions.empty()) std::cout << "\nregistry descriptions for the fitted parameters:\n" << descriptions;

@@ -106,3 +106,18 @@ TEST_CASE("calibrate --resume reuses the cached evaluations", "[e2e][calibrate]"
   CHECK_THAT(again.out, Catch::Contains("; 0 simulations,"));
   CHECK(cli::read_json_file(s.path("fitted.json")) == fitted_first);
 }
+
+TEST_CASE("calibrate --json prints the cases before/after and the fitted parameters", "[e2e][calibrate]") {
+  Scratch s;
+  const std::string config = write_host_setup(s);
+  write_measured_cases(s, config, {std::string(kHostLatency) + "=8000"});
+  const CliResult r = run_cli(s, {"calibrate", s.path("cases"), "--params", kHostLatency, "--out", s.path("fit/fitted.json"),
+                                  "--json", "--jobs", "2"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json j = Json::parse(r.out);  // stdout is the JSON document alone
+  REQUIRE(j["cases"].size() == 2);
+  CHECK(j["cases"][0]["measured"].get<double>() > 0);
+  CHECK(j["parameters"][kHostLatency]["value"].get<double>() == Approx(8000).epsilon(0.01));
+  CHECK(j["objective_fitted"].get<double>() <= j["objective_start"].get<double>());
+}

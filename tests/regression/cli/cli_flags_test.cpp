@@ -174,3 +174,22 @@ TEST_CASE("sweep --require-fit counts points that do not fit in memory as failed
   CHECK_THAT(marked[0]["error"].get<std::string>(), Catch::Contains("does not fit"));
   CHECK(marked[1]["status"] == "ok");
 }
+
+TEST_CASE("quiet flag: describe, params, groups and cbr accept -q and print the same result", "[cli][flags]") {
+  Scratch s;
+  const std::vector<std::vector<std::string>> commands = {
+      {"describe", source_path("configs/systems/pod16.json"), "--json"},
+      {"params", "--filter", "/chip/compute", "--json"},
+      {"groups", "--replicas", "8", "--comm-group", "consecutive:4", "--json"},
+      {"cbr", "--replicas", "4", "--mapping-json", "[[[0,10]],[[10,16]]]", "--json"}};
+  for (const auto& args : commands) {
+    INFO(args[0]);
+    const CliResult plain = run_cli(s, args);
+    std::vector<std::string> quiet = args;
+    quiet.push_back("-q");
+    const CliResult q = run_cli(s, quiet);
+    REQUIRE(plain.exit_code == 0);
+    CHECK(q.exit_code == 0);
+    CHECK(q.out == plain.out);
+  }
+}
