@@ -12,8 +12,8 @@
 #include "sim/errors.hpp"
 #include "sim/json_parse.hpp"
 #include "sim/params.hpp"
-#include "tools/cbr_input.hpp"
-#include "tools/sweep_spec.hpp"
+#include "tools/cli/cbr_input.hpp"
+#include "tools/sweep/sweep_spec.hpp"
 
 namespace ipusim::fuzz {
 namespace fs = std::filesystem;

@@ -4,9 +4,9 @@
 #include <map>
 
 #include "sim/errors.hpp"
-#include "tools/subprocess.hpp"
-#include "tools/sweep_input.hpp"
-#include "tools/validate_reference.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/validate/validate_reference.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;

@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "sim/errors.hpp"
-#include "tools/sweep_input.hpp"
-#include "tools/sweep_jobs.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;

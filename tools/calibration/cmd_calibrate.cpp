@@ -12,12 +12,12 @@
 #include "tools/calibration/fit.hpp"
 #include "tools/calibration/fit_output.hpp"
 #include "tools/calibration/param_space.hpp"
-#include "tools/cli_util.hpp"
-#include "tools/subprocess.hpp"
-#include "tools/sweep_input.hpp"
-#include "tools/sweep_jobs.hpp"
-#include "tools/sweep_progress.hpp"
-#include "tools/sweep_table.hpp"
+#include "tools/common/cli_util.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
+#include "tools/sweep/sweep_progress.hpp"
+#include "tools/sweep/sweep_table.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;

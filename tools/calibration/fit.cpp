@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "sim/errors.hpp"
-#include "tools/validate_reference.hpp"
+#include "tools/validate/validate_reference.hpp"
 
 namespace ipusim::cli {
 

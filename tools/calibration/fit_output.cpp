@@ -7,7 +7,7 @@
 
 #include "sim/errors.hpp"
 #include "tools/calibration/param_space.hpp"
-#include "tools/sweep_input.hpp"
+#include "tools/sweep/sweep_input.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
-#include "tools/cli_util.hpp"
+#include "tools/common/cli_util.hpp"
 
 namespace ipusim::cli {
 

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "tools/calibration/param_space.hpp"
-#include "tools/sweep_table.hpp"
-#include "tools/validate_reference.hpp"
+#include "tools/sweep/sweep_table.hpp"
+#include "tools/validate/validate_reference.hpp"
 
 namespace ipusim::cli {
 

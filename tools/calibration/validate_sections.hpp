@@ -9,7 +9,7 @@
 #include "tools/calibration/case_file.hpp"
 #include "tools/calibration/case_runner.hpp"
 #include "tools/calibration/fit.hpp"
-#include "tools/regress_junit.hpp"
+#include "tools/regress/regress_junit.hpp"
 
 namespace ipusim::cli {
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "sim/json.hpp"
-#include "tools/subprocess.hpp"
-#include "tools/sweep_input.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_input.hpp"
 
 namespace ipusim::test {
 

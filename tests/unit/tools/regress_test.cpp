@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/regress_case.hpp"
-#include "tools/regress_compare.hpp"
-#include "tools/regress_junit.hpp"
-#include "tools/sweep_input.hpp"
+#include "tools/regress/regress_case.hpp"
+#include "tools/regress/regress_compare.hpp"
+#include "tools/regress/regress_junit.hpp"
+#include "tools/sweep/sweep_input.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/subprocess.hpp"
-#include "tools/sweep_jobs.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
 
 using namespace ipusim::cli;
 using ipusim::test::Scratch;

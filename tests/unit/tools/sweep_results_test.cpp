@@ -2,11 +2,11 @@
 // point folders and resume markers.
 #include <catch2/catch.hpp>
 
-#include "tools/sweep_pareto.hpp"
-#include "tools/sweep_progress.hpp"
-#include "tools/sweep_results.hpp"
-#include "tools/sweep_runner.hpp"
-#include "tools/sweep_table.hpp"
+#include "tools/sweep/sweep_pareto.hpp"
+#include "tools/sweep/sweep_progress.hpp"
+#include "tools/sweep/sweep_results.hpp"
+#include "tools/sweep/sweep_runner.hpp"
+#include "tools/sweep/sweep_table.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;

@@ -5,10 +5,10 @@
 #include <set>
 
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/sweep_input.hpp"
-#include "tools/sweep_runner.hpp"
-#include "tools/sweep_shard.hpp"
-#include "tools/sweep_slurm.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_runner.hpp"
+#include "tools/sweep/sweep_shard.hpp"
+#include "tools/sweep/sweep_slurm.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;

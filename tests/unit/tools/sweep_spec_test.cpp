@@ -3,7 +3,7 @@
 
 #include "sim/errors.hpp"
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/sweep_spec.hpp"
+#include "tools/sweep/sweep_spec.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;

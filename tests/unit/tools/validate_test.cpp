@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/validate_reference.hpp"
+#include "tools/validate/validate_reference.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;

@@ -1,0 +1,74 @@
+// `ipusim run CONFIG`: simulate a config, write report.json + resolved_config.json
+// (+ trace.json with --trace), print a summary.
+#include <filesystem>
+#include <iostream>
+
+#include "runtime/exec/simulation.hpp"
+#include "sim/logging.hpp"
+#include "sim/output.hpp"
+#include "sim/run_info.hpp"
+#include "sim/trace.hpp"
+#include "tools/common/cli_util.hpp"
+#include "tools/cli/trace_options.hpp"
+#include "tools/sweep/sweep_input.hpp"
+
+namespace ipusim::cli {
+
+int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool quiet) {
+  RunInfo info;
+  begin_run(out_dir, trace, quiet);
+  SimulationResult result = simulate(doc);
+  end_run();
+  if (!result.failure.empty()) {
+    std::cerr << "ipusim: simulation error: " << result.failure << "\n";
+    return 3;
+  }
+  Json report = result.report;
+  report["run_info"] = info.to_json();
+  const std::string report_path = write_json_file(out_dir, "report.json", report);
+  write_json_file(out_dir, "resolved_config.json", doc.resolved());
+  if (!quiet) {
+    std::cout << result.summary;
+    std::cout << "  wrote " << report_path << ", resolved_config.json" << (trace ? ", trace.json" : "")
+              << "\n";
+  }
+  return 0;
+}
+
+int cmd_run(const Args& args) {
+  namespace po = boost::program_options;
+  po::options_description opts(
+      "ipusim run CONFIG [--set path.to.key=value]... [--out DIR] [--trace] [--quiet]");
+  opts.add_options()("help", "show this help")("config", po::value<std::string>(), "config file (JSON)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
+      "out", po::value<std::string>(), "output folder (default out/<config name>)")(
+      "trace", "also write trace.json (Chrome/Perfetto trace events)")(
+      "quiet,q", "print nothing on success")(
+      "json", "print report.json to stdout instead of the summary")(
+      "log-level", po::value<std::string>()->default_value("warn"), "trace|debug|info|warn|error|off");
+  add_trace_options(opts);
+  po::positional_options_description pos;
+  pos.add("config", 1);
+  const auto vm = parse_options(opts, pos, args);
+  if (vm.count("help") || !vm.count("config")) {
+    std::cout << opts << "\n";
+    return vm.count("help") ? 0 : 2;
+  }
+  setup_logging(vm["log-level"].as<std::string>());
+  read_trace_options(vm);
+  register_all_params();
+  const std::string config = vm["config"].as<std::string>();
+  ConfigDoc doc = ConfigDoc::load_file(config);
+  if (vm.count("set")) {
+    for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
+  }
+  const std::string out = vm.count("out") ? vm["out"].as<std::string>()
+                                          : "out/" + std::filesystem::path(config).stem().string();
+  const bool json = vm.count("json") > 0;
+  const int code = run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0 || json);
+  if (json && code == 0) std::cout << read_json_file((std::filesystem::path(out) / "report.json").string()).dump(2) << "\n";
+  return code;
+}
+
+}  // namespace ipusim::cli

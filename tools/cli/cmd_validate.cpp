@@ -1,0 +1,165 @@
+// `ipusim validate [CASES...]`: simulates every case (configs/validation/cases by default)
+// and reports three sections — prediction errors (the headline), calibration fit quality,
+// consistency checks — and, with --cross-validate, leave-one-out predictions of the
+// calibration cases. Exit 1 when a case is outside its tolerance.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "sim/errors.hpp"
+#include "sim/output_file.hpp"
+#include "tools/calibration/case_file.hpp"
+#include "tools/calibration/case_runner.hpp"
+#include "tools/calibration/fit.hpp"
+#include "tools/calibration/param_space.hpp"
+#include "tools/calibration/validate_sections.hpp"
+#include "tools/common/cli_util.hpp"
+#include "tools/regress/regress_junit.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
+#include "tools/sweep/sweep_progress.hpp"
+
+namespace ipusim::cli {
+
+namespace {
+
+const char* kValidateHelp = R"HELP(
+Without arguments, uses every *.json case file in configs/validation/cases/ (found in the
+working directory, $IPUSIM_SOURCE_DIR or the source tree). A case file:
+  {"name", "role": "calibration"|"prediction"|"consistency", "config" (relative to the
+   case file), "set": ["k=v", ...], "report_path": "/pointer/in/report.json",
+   "measured": {"value", "unit"}, "scale", "tolerance_pct", "source", "notes"}
+Simulated value = report value x scale. Error = (simulated - measured) / |measured|; a
+mean error is the geometric mean of (1 + |error|) minus 1. The headline is the mean over
+PREDICTION cases only; calibration cases show the fit quality, consistency cases check
+that datasheet values are reproduced. --cross-validate refits --params without each
+calibration case in turn (as ipusim calibrate) and predicts it.
+Exit code: 0 all within tolerance, 1 otherwise (or a case did not run), 2 bad input.
+)HELP";
+
+/// Leave-one-out: fit the parameters on the other calibration cases, predict this one.
+std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                                               CaseRunner& runner, const FitOptions& options, bool verbose) {
+  const std::vector<CaseSpec> calibration = cases_with_role(cases, CaseRole::Calibration);
+  if (calibration.size() < 2) {
+    throw ConfigError("--cross-validate: needs at least 2 calibration cases, found " +
+                      std::to_string(calibration.size()));
+  }
+  std::vector<CrossValidationRow> rows;
+  for (std::size_t i = 0; i < calibration.size(); ++i) {
+    std::vector<CaseSpec> others;
+    for (std::size_t j = 0; j < calibration.size(); ++j) {
+      if (j != i) others.push_back(calibration[j]);
+    }
+    if (verbose) std::cerr << "cross-validation " << (i + 1) << "/" << calibration.size() << ": fitting without "
+                           << calibration[i].name << "\n";
+    const FitResult fit = fit_parameters(others, params, runner, options);
+    std::vector<double> values;
+    for (const auto& p : fit.params) values.push_back(p.value);
+    CrossValidationRow row;
+    row.spec = calibration[i];
+    row.fitted = fit.params;
+    row.predicted = runner.evaluate({calibration[i]}, param_sets(params, values))[0];
+    row.error = relative_error_of(row.predicted, row.spec);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace
+
+int cmd_validate(const Args& args) {
+  namespace po = boost::program_options;
+  po::options_description opts("ipusim validate [CASES_DIR_OR_FILES ...] [options]");
+  opts.add_options()("help", "show this help")(
+      "cases", po::value<std::vector<std::string>>(), "case files or folders (default configs/validation/cases)")(
+      "cross-validate", "leave-one-out cross-validation of the calibration cases (needs --params)")(
+      "params", po::value<std::string>(), "parameters refitted by --cross-validate (comma-separated registry paths)")(
+      "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations per cross-validation fit")(
+      "start-from", po::value<std::string>(),
+      "cross-validation fits start from the 'start' values recorded in this calibrate *.meta.json (the assumptions "
+      "before calibration), not from the current (fitted) defaults, so no fit starts at a point that saw the left-out case")(
+      "junit", po::value<std::string>(), "also write JUnit XML to this file")(
+      "json", "print the results as JSON instead of tables")(
+      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
+      "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
+      "work", po::value<std::string>(), "keep each case's run outputs in this folder (default: a temp folder)")(
+      "quiet,q", "no progress line");
+  po::positional_options_description positional;
+  positional.add("cases", -1);
+  const auto vm = parse_options(opts, positional, args);
+  if (vm.count("help")) {
+    std::cout << opts << kValidateHelp;
+    return 0;
+  }
+  std::vector<std::string> inputs =
+      vm.count("cases") ? vm["cases"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (inputs.empty()) {
+    const std::string dir = default_cases_dir();
+    if (dir.empty()) throw ConfigError("validate: no case files given and configs/validation/cases/ not found");
+    inputs.push_back(dir);
+  }
+  const std::vector<CaseSpec> cases = load_cases(inputs);
+  if (cases.empty()) throw ConfigError("validate: the case files hold no cases");
+  std::vector<FitParam> params;
+  if (vm.count("cross-validate")) {
+    if (!vm.count("params")) throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
+    params = resolve_fit_params(vm["params"].as<std::string>());
+    if (vm.count("start-from")) {
+      const std::string file = vm["start-from"].as<std::string>();
+      const Json meta = cli::read_json_file(file);
+      for (FitParam& p : params) {
+        const Json* start = meta.contains("parameters") && meta["parameters"].contains(p.path) ? &meta["parameters"][p.path] : nullptr;
+        if (!start || !start->contains("start") || !(*start)["start"].is_number())
+          throw ConfigError("--start-from " + file + ": no /parameters/" + p.path + "/start number");
+        p.start = (*start)["start"].get<double>();
+      }
+    }
+  }
+
+  std::unique_ptr<TempDir> temp;
+  std::string work;
+  if (vm.count("work")) {
+    work = vm["work"].as<std::string>();
+  } else {
+    temp = std::make_unique<TempDir>("ipusim_validate_");
+    work = temp->path();
+  }
+  const bool verbose = vm.count("quiet") == 0;
+  CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
+                    vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, "");
+  std::vector<CaseOutcome> outcomes;
+  {
+    Progress progress(cases.size(), 0, verbose);
+    runner.on_run([&](bool failed) { progress.finished(failed); });
+    const std::vector<CaseValue> values = runner.evaluate(cases, {});
+    progress.close();
+    runner.on_run(nullptr);
+    for (std::size_t i = 0; i < cases.size(); ++i) outcomes.push_back(judge_case(cases[i], values[i]));
+  }
+  std::vector<CrossValidationRow> cross;
+  if (vm.count("cross-validate")) {
+    FitOptions options;
+    options.max_evals = vm["max-evals"].as<unsigned>();
+    cross = cross_validate(cases, params, runner, options, verbose);
+  }
+  const std::vector<CrossValidationRow>* cross_ptr = vm.count("cross-validate") ? &cross : nullptr;
+  if (vm.count("json")) {
+    std::cout << validation_json(outcomes, cross_ptr).dump(2) << "\n";
+  } else {
+    std::cout << validation_text(outcomes, cross_ptr);
+  }
+  if (vm.count("junit")) {
+    const std::string file = vm["junit"].as<std::string>();
+    write_text_file_atomic(file, junit_xml("ipusim.validate", validation_junit(outcomes)));
+  }
+  for (const auto& o : outcomes) {
+    if (!o.pass) return 1;
+  }
+  return 0;
+}
+
+}  // namespace ipusim::cli

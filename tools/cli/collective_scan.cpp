@@ -1,0 +1,149 @@
+#include "tools/cli/collective_scan.hpp"
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "sim/errors.hpp"
+#include "sim/json.hpp"
+#include "tools/common/cli_util.hpp"
+#include "tools/common/subprocess.hpp"
+#include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
+#include "tools/sweep/sweep_results.hpp"
+#include "tools/sweep/sweep_table.hpp"
+
+namespace ipusim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Flags of a single collective that a scan sets itself, per size.
+const char* const kScanOwned[] = {"--bytes", "--elements", "--json", "--out", "--trace"};
+
+std::string human_bytes(std::uint64_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  return fixed(v, v == std::floor(v) ? 0 : 2) + " " + units[u];
+}
+
+}  // namespace
+
+bool is_collective_scan(const Args& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--min-bytes" || a == "--max-bytes" || a.rfind("--min-bytes=", 0) == 0 || a.rfind("--max-bytes=", 0) == 0;
+  });
+}
+
+std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, double step_factor) {
+  if (min_bytes > max_bytes) {
+    throw ConfigError("--min-bytes: " + std::to_string(min_bytes) + " is above --max-bytes " + std::to_string(max_bytes));
+  }
+  if (!(step_factor > 1.0)) throw ConfigError("--step-factor: expected a factor above 1, got " + fixed(step_factor, 3));
+  std::vector<std::uint64_t> sizes;
+  // Multiply in floating point from the start (not size by size) so that rounding does
+  // not accumulate: min * F^k, floored.
+  for (int k = 0;; ++k) {
+    const double size = std::floor(static_cast<double>(min_bytes) * std::pow(step_factor, k));
+    if (size > static_cast<double>(max_bytes)) break;
+    const auto bytes = static_cast<std::uint64_t>(size);
+    if (sizes.empty() || bytes != sizes.back()) sizes.push_back(bytes);
+    if (sizes.size() > 4096) throw ConfigError("--step-factor: more than 4096 sizes; use a larger factor");
+  }
+  return sizes;
+}
+
+int cmd_collective_scan(const Args& args) {
+  namespace po = boost::program_options;
+  po::options_description opts("ipusim collective --min-bytes A --max-bytes B [--step-factor F] [collective options]");
+  opts.add_options()("min-bytes", po::value<std::string>(), "smallest message per replica (e.g. 8, 1KiB)")(
+      "max-bytes", po::value<std::string>(), "largest message per replica (e.g. 256MiB)")(
+      "step-factor", po::value<double>()->default_value(2.0), "multiply the size by this between points (nccl-tests -f)")(
+      "csv", "print CSV instead of a table")("json", "print a JSON list of the results")(
+      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "sizes simulated at once")(
+      "quiet,q", "print nothing on success");
+  po::variables_map vm;
+  std::vector<std::string> passthrough;
+  try {
+    const po::parsed_options parsed = po::command_line_parser(args).options(opts).allow_unregistered().run();
+    po::store(parsed, vm);
+    po::notify(vm);
+    passthrough = po::collect_unrecognized(parsed.options, po::include_positional);
+  } catch (const po::error& e) {
+    throw ConfigError(std::string(e.what()) + " (see ipusim collective --help)");
+  }
+  if (!vm.count("min-bytes") || !vm.count("max-bytes")) {
+    throw ConfigError(std::string(vm.count("min-bytes") ? "--max-bytes" : "--min-bytes") +
+                      ": a size scan needs both --min-bytes and --max-bytes");
+  }
+  for (const std::string& a : passthrough) {
+    for (const char* owned : kScanOwned) {
+      if (a == owned || a.rfind(std::string(owned) + "=", 0) == 0) {
+        throw ConfigError(std::string(owned) + ": not with --min-bytes/--max-bytes (the scan sets the size per point)");
+      }
+    }
+  }
+  const std::vector<std::uint64_t> sizes =
+      scan_sizes(parse_size_bytes(vm["min-bytes"].as<std::string>(), "--min-bytes"),
+                 parse_size_bytes(vm["max-bytes"].as<std::string>(), "--max-bytes"), vm["step-factor"].as<double>());
+
+  TempDir temp("ipusim_scan_");
+  const std::string exe = self_executable();
+  std::vector<ProcessResult> results(sizes.size());
+  run_processes(
+      sizes.size(), std::max(1u, vm["jobs"].as<unsigned>()),
+      [&](std::size_t i) {
+        std::vector<std::string> argv = {exe, "collective"};
+        argv.insert(argv.end(), passthrough.begin(), passthrough.end());
+        argv.insert(argv.end(), {"--bytes", std::to_string(sizes[i]), "--json"});
+        const fs::path base = fs::path(temp.path()) / std::to_string(i);
+        return ProcessSpec{argv, base.string() + ".out", base.string() + ".err"};
+      },
+      [&](std::size_t i, const ProcessResult& r) { results[i] = r; });
+
+  Json list = Json::array();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const fs::path base = fs::path(temp.path()) / std::to_string(i);
+    if (!results[i].ok()) {
+      // Every size runs the same flags: the first failure speaks for the scan.
+      const std::string why = last_line_of(base.string() + ".err");
+      std::cerr << (why.empty() ? "ipusim: collective with --bytes " + std::to_string(sizes[i]) + " failed" : why) << "\n";
+      return results[i].exit_code == 2 ? 2 : 3;
+    }
+    Json r = read_json_file(base.string() + ".out");
+    r["bytes"] = sizes[i];
+    list.push_back(r);
+  }
+  if (vm.count("quiet")) return 0;
+  if (vm.count("json")) {
+    std::cout << list.dump(2) << "\n";
+    return 0;
+  }
+  const auto number = [](const Json& v, int digits) { return v.is_number() ? fixed(v.get<double>(), digits) : ""; };
+  if (vm.count("csv")) {
+    std::cout << "bytes,algorithm,time_ns,algorithm_bandwidth_GBps,bus_bandwidth_GBps\n";
+    for (const Json& r : list) {
+      std::cout << r["bytes"].get<std::uint64_t>() << "," << csv_field(r.value("algorithm", "")) << ","
+                << cell_text(r["time_ns"]) << "," << cell_text(r.value("algorithm_bandwidth_GBps", Json())) << ","
+                << cell_text(r.value("bus_bandwidth_GBps", Json())) << "\n";
+    }
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const Json& r : list) {
+    rows.push_back({std::to_string(r["bytes"].get<std::uint64_t>()), human_bytes(r["bytes"].get<std::uint64_t>()),
+                    r.value("algorithm", ""), number(r["time_ns"].is_number() ? Json(r["time_ns"].get<double>() / 1e3) : Json(), 2),
+                    number(r.value("algorithm_bandwidth_GBps", Json()), 2), number(r.value("bus_bandwidth_GBps", Json()), 2)});
+  }
+  std::cout << format_table({"bytes", "size", "algorithm", "time (us)", "algbw (GB/s)", "busbw (GB/s)"}, rows);
+  return 0;
+}
+
+}  // namespace ipusim::cli

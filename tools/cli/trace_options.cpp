@@ -1,0 +1,53 @@
+#include "tools/cli/trace_options.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "sim/progress.hpp"
+#include "sim/trace.hpp"
+
+namespace ipusim::cli {
+namespace {
+
+/// The filter read by read_trace_options() for the run about to start.
+TraceFilter& pending_filter() {
+  static TraceFilter filter;
+  return filter;
+}
+
+}  // namespace
+
+void add_trace_options(boost::program_options::options_description& opts) {
+  namespace po = boost::program_options;
+  opts.add_options()("trace-ipus", po::value<std::string>(), "trace only these IPUs, e.g. 0-3,8 (with --trace)")(
+      "trace-window", po::value<std::string>(), "trace only START_NS:END_NS of simulated time (END may be empty)")(
+      "trace-tiers", po::value<std::string>(), "trace only these tiers: ipu_link,gw_link,ddr,host,compute")(
+      "trace-max-bytes", po::value<std::uint64_t>(), "stop writing the trace at this size (the file stays valid)");
+}
+
+void read_trace_options(const boost::program_options::variables_map& vm) {
+  TraceFilter f;
+  if (vm.count("trace-ipus")) f.set_ipus(vm["trace-ipus"].as<std::string>());
+  if (vm.count("trace-window")) f.set_window(vm["trace-window"].as<std::string>());
+  if (vm.count("trace-tiers")) f.set_tiers(vm["trace-tiers"].as<std::string>());
+  if (vm.count("trace-max-bytes")) f.max_bytes = vm["trace-max-bytes"].as<std::uint64_t>();
+  pending_filter() = f;
+}
+
+void begin_run(const std::string& out_dir, bool trace, bool quiet) {
+  if (trace) {
+    std::filesystem::create_directories(out_dir);
+    TraceWriter::instance().open((std::filesystem::path(out_dir) / "trace.json").string(), pending_filter());
+  } else {
+    TraceWriter::instance().enable(false);
+  }
+  RunProgress::instance().start(!quiet, isatty(STDERR_FILENO) != 0);
+}
+
+void end_run() {
+  RunProgress::instance().finish();
+  TraceWriter::instance().close();
+}
+
+}  // namespace ipusim::cli

@@ -1,0 +1,132 @@
+#include "tools/common/cli_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "models/model_params.hpp"
+#include "runtime/workloads/runtime_params.hpp"
+#include "sim/errors.hpp"
+#include "sim/config.hpp"
+#include "sim/output.hpp"
+#include "sim/params.hpp"
+#include "tools/common/subprocess.hpp"
+
+namespace ipusim::cli {
+
+boost::program_options::variables_map parse_options(
+    const boost::program_options::options_description& opts,
+    const boost::program_options::positional_options_description& positional, const Args& args) {
+  namespace po = boost::program_options;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(std::string(e.what()) + " (see --help)");
+  }
+  return vm;
+}
+
+void register_all_params() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  register_sim_params();
+  register_model_params();
+  register_runtime_params();
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string join_words(const std::vector<std::string>& words, const std::string& sep) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : sep) + w;
+  return out;
+}
+
+}  // namespace
+
+std::uint64_t parse_size_bytes(const std::string& text, const std::string& flag, bool allow_zero) {
+  const auto bad = [&]() -> ConfigError {
+    return ConfigError(flag + ": expected a byte count such as 67108864, 64MiB, 1.5GiB or 100MB, got '" + text + "'");
+  };
+  std::size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  const std::string number = text.substr(0, end);
+  std::string suffix = text.substr(end);
+  if (!suffix.empty() && suffix[0] == ' ') suffix = suffix.substr(1);
+  if (number.empty() || std::count(number.begin(), number.end(), '.') > 1 || number.back() == '.') throw bad();
+  // Binary suffixes are exact powers of two; decimal ones are what disk and network
+  // vendors (and nccl-tests' -b/-e with K/M/G) mean by KB/MB/GB.
+  static const std::vector<std::pair<std::string, double>> units = {
+      {"", 1.0},          {"b", 1.0},           {"kib", 1024.0},     {"mib", 1048576.0},
+      {"gib", 1073741824.0}, {"tib", 1099511627776.0}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}};
+  const std::string unit = lower(suffix);
+  const auto it = std::find_if(units.begin(), units.end(), [&](const auto& u) { return u.first == unit; });
+  if (it == units.end()) throw bad();
+  const double bytes = std::stod(number) * it->second;
+  if (!(bytes < 1.8e19) || bytes != std::floor(bytes)) {
+    throw ConfigError(flag + ": '" + text + "' is not a whole number of bytes below 2^64");
+  }
+  if (bytes == 0 && !allow_zero) throw ConfigError(flag + ": expected at least 1 byte, got '" + text + "'");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices) {
+  if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) return;
+  std::string msg = flag + ": unknown value '" + value + "' (expected " + join_words(choices, "|") + ")";
+  const std::string guess = closest_match(value, choices);
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  throw ConfigError(msg);
+}
+
+std::vector<std::string> registry_choices(const std::string& pointer) {
+  register_all_params();
+  const ParamSpec* spec = ParamRegistry::instance().find(pointer);
+  return spec ? spec->choices : std::vector<std::string>{};
+}
+
+void check_config_overrides(const std::string& config, const std::vector<std::string>& sets,
+                            const std::function<std::string(std::size_t)>& where) {
+  register_all_params();
+  ConfigDoc doc = ConfigDoc::load_file(config);
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    try {
+      doc.apply_override(sets[i]);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where(i) + ": " + e.what());
+    }
+  }
+}
+
+std::string resolve_system_config(const std::string& name_or_path, const std::string& flag) {
+  namespace fs = std::filesystem;
+  if (fs::is_regular_file(name_or_path)) return name_or_path;
+  const bool bare = name_or_path.find('/') == std::string::npos && fs::path(name_or_path).extension().empty();
+  if (bare) {
+    const std::string preset = locate_source_file("configs/systems/" + name_or_path + ".json");
+    if (!preset.empty()) return preset;
+  }
+  std::vector<std::string> presets;
+  const std::string dir = locate_source_file("configs/systems");
+  if (!dir.empty()) {
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".json") presets.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(presets.begin(), presets.end());
+  std::string msg = flag + ": '" + name_or_path + "' is neither a config file nor a system preset";
+  if (!presets.empty()) msg += " (presets: " + join_words(presets, ", ") + ")";
+  const std::string guess = bare ? closest_match(name_or_path, presets) : "";
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  throw ConfigError(msg);
+}
+
+}  // namespace ipusim::cli

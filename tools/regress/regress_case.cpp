@@ -1,0 +1,90 @@
+#include "tools/regress/regress_case.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sim/errors.hpp"
+#include "tools/sweep/sweep_input.hpp"
+
+namespace ipusim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const RegressField kTimeField{"time_ns", "/simulated/time_ns"};
+const RegressField kAlgorithmField{"algorithm", "/workload/algorithm"};
+
+}  // namespace
+
+RegressCase parse_case(const Json& doc, const std::string& file) {
+  StrictObject top(doc, file, "");
+  top.allow_only({"config", "set", "fields", "expected", "description"});
+  top.string_or("description", "");
+  RegressCase c;
+  c.file = file;
+  c.name = fs::path(file).stem().string();
+  c.config = (fs::path(file).parent_path() / top.string("config")).lexically_normal().string();
+  c.sets = top.string_list("set");
+  if (top.has("fields")) {
+    StrictObject fields(top.required("fields"), file, "/fields");
+    for (auto it = fields.json().begin(); it != fields.json().end(); ++it) {
+      if (!it.value().is_string()) fields.fail(it.key(), "expected a JSON pointer into report.json, got " + describe_json(it.value()));
+      const std::string pointer = it.value().get<std::string>();
+      check_json_pointer(pointer, file + ": " + fields.pointer_of(it.key()));
+      c.fields.push_back({it.key(), pointer});
+    }
+    if (c.fields.empty()) top.fail("fields", "expected at least one field");
+  }
+  if (top.has("expected")) {
+    StrictObject expected(top.required("expected"), file, "/expected");
+    c.expected = expected.json();
+    // Every expected value must belong to a field, or it would silently never be checked.
+    for (auto it = c.expected.begin(); it != c.expected.end(); ++it) {
+      std::vector<std::string> names;
+      for (const auto& f : c.fields.empty() ? std::vector<RegressField>{kTimeField, kAlgorithmField} : c.fields)
+        names.push_back(f.name);
+      if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+        expected.fail(it.key(), "no field named '" + it.key() + "' (fields: " + list + ")");
+      }
+    }
+  }
+  return c;
+}
+
+RegressCase load_case(const std::string& path) {
+  RegressCase c = parse_case(read_json_file(path), path);
+  if (!fs::is_regular_file(c.config)) throw ConfigError(path + ": /config: config file " + c.config + " does not exist");
+  return c;
+}
+
+std::vector<std::string> find_case_files(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw ConfigError(dir + ": not a folder of regression cases");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw ConfigError(dir + ": no *.json regression cases");
+  return files;
+}
+
+std::vector<RegressField> fields_for(const RegressCase& c, const Json& report) {
+  if (!c.fields.empty()) return c.fields;
+  std::vector<RegressField> fields = {kTimeField};
+  if (find_pointer(report, kAlgorithmField.pointer) || c.expected.contains(kAlgorithmField.name)) {
+    fields.push_back(kAlgorithmField);
+  }
+  return fields;
+}
+
+bool write_expected(const RegressCase& c, const Json& expected) {
+  Json doc = read_json_file(c.file);
+  if (doc.contains("expected") && doc["expected"] == expected) return false;
+  doc["expected"] = expected;  // ordered_json keeps the key where it was
+  write_json_pretty(c.file, doc);
+  return true;
+}
+
+}  // namespace ipusim::cli

@@ -1,0 +1,115 @@
+#include "tools/sweep/sweep_slurm.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+#include "sim/errors.hpp"
+#include "tools/common/subprocess.hpp"
+
+namespace ipusim::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The first executable `name` on $PATH, or "".
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return "";
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::size_t effective_array_size(std::size_t requested, std::size_t point_count) {
+  const std::size_t k = requested == 0 ? point_count : std::min(requested, point_count);
+  return std::max<std::size_t>(1, k);
+}
+
+void check_slurm_time(const std::string& text) {
+  // sbatch(1): "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+  // "days-hours:minutes" and "days-hours:minutes:seconds"; also UNLIMITED.
+  static const std::regex form(R"(^(UNLIMITED|\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2})$)");
+  if (!std::regex_match(text, form)) {
+    throw ConfigError("--time: expected a Slurm time limit (MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS), got '" +
+                      text + "'");
+  }
+}
+
+void check_slurm_partition(const std::string& text) {
+  static const std::regex form(R"(^[A-Za-z0-9_.\-]+(,[A-Za-z0-9_.\-]+)*$)");
+  if (!std::regex_match(text, form)) {
+    throw ConfigError("--partition: expected a partition name (letters, digits, '_', '-', '.'; a comma-separated list for several), got '" +
+                      text + "'");
+  }
+}
+
+std::string shell_quote(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string slurm_script(const SlurmScriptOptions& o) {
+  const std::string logs = (fs::path(o.out_dir) / "slurm").string();
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+    << "# Written by `ipusim sweep --slurm`. Task t of the array runs shard t/" << o.array_size
+    << " of the sweep's points\n"
+    << "# into the shared output folder; a point is finished when its points/NNNN/done.json exists.\n"
+    << "# Resubmitting this script reruns only unfinished points (--resume); then merge with\n"
+    << "#   " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
+    << " --collect\n"
+    << "#SBATCH --job-name=" << o.job_name << "\n"
+    << "#SBATCH --array=0-" << (o.array_size - 1) << "\n"
+    << "#SBATCH --ntasks=1\n"
+    << "#SBATCH --cpus-per-task=" << o.jobs_per_task << "\n"
+    // %A = array job id, %a = task id: one log pair per task.
+    << "#SBATCH --output=" << logs << "/%A_%a.out\n"
+    << "#SBATCH --error=" << logs << "/%A_%a.err\n";
+  if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
+  if (!o.time_limit.empty()) s << "#SBATCH --time=" << o.time_limit << "\n";
+  s << "set -euo pipefail\n"
+    << "exec " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
+    << " --shard \"${SLURM_ARRAY_TASK_ID}/" << o.array_size << "\" --jobs " << o.jobs_per_task
+    << " --resume --quiet\n";
+  return s.str();
+}
+
+std::string submit_slurm_script(const std::string& script_path, const std::string& log_dir) {
+  const std::string sbatch = find_on_path("sbatch");
+  if (sbatch.empty()) {
+    throw ConfigError("--slurm: sbatch is not on PATH (install Slurm's client, or write the script with "
+                      "--slurm-script-only and submit it elsewhere): " +
+                      script_path);
+  }
+  const std::string out = (fs::path(log_dir) / "sbatch.out").string();
+  const std::string err = (fs::path(log_dir) / "sbatch.err").string();
+  const ProcessResult r = run_process({{sbatch, "--parsable", script_path}, out, err});
+  if (!r.ok()) {
+    const std::string why = last_line_of(err);
+    throw ConfigError("--slurm: sbatch refused " + script_path + (why.empty() ? std::string() : ": " + why));
+  }
+  // --parsable prints "jobid" or "jobid;cluster".
+  std::string id = read_all(out);
+  id = id.substr(0, id.find_first_of(";\n"));
+  return id;
+}
+
+}  // namespace ipusim::cli
