@@ -68,20 +68,23 @@ void FlowEngine::validate_route(const Route& route) const {
   }
 }
 
+std::uint32_t FlowEngine::alloc_slot() {
+  if (!free_slots_.empty()) {
+    const std::uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  flows_.emplace_back();
+  return static_cast<std::uint32_t>(flows_.size() - 1);
+}
+
 std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) {
   validate_route(route);
   // A grouped flow on this route stops being independent: give it back its own state first.
   for (ResourceId rid : route) {
     if (res_[rid].group != kNoGroup) ungroup(res_[rid].group);
   }
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
-  }
+  const std::uint32_t slot = alloc_slot();
   Flow& f = flows_[slot];
   f.id = next_id_++;
   f.finish_ns = kInf;
@@ -432,14 +435,7 @@ void FlowEngine::ungroup(std::uint32_t gi) {
     res_[rid].group = kNoGroup;
   }
   for (std::size_t i = 0; i < g.ids.size(); ++i) {
-    std::uint32_t slot;
-    if (!free_slots_.empty()) {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(flows_.size());
-      flows_.emplace_back();
-    }
+    const std::uint32_t slot = alloc_slot();
     Flow& f = flows_[slot];
     f.id = g.ids[i];
     f.route.assign(g.resources.begin() + g.offsets[i], g.resources.begin() + g.offsets[i + 1]);

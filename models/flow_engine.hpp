@@ -221,6 +221,8 @@ class FlowEngine {
   void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns, double& cap) const;
   /// Turns a draining group back into individual flows (state as if started one by one).
   void ungroup(std::uint32_t group);
+  /// A flow slot: a freed one if any, else a new one at the end of flows_.
+  std::uint32_t alloc_slot();
   void validate_route(const Route& route) const;
   /// Drops group heap entries whose group has since ended or been ungrouped.
   void clean_group_heaps();
