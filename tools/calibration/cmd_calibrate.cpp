@@ -59,14 +59,16 @@ void print_cases(const FitResult& r) {
                     c.before.ok ? sig4(c.before.simulated) : "ERROR", error_pct(c.before, c.spec),
                     c.after.ok ? sig4(c.after.simulated) : "ERROR", error_pct(c.after, c.spec)});
   }
-  std::cout << format_table({"case", "measured", "unit", "start", "start err %", "fitted", "fitted err %"}, rows);
+  std::cout << format_table(
+      {"case", "measured", "unit", "start", "start err %", "fitted", "fitted err %"}, rows);
 }
 
 /// The result as one JSON document (for --json): the meta side-car plus each case before/after.
 Json result_json(const FitResult& r, const Json& meta, const std::string& out) {
   Json cases = Json::array();
   for (const auto& c : r.cases) {
-    Json j = {{"name", c.spec.name}, {"measured", c.spec.measured_value}, {"unit", c.spec.measured_unit}};
+    Json j = {
+        {"name", c.spec.name}, {"measured", c.spec.measured_value}, {"unit", c.spec.measured_unit}};
     j["start"] = c.before.ok ? Json(c.before.simulated) : Json(nullptr);
     j["fitted"] = c.after.ok ? Json(c.after.simulated) : Json(nullptr);
     cases.push_back(j);
@@ -86,10 +88,12 @@ void print_params(const FitResult& r) {
   for (const auto& p : r.params) {
     rows.push_back({p.param.path, p.param.unit, exact_number(p.param.start), exact_number(p.value),
                     "[" + exact_number(p.param.min) + ", " + exact_number(p.param.max) + "]",
-                    sig4(p.sensitivity_start), sig4(p.sensitivity_fitted), p.determined ? "fitted" : "UNDETERMINED"});
+                    sig4(p.sensitivity_start), sig4(p.sensitivity_fitted),
+                    p.determined ? "fitted" : "UNDETERMINED"});
   }
-  std::cout << format_table({"parameter", "unit", "start", "fitted", "range", "sens. start", "sens. fitted", "status"},
-                            rows);
+  std::cout << format_table(
+      {"parameter", "unit", "start", "fitted", "range", "sens. start", "sens. fitted", "status"},
+      rows);
 }
 
 }  // namespace
@@ -97,20 +101,26 @@ void print_params(const FitResult& r) {
 int cmd_calibrate(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts("ipusim calibrate CASES... --params NAME,NAME... [options]");
-  opts.add_options()("help", "show this help")(
-      "cases", po::value<std::vector<std::string>>(), "case files or folders of case files")(
-      "params", po::value<std::string>(), "comma-separated registry paths to fit (e.g. /ipu_link/latency_ns)")(
-      "out,o", po::value<std::string>()->default_value("out/calibration/fitted.json"), "the parameter file to write")(
-      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
+  opts.add_options()("help", "show this help")("cases", po::value<std::vector<std::string>>(),
+                                               "case files or folders of case files")(
+      "params", po::value<std::string>(),
+      "comma-separated registry paths to fit (e.g. /ipu_link/latency_ns)")(
+      "out,o", po::value<std::string>()->default_value("out/calibration/fitted.json"),
+      "the parameter file to write")("jobs,j", po::value<unsigned>()->default_value(default_jobs()),
+                                     "simulations at once")(
       "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations at most")(
       "min-sensitivity", po::value<double>()->default_value(1e-6),
       "relative objective change for a +-10 % move below which a parameter is undetermined")(
       "resume", "reuse the evaluations cached in OUT.cache.jsonl by an earlier (interrupted) run")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
-      "work", po::value<std::string>(), "keep the run outputs in this folder (default: a temp folder)")(
-      "print-descriptions", po::value<std::string>(), "print the registry descriptions from a *.meta.json and exit")(
-      "quiet,q", "no progress line")(
-      "json", "print the result as JSON on stdout (cases before/after, parameters, objective) instead of tables");
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override applied to every case (k=v)")(
+      "work", po::value<std::string>(),
+      "keep the run outputs in this folder (default: a temp folder)")(
+      "print-descriptions", po::value<std::string>(),
+      "print the registry descriptions from a *.meta.json and exit")("quiet,q", "no progress line")(
+      "json",
+      "print the result as JSON on stdout (cases before/after, parameters, objective) instead of "
+      "tables");
   po::positional_options_description positional;
   positional.add("cases", -1);
   const auto vm = parse_options(opts, positional, args);
@@ -120,25 +130,30 @@ int cmd_calibrate(const Args& args) {
   }
   if (vm.count("print-descriptions")) {
     std::string file = vm["print-descriptions"].as<std::string>();
-    if (file.size() < 10 || file.substr(file.size() - 10) != ".meta.json") file = meta_path_for(file);
+    if (file.size() < 10 || file.substr(file.size() - 10) != ".meta.json")
+      file = meta_path_for(file);
     std::cout << descriptions_text(read_json_file(file), file);
     return 0;
   }
   if (!vm.count("cases")) throw ConfigError("calibrate: missing the case files (see --help)");
-  if (!vm.count("params")) throw ConfigError("calibrate: missing --params NAME,NAME... (see --help)");
+  if (!vm.count("params"))
+    throw ConfigError("calibrate: missing --params NAME,NAME... (see --help)");
   const std::vector<FitParam> params = resolve_fit_params(vm["params"].as<std::string>());
   const std::vector<CaseSpec> all = load_cases(vm["cases"].as<std::vector<std::string>>());
   const std::vector<CaseSpec> cases = cases_with_role(all, CaseRole::Calibration);
-  if (cases.empty()) throw ConfigError("calibrate: none of the given cases has role \"calibration\"");
+  if (cases.empty())
+    throw ConfigError("calibrate: none of the given cases has role \"calibration\"");
   const bool json = vm.count("json") > 0;
   if (cases.size() < all.size() && !json) {
-    std::cout << "using the " << cases.size() << " calibration cases of " << all.size() << " (others ignored)\n";
+    std::cout << "using the " << cases.size() << " calibration cases of " << all.size()
+              << " (others ignored)\n";
   }
   FitOptions options;
   options.max_evals = vm["max-evals"].as<unsigned>();
   if (options.max_evals == 0) throw ConfigError("--max-evals: expected a value >= 1");
   options.min_sensitivity = vm["min-sensitivity"].as<double>();
-  if (!(options.min_sensitivity >= 0)) throw ConfigError("--min-sensitivity: expected a value >= 0");
+  if (!(options.min_sensitivity >= 0))
+    throw ConfigError("--min-sensitivity: expected a value >= 0");
 
   const std::string out = vm["out"].as<std::string>();
   std::error_code ec;
@@ -155,11 +170,16 @@ int cmd_calibrate(const Args& args) {
     temp = std::make_unique<TempDir>("ipusim_calibrate_");
     work = temp->path();
   }
-  CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
-                    vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, cache);
-  if (vm.count("resume") && !json) std::cout << "resuming: " << runner.resumed_entries() << " cached evaluations in " << cache << "\n";
+  CaseRunner runner(
+      work, std::max(1u, vm["jobs"].as<unsigned>()),
+      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
+      cache);
+  if (vm.count("resume") && !json)
+    std::cout << "resuming: " << runner.resumed_entries() << " cached evaluations in " << cache
+              << "\n";
   // An upper bound of the runs (start, sensitivities before and after, the optimiser).
-  Progress progress((options.max_evals + 1 + 4 * params.size()) * cases.size(), 0, vm.count("quiet") == 0 && !json);
+  Progress progress((options.max_evals + 1 + 4 * params.size()) * cases.size(), 0,
+                    vm.count("quiet") == 0 && !json);
   runner.on_run([&](bool failed) { progress.finished(failed); });
   const FitResult result = fit_parameters(cases, params, runner, options);
   progress.close();
@@ -176,9 +196,10 @@ int cmd_calibrate(const Args& args) {
     print_cases(result);
     std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
     print_params(result);
-    std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start) << " at the start, "
-              << sig4(result.objective_fitted) << " fitted; " << result.algorithm << ", " << result.evaluations
-              << " evaluations, " << result.stop_reason << "; " << runner.runs() << " simulations, "
+    std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start)
+              << " at the start, " << sig4(result.objective_fitted) << " fitted; "
+              << result.algorithm << ", " << result.evaluations << " evaluations, "
+              << result.stop_reason << "; " << runner.runs() << " simulations, "
               << runner.cache_hits() << " cached\n";
   }
   if (runner.failed_runs() > 0) {
@@ -188,15 +209,18 @@ int cmd_calibrate(const Args& args) {
   }
   for (const auto& p : result.params) {
     if (!p.determined) {
-      std::cerr << "ipusim: warning: " << p.param.path << " is not determined by these cases (sensitivity "
-                << sig4(p.sensitivity_start) << " < " << options.min_sensitivity << "): left at its start value "
+      std::cerr << "ipusim: warning: " << p.param.path
+                << " is not determined by these cases (sensitivity " << sig4(p.sensitivity_start)
+                << " < " << options.min_sensitivity << "): left at its start value "
                 << exact_number(p.value) << "\n";
     }
   }
   if (json) return 0;
-  std::cout << "\nwrote " << out << " (\"$include\" it after the system preset) and " << meta_path_for(out) << "\n";
+  std::cout << "\nwrote " << out << " (\"$include\" it after the system preset) and "
+            << meta_path_for(out) << "\n";
   const std::string descriptions = descriptions_text(meta, meta_path_for(out));
-  if (!descriptions.empty()) std::cout << "\nregistry descriptions for the fitted parameters:\n" << descriptions;
+  if (!descriptions.empty())
+    std::cout << "\nregistry descriptions for the fitted parameters:\n" << descriptions;
   return 0;
 }
 

@@ -1,11 +1,11 @@
 // `ipusim cbr`: the CollectiveBalancedReorder layout of a tile mapping over R replicas —
 // per-tile padded blocks, shard size, gathered-to-reference slices, every replica's shard
 // and the per-tile exchange load with and without CBR.
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 #include <fstream>
 #include <iostream>
-
-#include <spdlog/spdlog.h>
 #include <sstream>
 #include <string>
 
@@ -51,7 +51,8 @@ int cmd_cbr(const Args& args) {
       "[--grain G] [--elem-bytes B] [--json]\n\nCollectiveBalancedReorder layout: the mapping "
       "lists, per tile, the half-open [begin,end) reference element intervals it holds. "
       "Grain 1 is PopART's open-source algorithm; grain > 1 is implementation-defined.\n\noptions");
-  opts.add_options()("help", "show this help")("quiet,q", "print only the result: warnings off (the command prints nothing else)")(
+  opts.add_options()("help", "show this help")(
+      "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
       "replicas", po::value<std::string>(), "replication factor of the shard group R (required)")(
       "mapping", po::value<std::string>(), "JSON file with the tile mapping")(
       "mapping-json", po::value<std::string>(), "the tile mapping as a JSON string")(
@@ -78,7 +79,8 @@ int cmd_cbr(const Args& args) {
   if (elemBytes == 0) throw ConfigError("--elem-bytes must be positive");
   const coll::TileMapping mapping =
       vm.count("mapping")
-          ? parse_tile_mapping(readFile(vm["mapping"].as<std::string>()), vm["mapping"].as<std::string>())
+          ? parse_tile_mapping(readFile(vm["mapping"].as<std::string>()),
+                               vm["mapping"].as<std::string>())
           : parse_tile_mapping(vm["mapping-json"].as<std::string>(), "--mapping-json");
   // Sizes checked before the layout is built: a huge mapping is refused, not an OOM abort.
   check_cbr_sizes(mapping, replicas, grain, elemBytes);

@@ -1,15 +1,15 @@
 // `ipusim groups`: PopART replica-group arithmetic for one CommGroup or (stride, group size)
 // on R replicas: membership, each replica's group and index, and variable shapes.
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 #include <iostream>
-
-#include <spdlog/spdlog.h>
 #include <optional>
 #include <sstream>
 #include <string>
 
-#include "collectives/comm_group_spec.hpp"
 #include "collectives/comm_group.hpp"
+#include "collectives/comm_group_spec.hpp"
 #include "collectives/replica_grouping.hpp"
 #include "collectives/variable_settings.hpp"
 #include "sim/errors.hpp"
@@ -96,7 +96,8 @@ VariableSettings buildSettings(const boost::program_options::variables_map& vm, 
   unsigned groupSize = 0;
   if (vm.count("group-size")) {
     groupSize = parseUnsigned(vm["group-size"].as<std::string>(), "--group-size");
-    if (groupSize == 0) throw ConfigError("--group-size 0: expected at least 1 (0 would silently mean all replicas)");
+    if (groupSize == 0)
+      throw ConfigError("--group-size 0: expected at least 1 (0 would silently mean all replicas)");
   } else {
     // popxl's ir.replica_grouping default: group_size = R // stride.
     if (stride == 0 || R % stride != 0) {
@@ -122,8 +123,9 @@ int cmd_groups(const Args& args) {
       "[--json]\n\nPopART replica-group arithmetic (Orthogonal K = R/K groups of K replicas, "
       "stride R/K). --stride alone uses group size R/S; --group-size alone uses stride 1.\n"
       "--shape is the per-replica variable shape.\n\noptions");
-  opts.add_options()("help", "show this help")("quiet,q", "print only the result: warnings off (the command prints nothing else)")("replicas", po::value<std::string>(),
-                                               "number of replicas R (required)")(
+  opts.add_options()("help", "show this help")(
+      "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
+      "replicas", po::value<std::string>(), "number of replicas R (required)")(
       "comm-group", po::value<std::string>(), "all | none | consecutive:K | orthogonal:K")(
       "stride", po::value<std::string>(), "distance between group members")(
       "group-size", po::value<std::string>(), "replicas per group")(
@@ -140,7 +142,8 @@ int cmd_groups(const Args& args) {
   const unsigned R = parseUnsigned(vm["replicas"].as<std::string>(), "--replicas");
   // Checked up front: the command lists every replica (~100 bytes each in memory and output).
   if (R == 0 || R > kMaxGroupsReplicas) {
-    throw ConfigError("--replicas " + std::to_string(R) + ": expected 1 to " + std::to_string(kMaxGroupsReplicas) +
+    throw ConfigError("--replicas " + std::to_string(R) + ": expected 1 to " +
+                      std::to_string(kMaxGroupsReplicas) +
                       " (the largest system has 4096 IPUs; each replica is listed)");
   }
   const VariableRetrievalMode mode = parseRetrieval(vm["retrieval"].as<std::string>());

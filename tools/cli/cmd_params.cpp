@@ -1,9 +1,9 @@
 // `ipusim params`: every declared parameter with type, unit, default, range, description.
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 #include <iomanip>
 #include <iostream>
-
-#include <spdlog/spdlog.h>
 
 #include "sim/params.hpp"
 #include "tools/common/cli_util.hpp"
@@ -27,8 +27,11 @@ int cmd_params(const Args& args) {
   Json out = Json::array();
   for (const auto& spec : ParamRegistry::instance().all()) {
     if (!filter.empty() && spec.path.find(filter) == std::string::npos) continue;
-    Json row = {{"path", spec.path}, {"type", to_string(spec.type)}, {"unit", spec.unit},
-                {"default", spec.default_value}, {"description", spec.description}};
+    Json row = {{"path", spec.path},
+                {"type", to_string(spec.type)},
+                {"unit", spec.unit},
+                {"default", spec.default_value},
+                {"description", spec.description}};
     if (spec.min) row["min"] = *spec.min;
     if (spec.max) row["max"] = *spec.max;
     if (!spec.choices.empty()) row["choices"] = spec.choices;
@@ -41,13 +44,14 @@ int cmd_params(const Args& args) {
   for (const auto& row : out) {
     std::string range;
     if (row.contains("choices")) {
-      for (const auto& c : row["choices"]) range += (range.empty() ? "" : "|") + c.get<std::string>();
+      for (const auto& c : row["choices"])
+        range += (range.empty() ? "" : "|") + c.get<std::string>();
     } else if (row.contains("min") || row.contains("max")) {
       range = "[" + (row.contains("min") ? row["min"].dump() : "") + ", " +
               (row.contains("max") ? row["max"].dump() : "") + "]";
     }
-    std::cout << std::left << std::setw(52) << row["path"].get<std::string>() << " "
-              << std::setw(7) << row["type"].get<std::string>() << " " << std::setw(8)
+    std::cout << std::left << std::setw(52) << row["path"].get<std::string>() << " " << std::setw(7)
+              << row["type"].get<std::string>() << " " << std::setw(8)
               << row["unit"].get<std::string>() << " default " << std::setw(12)
               << (row["default"].is_null() ? std::string("(required)") : row["default"].dump())
               << " " << std::setw(14) << range << " " << row["description"].get<std::string>()
