@@ -4,8 +4,8 @@
 #include <set>
 #include <systemc>
 
-#include "models/compute.hpp"
-#include "models/system.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/system/system.hpp"
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
 #include "sim/sim_time.hpp"

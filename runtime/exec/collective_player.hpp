@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "collectives/algorithm.hpp"
-#include "models/routing.hpp"
+#include "models/network/routing.hpp"
 #include "sim/json.hpp"
 
 namespace ipusim {

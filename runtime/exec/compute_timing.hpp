@@ -1,12 +1,12 @@
 #pragma once
-// Maps lowered compute ops (LOp / ComputePart) onto the compute model of models/compute.hpp,
+// Maps lowered compute ops (LOp / ComputePart) onto the compute model of models/ipu/compute.hpp,
 // and memoises the cycles of shared part lists, which are replayed for every micro-batch.
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
-#include "models/compute.hpp"
+#include "models/ipu/compute.hpp"
 #include "runtime/ir/program.hpp"
 
 namespace ipusim::rt {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "models/compute.hpp"
+#include "models/ipu/compute.hpp"
 #include "runtime/exec/compute_timing.hpp"
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
 #include "sim/sim_time.hpp"

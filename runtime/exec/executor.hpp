@@ -13,7 +13,7 @@
 
 #include <systemc>
 
-#include "models/network.hpp"
+#include "models/network/network.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "runtime/ir/program.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 
 namespace ipusim {
 

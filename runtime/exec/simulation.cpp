@@ -4,7 +4,7 @@
 #include <sstream>
 #include <systemc>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/clock.hpp"
 #include "sim/errors.hpp"

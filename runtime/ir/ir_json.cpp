@@ -4,8 +4,8 @@
 
 #include "collectives/comm_group_spec.hpp"
 #include "collectives/schedule.hpp"
-#include "models/compute.hpp"
-#include "models/param_spec_helpers.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/params/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

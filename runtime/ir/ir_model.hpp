@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "models/hw_params.hpp"
+#include "models/params/hw_params.hpp"
 
 namespace ipusim::rt {
 

@@ -11,7 +11,7 @@
 
 #include "collectives/replica_grouping.hpp"
 #include "collectives/schedule.hpp"
-#include "models/hw_params.hpp"
+#include "models/params/hw_params.hpp"
 #include "runtime/ir/ir_model.hpp"
 #include "runtime/ir/training_session.hpp"
 

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "collectives/comm_group_spec.hpp"
-#include "models/param_spec_helpers.hpp"
+#include "models/params/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

@@ -10,7 +10,7 @@
 #include "collectives/comm_group_spec.hpp"
 #include "collectives/functional.hpp"
 #include "collectives/replica_grouping.hpp"
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "models/host_stream.hpp"
-#include "models/system.hpp"
+#include "models/system/host_stream.hpp"
+#include "models/system/system.hpp"
 #include "runtime/exec/link_utilisation.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"
@@ -318,7 +318,7 @@ void Microbenchmark::run_tile_transfer(Step& s) {
 }
 
 void Microbenchmark::run_host_buffer(Step& s) {
-  // Closed form (models/host_stream.hpp): the host <-> buffer stream and the buffer <-> tiles
+  // Closed form (models/system/host_stream.hpp): the host <-> buffer stream and the buffer <-> tiles
   // transfers overlap; the step ends when both are done.
   s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles, s.bytes_per_tile, s.repeat);
   sc_core::wait(ns_to_sc(s.start_ns + s.host.end_ns) - sc_core::sc_time_stamp());

@@ -9,9 +9,9 @@
 
 #include <systemc>
 
-#include "models/compute.hpp"
-#include "models/exchange.hpp"
-#include "models/routing.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/ipu/exchange.hpp"
+#include "models/network/routing.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"

@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/generators/model_gen.hpp"
 #include "runtime/workloads/training_state.hpp"
 

@@ -9,7 +9,7 @@
 #include "collectives/cbr.hpp"
 #include "collectives/comm_group_spec.hpp"
 #include "collectives/rts.hpp"
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/training_state.hpp"
 
 namespace ipusim::rt {

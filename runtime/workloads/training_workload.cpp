@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <spdlog/spdlog.h>
 
-#include "models/param_spec_helpers.hpp"
-#include "models/system.hpp"
+#include "models/params/param_spec_helpers.hpp"
+#include "models/system/system.hpp"
 #include "runtime/ir/ir_json.hpp"
 #include "runtime/exec/link_utilisation.hpp"
 #include "runtime/generators/model_gen.hpp"

@@ -14,7 +14,7 @@
 
 #include <systemc>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"

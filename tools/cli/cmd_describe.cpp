@@ -4,8 +4,8 @@
 
 #include <iostream>
 
-#include "models/describe.hpp"
-#include "models/system.hpp"
+#include "models/system/describe.hpp"
+#include "models/system/system.hpp"
 #include "sim/config.hpp"
 #include "sim/logging.hpp"
 #include "tools/common/cli_util.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "models/model_params.hpp"
+#include "models/params/model_params.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "sim/errors.hpp"
 #include "sim/config.hpp"

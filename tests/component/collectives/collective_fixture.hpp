@@ -5,8 +5,8 @@
 #include <cmath>
 #include <systemc>
 
-#include "models/model_params.hpp"
-#include "models/system.hpp"
+#include "models/params/model_params.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/output.hpp"
@@ -52,7 +52,7 @@ inline double rail_Bpns(const Json& r) {
 /// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a
 /// vector-unit op of one flop per element that reads two and writes one element, bounded by
 /// the vector rate or the memory rate, divided by the vector efficiency, plus the per-op
-/// overhead (models/compute.hpp).
+/// overhead (models/ipu/compute.hpp).
 inline double reduce_ns(const Json& r, double elems) {
   const auto& c = r["chip"];
   const double tiles = c["tiles"].get<double>();

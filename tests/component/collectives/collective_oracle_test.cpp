@@ -4,8 +4,8 @@
 #include <cmath>
 #include <systemc>
 
-#include "models/model_params.hpp"
-#include "models/system.hpp"
+#include "models/params/model_params.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/output.hpp"

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "model_fixture.hpp"
-#include "models/describe.hpp"
+#include "models/system/describe.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;

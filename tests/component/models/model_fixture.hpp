@@ -7,8 +7,8 @@
 
 #include <systemc>
 
-#include "models/model_params.hpp"
-#include "models/system.hpp"
+#include "models/params/model_params.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"

@@ -7,7 +7,7 @@
 // Model (phased_chain, P = 4): layer i has one weight (768 x 1024 float16 = 1.5 MiB, off
 // chip), forward Cf in phase i, backward Cb in phase 6-i (phases -1..6). L, Cf, Cb and the
 // IO-tile copy are computed from the resolved parameters (DDR and IPU-gateway link bandwidth
-// and latency; the compute model of models/compute.hpp via compute_cycles).
+// and latency; the compute model of models/ipu/compute.hpp via compute_cycles).
 // Tolerance 1 %: the closed forms include every fixed cost the executor charges (phase syncs,
 // DDR latency, exchange fixed cycles); what is left is rounding to the SystemC time resolution.
 #include "tests/component/runtime/phased_chain.hpp"

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <systemc>
 
-#include "models/compute.hpp"
-#include "models/model_params.hpp"
-#include "models/system.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/params/model_params.hpp"
+#include "models/system/system.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/output.hpp"

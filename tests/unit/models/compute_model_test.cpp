@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "models/compute.hpp"
+#include "models/ipu/compute.hpp"
 
 using namespace ipusim;
 

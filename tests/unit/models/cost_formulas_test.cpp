@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "models/compute.hpp"
-#include "models/exchange.hpp"
-#include "models/routing.hpp"
-#include "models/sync.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/ipu/exchange.hpp"
+#include "models/network/routing.hpp"
+#include "models/ipu/sync.hpp"
 
 using namespace ipusim;
 

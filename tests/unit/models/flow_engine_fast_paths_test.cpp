@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "models/flow_engine.hpp"
+#include "models/network/flow_engine.hpp"
 
 using namespace ipusim;
 

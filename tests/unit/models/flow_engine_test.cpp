@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "models/flow_engine.hpp"
+#include "models/network/flow_engine.hpp"
 
 using namespace ipusim;
 

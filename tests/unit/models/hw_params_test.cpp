@@ -3,8 +3,8 @@
 
 #include <cstdlib>
 
-#include "models/hw_params.hpp"
-#include "models/model_params.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 

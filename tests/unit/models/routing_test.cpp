@@ -1,7 +1,7 @@
 // Topology and routing: ladder and torus paths, GW-Link rings and switches, host paths.
 #include <catch2/catch.hpp>
 
-#include "models/routing.hpp"
+#include "models/network/routing.hpp"
 
 using namespace ipusim;
 

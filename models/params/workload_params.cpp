@@ -1,10 +1,10 @@
 // Microbenchmark step fields. Each field is declared for top-level steps and for the steps
 // nested one level inside a `concurrent` step.
-#include "models/workload_params.hpp"
+#include "models/params/workload_params.hpp"
 
 #include <string>
 
-#include "models/param_spec_helpers.hpp"
+#include "models/params/param_spec_helpers.hpp"
 
 namespace ipusim {
 namespace {

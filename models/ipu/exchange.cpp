@@ -1,5 +1,5 @@
 // Exchange phase cost: per-tile bound with supertile receive sharing.
-#include "models/exchange.hpp"
+#include "models/ipu/exchange.hpp"
 
 #include <algorithm>
 #include <cmath>

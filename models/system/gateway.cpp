@@ -1,5 +1,5 @@
 // Streaming-memory capacity accounting.
-#include "models/gateway.hpp"
+#include "models/system/gateway.hpp"
 
 #include <algorithm>
 

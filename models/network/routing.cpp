@@ -1,6 +1,6 @@
 // Resource table construction and shortest-path routing on ladder/torus domains and
 // GW-Link rings/switches.
-#include "models/routing.hpp"
+#include "models/network/routing.hpp"
 
 #include <algorithm>
 #include <string>

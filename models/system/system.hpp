@@ -9,13 +9,13 @@
 
 #include <systemc>
 
-#include "models/gateway.hpp"
-#include "models/hw_params.hpp"
-#include "models/ipu.hpp"
-#include "models/machine.hpp"
-#include "models/network.hpp"
-#include "models/routing.hpp"
-#include "models/sync.hpp"
+#include "models/system/gateway.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/ipu/ipu.hpp"
+#include "models/system/machine.hpp"
+#include "models/network/network.hpp"
+#include "models/network/routing.hpp"
+#include "models/ipu/sync.hpp"
 #include "sim/clock.hpp"
 #include "sim/stats.hpp"
 

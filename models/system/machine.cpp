@@ -1,5 +1,5 @@
 // Construction of the machine and domain hierarchy.
-#include "models/machine.hpp"
+#include "models/system/machine.hpp"
 
 #include <string>
 

@@ -1,13 +1,13 @@
 // Topology description: counts links from the network's resource table, so it always
 // matches what the simulator routes over.
-#include "models/describe.hpp"
+#include "models/system/describe.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 
 namespace ipusim {
 namespace {

@@ -1,5 +1,5 @@
 // Host streams through the gateway buffer, and the tiles' external exchange port bound.
-#include "models/host_stream.hpp"
+#include "models/system/host_stream.hpp"
 
 #include <algorithm>
 

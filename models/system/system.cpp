@@ -1,7 +1,7 @@
 // System construction and queries.
-#include "models/system.hpp"
+#include "models/system/system.hpp"
 
-#include "models/model_params.hpp"
+#include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 

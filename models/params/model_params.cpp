@@ -1,10 +1,10 @@
 // Parameter table of the hardware models. Sources are the keys of
 // /work/shared/reference/ipu_hardware.md (PG, PLTEST, M2K-DS, ...); values without a public
 // source say ASSUMPTION and are meant to be calibrated.
-#include "models/model_params.hpp"
+#include "models/params/model_params.hpp"
 
-#include "models/param_spec_helpers.hpp"
-#include "models/workload_params.hpp"
+#include "models/params/param_spec_helpers.hpp"
+#include "models/params/workload_params.hpp"
 #include "sim/params.hpp"
 
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").

@@ -1,5 +1,5 @@
 // Network module: one SC_METHOD woken at the next completion time.
-#include "models/network.hpp"
+#include "models/network/network.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Sync cost formulas and the sync controller's bookkeeping.
-#include "models/sync.hpp"
+#include "models/ipu/sync.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Max-min fair (progressive filling) flow engine; see flow_engine.hpp for the timing model.
-#include "models/flow_engine.hpp"
+#include "models/network/flow_engine.hpp"
 
 #include <algorithm>
 

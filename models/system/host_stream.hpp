@@ -6,7 +6,7 @@
 //    and a buffer <-> tiles stream that run at once, each timed on its own.
 #include <cstdint>
 
-#include "models/hw_params.hpp"
+#include "models/params/hw_params.hpp"
 
 namespace ipusim {
 

@@ -8,10 +8,10 @@
 
 #include <systemc>
 
-#include "models/gateway.hpp"
-#include "models/hw_params.hpp"
-#include "models/ipu.hpp"
-#include "models/routing.hpp"
+#include "models/system/gateway.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/ipu/ipu.hpp"
+#include "models/network/routing.hpp"
 
 namespace ipusim {
 

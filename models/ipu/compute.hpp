@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/hw_params.hpp"
+#include "models/params/hw_params.hpp"
 
 namespace ipusim {
 

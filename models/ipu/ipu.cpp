@@ -1,5 +1,5 @@
 // IPU module: cost requests and their stats.
-#include "models/ipu.hpp"
+#include "models/ipu/ipu.hpp"
 
 namespace ipusim {
 

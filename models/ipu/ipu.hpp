@@ -5,10 +5,10 @@
 
 #include <systemc>
 
-#include "models/compute.hpp"
-#include "models/exchange.hpp"
-#include "models/hw_params.hpp"
-#include "models/tile_array.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/ipu/exchange.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/ipu/tile_array.hpp"
 #include "sim/clock.hpp"
 #include "sim/stats.hpp"
 

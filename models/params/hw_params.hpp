@@ -38,7 +38,7 @@ struct ChipParams {
   std::uint32_t tiles_per_supertile = 2;
   std::uint64_t exchange_fixed_cycles = 100;
   std::uint64_t sync_internal_cycles = 150;
-  // Compute model (`/chip/compute/...`, see models/compute.hpp); all ASSUMPTION, to be fitted.
+  // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
   double amp_efficiency = 0.5;          ///< fraction of AMP peak a large GEMM reaches
   double amp_inner_dim_half = 64;       ///< inner dimension k (elements) at which AMP efficiency halves
   std::uint64_t op_overhead_cycles = 2000;  ///< per op: vertex launch + the compute set's internal sync

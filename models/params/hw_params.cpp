@@ -1,6 +1,6 @@
 // Reads the hardware sections of a config into HwParams and checks rules that involve
 // more than one field.
-#include "models/hw_params.hpp"
+#include "models/params/hw_params.hpp"
 
 #include <string>
 

@@ -7,8 +7,8 @@
 
 #include <systemc>
 
-#include "models/flow_engine.hpp"
-#include "models/hw_params.hpp"
+#include "models/network/flow_engine.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {

@@ -9,7 +9,7 @@
 
 #include <systemc>
 
-#include "models/flow_engine.hpp"
+#include "models/network/flow_engine.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {

@@ -9,8 +9,8 @@
 
 #include <systemc>
 
-#include "models/hw_params.hpp"
-#include "models/routing.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/network/routing.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {

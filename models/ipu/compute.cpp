@@ -1,5 +1,5 @@
 // Compute cycles per op class: AMP ops as GEMMs, vector-bound ops by flops or bytes.
-#include "models/compute.hpp"
+#include "models/ipu/compute.hpp"
 
 #include <algorithm>
 #include <cmath>

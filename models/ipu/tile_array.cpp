@@ -1,5 +1,5 @@
 // Tile state bookkeeping for both fidelities.
-#include "models/tile_array.hpp"
+#include "models/ipu/tile_array.hpp"
 
 #include <algorithm>
 #include <numeric>

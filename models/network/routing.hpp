@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "models/flow_engine.hpp"
-#include "models/hw_params.hpp"
+#include "models/network/flow_engine.hpp"
+#include "models/params/hw_params.hpp"
 
 namespace ipusim {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/compute.hpp"
-#include "models/exchange.hpp"
-#include "models/hw_params.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/ipu/exchange.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/json.hpp"
 
 namespace ipusim {
