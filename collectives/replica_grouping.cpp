@@ -5,25 +5,34 @@ namespace ipusim::coll {
 ReplicaGrouping::ReplicaGrouping(unsigned numReplicas)
     : ReplicaGrouping(numReplicas, 1, numReplicas) {}
 
-ReplicaGrouping::ReplicaGrouping(unsigned numReplicas, unsigned stride, unsigned groupSize)
-    : numReplicas_(numReplicas), stride_(stride), groupSize_(groupSize) {
+void checkReplicaGroupingArguments(unsigned numReplicas, unsigned stride, unsigned groupSize,
+                                   const std::string& where) {
+  auto fail = [&](const std::string& popartText) {
+    if (where.empty()) throw GroupError(popartText);
+    throw GroupError(where + " (numReplicas=" + std::to_string(numReplicas) +
+                     ", stride=" + std::to_string(stride) +
+                     ", groupSize=" + std::to_string(groupSize) + "): " + popartText);
+  };
   if (numReplicas == 0) {
-    throw GroupError(
-        "The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.");
+    fail("The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.");
   }
-  if (stride == 0) {
-    throw GroupError("The stride in a `popart::ReplicaGrouping` must be a positive integer.");
-  }
+  if (stride == 0) fail("The stride in a `popart::ReplicaGrouping` must be a positive integer.");
   if (groupSize == 0) {
-    throw GroupError("The group size in a `popart::ReplicaGrouping` must be a positive integer.");
+    fail("The group size in a `popart::ReplicaGrouping` must be a positive integer.");
   }
-  // 64-bit product: stride * groupSize may exceed 32 bits for absurd inputs.
+  // 64-bit product: stride * groupSize may exceed 32 bits for absurd inputs. The stride is
+  // the one given, even for groups of one (PopART normalises only afterwards).
   const unsigned long long block = static_cast<unsigned long long>(stride) * groupSize;
   if (numReplicas % block != 0) {
-    throw GroupError(
+    fail(
         "The number of replicas in a `popart::ReplicaGrouping` must be divisible by the "
         "product of the stride and the group size.");
   }
+}
+
+ReplicaGrouping::ReplicaGrouping(unsigned numReplicas, unsigned stride, unsigned groupSize)
+    : numReplicas_(numReplicas), stride_(stride), groupSize_(groupSize) {
+  checkReplicaGroupingArguments(numReplicas, stride, groupSize);
   // A group of one has no meaningful stride; normalising makes equal groupings compare equal.
   if (groupSize == 1 && stride != 1) stride_ = 1;
 }

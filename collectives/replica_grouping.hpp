@@ -14,13 +14,20 @@ class GroupError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// PopART's constructor checks on the arguments as given (N, stride, size > 0 and
+/// N % (stride * size) == 0), before any normalisation: a size-1 group with a stride that does
+/// not divide N is refused. Throws GroupError with PopART's text, prefixed by `where` (e.g. the
+/// flags or JSON path the values came from) and the values when `where` is not empty.
+void checkReplicaGroupingArguments(unsigned numReplicas, unsigned stride, unsigned groupSize,
+                                   const std::string& where = "");
+
 /// Groups of `groupSize` replicas, members `stride` apart (popart::ReplicaGrouping).
 class ReplicaGrouping {
  public:
   /// All replicas in one group: RG(N, 1, N).
   explicit ReplicaGrouping(unsigned numReplicas);
-  /// Checks N, stride, size > 0 and N % (stride * size) == 0; normalises stride to 1 when
-  /// groupSize == 1 (after the divisibility check, as PopART does).
+  /// Checks the arguments as given (checkReplicaGroupingArguments), then normalises the
+  /// stride to 1 when groupSize == 1, as PopART does.
   ReplicaGrouping(unsigned numReplicas, unsigned stride, unsigned groupSize);
 
   /// N, the number of replicas grouped.

@@ -107,6 +107,9 @@ VariableSettings buildSettings(const boost::program_options::variables_map& vm, 
     }
     groupSize = R / stride;
   }
+  // The flags describe a popart::ReplicaGrouping, which checks them as given, before it
+  // normalises a size-1 group's stride: RG(4, 3, 1) is refused although RG(4, 1, 1) is valid.
+  coll::checkReplicaGroupingArguments(R, stride, groupSize, "--replicas/--stride/--group-size");
   return VariableSettings(stride, groupSize, mode);
 }
 
