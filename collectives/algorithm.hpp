@@ -47,6 +47,8 @@
 // others).
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -78,10 +80,32 @@ struct CollectiveRequest {
   std::uint64_t direct_max_bytes = 0;
 };
 
+/// The input of a CollectiveRequest that an error is about, so that callers can name the
+/// config key or flag it came from.
+enum class RequestField { Groups, IpusPerReplica, LinkConfig, Algorithm, Elements };
+
+/// An inconsistent CollectiveRequest: what() says why, field() which input is at fault.
+class RequestError : public std::invalid_argument {
+ public:
+  RequestError(RequestField field, const std::string& what)
+      : std::invalid_argument(what), field_(field) {}
+  /// The input at fault.
+  RequestField field() const { return field_; }
+
+ private:
+  RequestField field_;
+};
+
+/// Checks everything build_schedule checks before it emits a step — groups, topology (IPU-Link
+/// domain vs IPUs per replica, link configuration), the algorithm with AUTO resolved and the
+/// hierarchical tiers chosen, against the op and the link configuration — without generating
+/// the schedule (cheap for any system size). Throws RequestError.
+void validate_request(const CollectiveRequest& request);
+
 /// Receives each superstep as it is generated (the reference is only valid during the call).
 using StepSink = std::function<void(const Superstep&)>;
 
-/// Builds the whole schedule; throws std::invalid_argument on an inconsistent request and
+/// Builds the whole schedule; throws RequestError on an inconsistent request and
 /// std::length_error when a working buffer exceeds 2^32 - 1 elements.
 Schedule build_schedule(const CollectiveRequest& request);
 

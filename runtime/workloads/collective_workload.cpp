@@ -7,11 +7,13 @@
 #include <systemc>
 
 #include "collectives/auto_select.hpp"
+#include "collectives/best_candidates.hpp"
 #include "collectives/comm_group_spec.hpp"
 #include "collectives/functional.hpp"
 #include "collectives/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/workloads/forked_trial.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 
@@ -29,7 +31,33 @@ struct CollectiveSpec {
   Json input;        // explicit per-replica input
   bool output_values = false;
   std::uint64_t repeat = 1;
+  bool best = false;  ///< algorithm "best": the fastest candidate, found by simulating each
+  Json best_report;   ///< best: the candidates' times and what auto picks
 };
+
+/// Summary lines of algorithm "best": the choice, auto's, and every candidate's time.
+std::string best_summary(const Json& b) {
+  std::ostringstream out;
+  char line[200];
+  std::snprintf(line, sizeof line, "  best             %s in %.3f ns; auto (GCL's rule) picks %s", b["chosen"].get<std::string>().c_str(),
+                b["chosen_time_ns"].get<double>(), b["auto_choice"].get<std::string>().c_str());
+  out << line;
+  if (b["auto_agrees"].get<bool>()) {
+    out << " too\n";
+  } else if (b["auto_time_ns"].is_number()) {
+    std::snprintf(line, sizeof line, ", %.3f ns (+%.2f %%)\n", b["auto_time_ns"].get<double>(),
+                  b["auto_slowdown_pct"].get<double>());
+    out << line;
+  } else {
+    out << "\n";
+  }
+  for (const Json& c : b["candidates"]) {
+    std::snprintf(line, sizeof line, "    %-20s %16.3f ns\n", c["algorithm"].get<std::string>().c_str(), c["time_ns"].get<double>());
+    out << line;
+  }
+  for (const Json& c : b["not_applicable"]) out << "    " << c["algorithm"].get<std::string>() << ": not applicable\n";
+  return out.str();
+}
 
 /// Parses "all", "none", "consecutive:K", "orthogonal:K" into a CommGroup.
 coll::CommGroup parse_group_spec(ConfigNode& node, const std::string& key, const std::string& text) {
@@ -85,7 +113,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
       r["ild_algorithm"] = coll::to_string(s.ild_algorithm);
       r["gw_algorithm"] = coll::to_string(s.gw_algorithm);
     }
-    r["requested_algorithm"] = coll::to_string(spec_.request.algorithm);
+    r["requested_algorithm"] = spec_.best ? std::string("best") : coll::to_string(spec_.request.algorithm);
+    if (spec_.best) r["best"] = spec_.best_report;
     r["reduce"] = coll::to_string(s.reduce);
     r["dtype"] = coll::to_string(s.dtype);
     r["replicas"] = spec_.replicas;
@@ -124,6 +153,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s\n",
                   r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>());
     out << line;
+    if (spec_.best) out << best_summary(spec_.best_report);
     if (functional_.is_object()) {
       out << "  functional check " << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL")
           << " (max abs error " << functional_["max_abs_error"].get<double>() << ")\n";
@@ -242,6 +272,79 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   bool done_ = false;
 };
 
+/// The config key of the input a RequestError is about.
+std::string request_key(coll::RequestField field, bool by_group_size, bool by_elements) {
+  switch (field) {
+    case coll::RequestField::Groups: return by_group_size ? "group_size" : "comm_group";
+    case coll::RequestField::IpusPerReplica: return "ipus_per_replica";
+    case coll::RequestField::LinkConfig: return "link_config";
+    case coll::RequestField::Elements: return by_elements ? "elements" : "bytes";
+    case coll::RequestField::Algorithm: break;
+  }
+  return "algorithm";
+}
+
+/// algorithm "best": simulates every algorithm that can run this request, each in a forked
+/// trial (its own copy of the elaborated system, so the reported run carries no trial
+/// traffic), and sets the request to the fastest; ties go to the earlier candidate in
+/// best_candidates() order. Records every candidate's time and what auto picks.
+void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
+  coll::CollectiveRequest req = spec.request;
+  req.algorithm = coll::Algorithm::Auto;
+  const coll::Algorithm auto_choice = coll::select_algorithm(req);
+  Json candidates = Json::array(), not_applicable = Json::array(), failed = Json::array();
+  coll::Algorithm chosen = coll::Algorithm::Auto;
+  double chosen_ns = 0, auto_ns = -1;
+  for (const coll::Algorithm a : coll::best_candidates()) {
+    req.algorithm = a;
+    const std::string reason = coll::why_not_candidate(req);
+    if (!reason.empty()) {
+      not_applicable.push_back({{"algorithm", coll::to_string(a)}, {"reason", reason}});
+      continue;
+    }
+    CollectiveSpec trial = spec;
+    trial.request.algorithm = a;
+    trial.best = false;
+    trial.repeat = 1;
+    trial.data = "none";
+    trial.input = Json();
+    const Json got = run_forked_trial([&system, &trial]() -> Json {
+      auto* w = new CollectiveWorkload("collective", system, trial);
+      sc_core::sc_start();
+      if (!w->finished()) return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
+      return {{"time_ns", w->results()["time_ns"]}};
+    });
+    if (!got.contains("time_ns")) {
+      failed.push_back({{"algorithm", coll::to_string(a)}, {"error", got.value("error", std::string("?"))}});
+      continue;
+    }
+    const double ns = got["time_ns"].get<double>();
+    candidates.push_back({{"algorithm", coll::to_string(a)}, {"time_ns", ns}});
+    if (a == auto_choice) auto_ns = ns;
+    if (chosen == coll::Algorithm::Auto || ns < chosen_ns) {
+      chosen = a;
+      chosen_ns = ns;
+    }
+  }
+  if (chosen == coll::Algorithm::Auto) {
+    node.fail("algorithm", "best: no candidate algorithm could be simulated" +
+                               (failed.empty() ? std::string() : " (" + failed.dump() + ")"));
+  }
+  spec.request.algorithm = chosen;
+  Json r = Json::object();
+  r["chosen"] = coll::to_string(chosen);
+  r["chosen_time_ns"] = chosen_ns;
+  r["auto_choice"] = coll::to_string(auto_choice);
+  r["auto_time_ns"] = auto_ns >= 0 ? Json(auto_ns) : Json(nullptr);
+  r["auto_agrees"] = auto_choice == chosen;
+  // How much slower GCL's rule is than the model's fastest (0 when they agree).
+  r["auto_slowdown_pct"] = auto_ns >= 0 && chosen_ns > 0 ? Json(100.0 * (auto_ns - chosen_ns) / chosen_ns) : Json(nullptr);
+  r["candidates"] = candidates;
+  r["not_applicable"] = not_applicable;
+  if (!failed.empty()) r["failed"] = failed;
+  spec.best_report = r;
+}
+
 /// Adapter so the sc_module-owning unique_ptr can be returned as a Workload.
 template <class T>
 std::unique_ptr<Workload> as_workload(T* module) {
@@ -262,7 +365,7 @@ void register_collective_params() {
       {w + "comm_group", ParamType::String, "", "all", {}, {}, {}, "all | none | consecutive:K | orthogonal:K (PopART CommGroup); ignored when group_size > 0"},
       {w + "stride", ParamType::Int, "", 1, 1, {}, {}, "ReplicaGrouping stride (used with group_size)"},
       {w + "group_size", ParamType::Int, "", 0, 0, {}, {}, "ReplicaGrouping group size (0 = use comm_group)"},
-      {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does"},
+      {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every algorithm that can run and takes the fastest (the report lists each candidate's time and auto's choice)"},
       {w + "link_config", ParamType::Enum, "", "default", {}, {}, {"default", "sliding_window", "barley_twist"}, "GCL IPU-Link configuration"},
       {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator"},
       {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto picks direct at or below this size (0 = never, as GCL's AUTO)"},
@@ -279,7 +382,9 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   try {
     req.op = coll::parse_collective_op(node.get_enum("op"));
     req.dtype = coll::parse_dtype(node.get_enum("dtype"));
-    req.algorithm = coll::parse_algorithm(node.get_enum("algorithm"));
+    const std::string algorithm = node.get_enum("algorithm");
+    spec.best = algorithm == "best";
+    req.algorithm = spec.best ? coll::Algorithm::Auto : coll::parse_algorithm(algorithm);
     req.reduce = coll::parse_reduce_op(node.get_enum("reduce"));
     req.topology = collective_topology(system, 1, coll::parse_link_config(node.get_enum("link_config")));
   } catch (const std::invalid_argument& e) {
@@ -358,10 +463,13 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   }
 
   try {
-    coll::select_algorithm(req);  // rejects algorithm/topology mismatches before simulating
-  } catch (const std::invalid_argument& e) {
-    node.fail("algorithm", e.what());
+    // Everything the schedule would reject is bad input, named at the key at fault (exit 2),
+    // found before simulating.
+    coll::validate_request(req);
+  } catch (const coll::RequestError& e) {
+    node.fail(request_key(e.field(), group_size > 0, elements > 0), e.what());
   }
+  if (spec.best) choose_best(node, system, spec);
   auto* w = new CollectiveWorkload("collective", system, std::move(spec));
   try {
     w->run_functional_check();

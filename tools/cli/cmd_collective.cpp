@@ -35,7 +35,7 @@ int cmd_collective(const Args& args) {
       "stride", po::value<std::uint64_t>(), "ReplicaGrouping stride (with --group-size)")(
       "group-size", po::value<std::uint64_t>(), "ReplicaGrouping group size")(
       "algorithm", po::value<std::string>()->default_value("auto"),
-      "auto|clockwise|anticlockwise|bidirectional_pair|meet_in_the_middle|quad_directional|direct|hierarchical")(
+      "auto|best|clockwise|anticlockwise|bidirectional_pair|meet_in_the_middle|quad_directional|direct|hierarchical")(
       "link-config", po::value<std::string>()->default_value("default"), "default|sliding_window|barley_twist")(
       "reduce", po::value<std::string>()->default_value("add"), "add|mean|mul|min|max|local")(
       "data", po::value<std::string>()->default_value("none"), "none|replica-id|iota|random:SEED")(
