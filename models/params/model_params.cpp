@@ -4,7 +4,6 @@
 #include "models/params/model_params.hpp"
 
 #include "models/params/param_spec_helpers.hpp"
-#include "models/params/workload_params.hpp"
 #include "sim/params.hpp"
 
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
@@ -162,7 +161,6 @@ void register_model_params() {
   reg.add(ipu_link_specs());
   reg.add(machine_specs());
   reg.add(system_specs());
-  reg.add(microbenchmark_param_specs());
 }
 
 }  // namespace ipusim

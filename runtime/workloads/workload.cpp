@@ -4,6 +4,7 @@
 
 #include "runtime/workloads/collective_workload.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark_params.hpp"
 #include "runtime/workloads/sharded_tensor_workload.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "runtime/workloads/training_workload.hpp"
@@ -16,6 +17,7 @@ void register_runtime_params() {
       {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor", "training"},
        "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's collectives, or a replicated phased training step"},
   });
+  register_microbenchmark_params();
   register_collective_params();
   register_training_params();
   register_sharded_tensor_params();

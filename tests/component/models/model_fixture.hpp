@@ -10,6 +10,7 @@
 #include "models/params/model_params.hpp"
 #include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/runtime_params.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"
 
@@ -38,6 +39,7 @@ inline void merge(Json& base, const Json& overlay) {
 /// configs/systems/<preset>.json with `extra` merged on top.
 inline ConfigDoc preset_config(const std::string& preset, const Json& extra = Json::object()) {
   register_model_params();
+  register_runtime_params();  // the microbenchmark's step fields
   Json root = ConfigDoc::load_file(source_dir() + "/configs/systems/" + preset + ".json").root();
   merge(root, extra);
   return ConfigDoc::from_json(root, "test:" + preset);
