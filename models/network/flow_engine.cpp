@@ -23,6 +23,12 @@ ResourceId FlowEngine::add_resource(ResourceSpec spec) {
     throw SimulationError("resource '" + spec.name + "' has no capacity");
   }
   kind_cap_[static_cast<std::size_t>(spec.kind)] += spec.capacity_Bpns;
+  ResourceFlow f;
+  f.chunk_bytes = spec.chunk_bytes.value_or(params_.chunk_bytes);
+  f.credits_bytes = spec.credits_bytes.value_or(params_.credits_bytes);
+  f.arbitration = spec.arbitration.value_or(params_.arbitration);
+  if (f.arbitration == Arbitration::Fifo) ++fifo_resources_;
+  flow_.push_back(f);
   specs_.push_back(std::move(spec));
   res_.emplace_back();
   return static_cast<ResourceId>(specs_.size() - 1);
@@ -39,22 +45,42 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
   return s;
 }
 
+void FlowEngine::credit_stats(ResourceId id, const ResourceStats& delta) {
+  ResourceStats& st = res_[id].st;
+  st.bytes += delta.bytes;
+  st.busy_ns += delta.busy_ns;
+  st.transfers += delta.transfers;
+  st.max_concurrent = std::max(st.max_concurrent, delta.max_concurrent);
+}
+
 double FlowEngine::path_latency_ns(const Route& route) const {
   double lat = 0;
   for (ResourceId r : route) lat += specs_[r].latency_ns;
   return lat;
 }
 
+void FlowEngine::route_timing(const Route& route, std::uint64_t bytes, double& latency_ns, double& cap) const {
+  // Sums of whole chunk sizes are exact in a double, so a route whose tiers share one chunk
+  // size gives bit for bit (hops - 1) x chunk / bottleneck.
+  const double lat = path_latency_ns(route);
+  std::uint64_t fill_bytes = 0;
+  for (std::size_t i = 1; i < route.size(); ++i) fill_bytes += std::min<std::uint64_t>(bytes, flow_[route[i]].chunk_bytes);
+  latency_ns = lat + static_cast<double>(fill_bytes) / route_bottleneck(specs_, route);
+  cap = kInf;
+  for (ResourceId r : route) {
+    const ResourceFlow& f = flow_[r];
+    if (f.credits_bytes > 0 && specs_[r].latency_ns > 0) {
+      cap = std::min(cap, static_cast<double>(f.credits_bytes) / (2.0 * specs_[r].latency_ns));
+    }
+  }
+}
+
 double FlowEngine::lone_transfer_ns(const Route& route, std::uint64_t bytes) const {
   if (route.empty()) return 0.0;
-  const double lat = path_latency_ns(route);
-  double rate = route_bottleneck(specs_, route);
-  if (params_.credits_bytes > 0 && lat > 0) {
-    rate = std::min(rate, static_cast<double>(params_.credits_bytes) / (2.0 * lat));
-  }
-  const double chunk = static_cast<double>(std::min<std::uint64_t>(bytes, params_.chunk_bytes));
-  const double fill = static_cast<double>(route.size() - 1) * chunk / route_bottleneck(specs_, route);
-  return lat + fill + static_cast<double>(bytes) / rate;
+  double latency_ns = 0, cap = kInf;
+  route_timing(route, bytes, latency_ns, cap);
+  const double rate = std::min(route_bottleneck(specs_, route), cap);
+  return latency_ns + static_cast<double>(bytes) / rate;
 }
 
 void FlowEngine::validate_route(const Route& route) const {
@@ -104,13 +130,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
     arrivals_.push({now_ns, f.id, slot});
     return slot;
   }
-  const double lat = path_latency_ns(route);
-  const double bottleneck = route_bottleneck(specs_, route);
-  const double chunk = static_cast<double>(std::min<std::uint64_t>(bytes, params_.chunk_bytes));
-  f.latency_ns = lat + static_cast<double>(route.size() - 1) * chunk / bottleneck;
-  f.cap = (params_.credits_bytes > 0 && lat > 0)
-              ? static_cast<double>(params_.credits_bytes) / (2.0 * lat)
-              : kInf;
+  route_timing(route, bytes, f.latency_ns, f.cap);
   if (bytes == 0) {
     f.state = State::InFlight;
     arrivals_.push({now_ns + f.latency_ns, f.id, slot});
@@ -235,11 +255,7 @@ void FlowEngine::clean_group_heaps() {
 void FlowEngine::lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns,
                            double& cap) const {
   // The same operations, in the same order, as start() and the allocation of a lone flow.
-  const double lat = path_latency_ns(route);
-  const double bottleneck = route_bottleneck(specs_, route);
-  const double chunk = static_cast<double>(std::min<std::uint64_t>(bytes, params_.chunk_bytes));
-  latency_ns = lat + static_cast<double>(route.size() - 1) * chunk / bottleneck;
-  cap = (params_.credits_bytes > 0 && lat > 0) ? static_cast<double>(params_.credits_bytes) / (2.0 * lat) : kInf;
+  route_timing(route, bytes, latency_ns, cap);
   rate = cap;
   for (ResourceId rid : route) rate = std::min(rate, specs_[rid].capacity_Bpns);
 }
@@ -301,7 +317,9 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
             k.shared = rid;
           }
         }
-        if (shared_count == 1 && params_.arbitration == Arbitration::Fair) {
+        bool all_fair = true;
+        for (ResourceId rid : route) all_fair = all_fair && flow_[rid].arbitration == Arbitration::Fair;
+        if (shared_count == 1 && all_fair) {
           const double share = specs_[k.shared].capacity_Bpns / static_cast<double>(res_[k.shared].batch_uses);
           bool below = share < k.cap;
           for (ResourceId rid : route) below = below && (rid == k.shared || share < specs_[rid].capacity_Bpns);
@@ -606,6 +624,32 @@ void FlowEngine::allocate_fifo() {
   }
 }
 
+void FlowEngine::allocate_mixed() {
+  // Tiers with different arbitration in one component have no canonical max-min answer.
+  // Greedy, in start order: a flow takes what is left on its fifo resources and its equal
+  // share of what is left on its fair ones (remaining capacity / flows not yet served).
+  for (ResourceId rid : comp_res_) {
+    res_[rid].rem = specs_[rid].capacity_Bpns;
+    res_[rid].unf = static_cast<std::uint32_t>(res_[rid].flows.size());
+  }
+  std::sort(comp_flows_.begin(), comp_flows_.end(),
+            [this](std::uint32_t a, std::uint32_t b) { return flows_[a].id < flows_[b].id; });
+  for (std::uint32_t slot : comp_flows_) {
+    Flow& f = flows_[slot];
+    double rate = f.cap;
+    for (ResourceId rid : f.route) {
+      const Res& r = res_[rid];
+      rate = std::min(rate, flow_[rid].arbitration == Arbitration::Fifo ? r.rem : r.rem / std::max<std::uint32_t>(1, r.unf));
+    }
+    if (rate < 1e-12) rate = 0;
+    f.rate = rate;
+    for (ResourceId rid : f.route) {
+      res_[rid].rem = std::max(0.0, res_[rid].rem - rate);
+      if (res_[rid].unf > 0) --res_[rid].unf;
+    }
+  }
+}
+
 void FlowEngine::reallocate(double now_ns) {
   if (dirty_.empty()) return;
   ++epoch_;
@@ -646,10 +690,18 @@ void FlowEngine::reallocate(double now_ns) {
     f.remaining = std::max(0.0, f.remaining - f.rate * (now_ns - f.t_ref));
     f.t_ref = now_ns;
   }
-  if (params_.arbitration == Arbitration::Fair) {
+  if (fifo_resources_ == 0) {
     allocate_fair(now_ns);
   } else {
-    allocate_fifo();
+    std::size_t fifo = 0;
+    for (ResourceId rid : comp_res_) fifo += flow_[rid].arbitration == Arbitration::Fifo;
+    if (fifo == 0) {
+      allocate_fair(now_ns);
+    } else if (fifo == comp_res_.size()) {
+      allocate_fifo();
+    } else {
+      allocate_mixed();
+    }
   }
   for (ResourceId rid : comp_res_) {
     double sum = 0;

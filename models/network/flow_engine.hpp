@@ -11,11 +11,17 @@
 // chunk_bytes: real links interleave concurrent transfers chunk by chunk (round robin). The
 // fluid max-min fair share used here is the small-chunk limit of that interleaving (two
 // equal flows each get exactly half). The chunk size appears only as the store-and-forward
-// of one chunk per extra hop before a multi-hop route is cut through.
+// of one chunk per extra hop before a multi-hop route is cut through: hop i > 1 waits for
+// min(bytes, chunk of hop i) bytes, so the fill is sum(min(bytes, chunk_i)) / bottleneck.
+// credits_bytes: a per-flow receiver buffer at each hop's far end; a window of C bytes over a
+// hop of latency L caps the flow at C / (2 L) (a credit takes L to come back).
+// Chunk size, credits and arbitration are per resource (its link tier); a resource without
+// them takes the engine-wide FlowEngineParams.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -41,6 +47,17 @@ struct ResourceSpec {
   double latency_ns = 0.0;     ///< paid once per traversal
   std::uint32_t links = 1;     ///< physical links striped in this bundle (for describe)
   std::string group;           ///< link group for describe, e.g. "ipu_link.partner"
+  /// Flow control of the resource's tier; unset fields take the engine-wide FlowEngineParams.
+  std::optional<std::uint64_t> chunk_bytes;
+  std::optional<std::uint64_t> credits_bytes;
+  std::optional<Arbitration> arbitration;
+};
+
+/// Resolved flow control of one resource (what the engines use).
+struct ResourceFlow {
+  std::uint64_t chunk_bytes = 0;
+  std::uint64_t credits_bytes = 0;
+  Arbitration arbitration = Arbitration::Fair;
 };
 
 /// Accumulated use of one resource.
@@ -88,6 +105,8 @@ class FlowEngine {
   ResourceId add_resource(ResourceSpec spec);
   std::size_t num_resources() const { return specs_.size(); }
   const ResourceSpec& resource(ResourceId id) const { return specs_[id]; }
+  /// Chunk size, credits and arbitration of a resource (its tier's, or the engine's).
+  const ResourceFlow& flow_control(ResourceId id) const { return flow_[id]; }
   const FlowEngineParams& params() const { return params_; }
   /// Stats of a resource integrated up to `now_ns`.
   ResourceStats stats(ResourceId id, double now_ns) const;
@@ -119,6 +138,12 @@ class FlowEngine {
   std::size_t active_flows() const { return active_; }
   /// Total flows started so far.
   std::uint64_t flows_started() const { return next_id_; }
+  /// Adds `delta` to an idle resource's stats (bytes, busy time, transfers; the peak
+  /// concurrency rises to delta's). Used when the executor replays a collective that ran alone
+  /// on the network: the original's traffic is credited to the links it used.
+  void credit_stats(ResourceId id, const ResourceStats& delta);
+  /// Counts `n` flows as started (a replayed collective's flows use up their ids).
+  void credit_flows(std::uint64_t n) { next_id_ += n; }
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
   /// Sum of the current rates on all resources of `kind` (bytes per ns), for trace counters.
@@ -217,6 +242,10 @@ class FlowEngine {
     k = std::max(0.0, k + rate - res_[id].sum_rate);
     res_[id].sum_rate = rate;
   }
+  /// Latency plus chunk fill of a route and its credit cap (the same operations everywhere).
+  void route_timing(const Route& route, std::uint64_t bytes, double& latency_ns, double& cap) const;
+  /// Greedy allocation for components mixing fair and fifo resources (see allocate_mixed()).
+  void allocate_mixed();
   /// Rate and latency of a flow alone on an idle route (what allocation would give it).
   void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns, double& cap) const;
   /// Turns a draining group back into individual flows (state as if started one by one).
@@ -240,6 +269,8 @@ class FlowEngine {
 
   FlowEngineParams params_;
   std::vector<ResourceSpec> specs_;
+  std::vector<ResourceFlow> flow_;
+  std::size_t fifo_resources_ = 0;  ///< resources with fifo arbitration
   std::vector<Res> res_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_slots_;

@@ -1,7 +1,13 @@
 #pragma once
-// The system's one network: a FlowEngine driven by a single SC_METHOD that sleeps until the
-// next drain end or arrival. Starts at the same timestamp are batched (one reallocation per
-// delta cycle), so the cost is per flow start/end, never per byte, chunk or tile.
+// The system's one network, behind one API in both models (`/sim/network_model`):
+// - fluid (default): a FlowEngine driven by a single SC_METHOD that sleeps until the next
+//   drain end or arrival. Starts at the same timestamp are batched (one reallocation per
+//   delta cycle), so the cost is per flow start/end, never per byte, chunk or tile.
+// - packet: a PacketEngine (chunks, round-robin, credits) driven by the same SC_METHOD. On
+//   each wake it runs its chunk events ahead up to the next activity of any other process
+//   (sc_time_to_pending_activity) or the next flow completion, whichever is first, so
+//   SystemC wakes once per completion, not once per chunk.
+// The LinkModules of the hierarchy are views onto the resources of this network.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -9,7 +15,11 @@
 
 #include <systemc>
 
+#include <memory>
+
 #include "models/network/flow_engine.hpp"
+#include "models/network/packet_engine.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {
@@ -29,14 +39,22 @@ struct TransferResult {
   double duration_ns() const { return end_ns - start_ns; }
 };
 
-/// Flow-level network of bandwidth resources (SystemC wrapper around FlowEngine).
+/// Which engine times the transfers, and the packet engine's budget.
+struct NetworkOptions {
+  NetworkModel model = NetworkModel::Fluid;
+  /// Packet model: most chunk hops the run's transfers may need in total (refused beyond).
+  double max_chunk_hops = 2e9;
+};
+
+/// Network of bandwidth resources (SystemC wrapper around a FlowEngine or a PacketEngine).
 class Network : public sc_core::sc_module, public StatsProvider {
  public:
   using Callback = std::function<void(const TransferResult&)>;
 
   SC_HAS_PROCESS(Network);
   /// Takes the resource table (ids in order) and the engine options.
-  Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources, FlowEngineParams params);
+  Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources, FlowEngineParams params,
+          NetworkOptions options = {});
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
@@ -51,7 +69,13 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// results or callbacks (a flat 4096-IPU ring plays 33 M transfers through this).
   void transfer_batch(const std::vector<const Route*>& routes, const std::vector<std::uint64_t>& bytes);
 
+  /// The fluid engine; in both models it holds the resource table (names, capacities, flow
+  /// control), in the packet model it carries no flows.
   const FlowEngine& engine() const { return engine_; }
+  NetworkModel model() const { return options_.model; }
+  /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
+  /// the simulation was stopped and this says why, with the estimate and what to change.
+  const std::string& refusal() const { return refusal_; }
   /// Oracle for an idle network: latency + fill + bytes / bottleneck.
   double lone_transfer_ns(const Route& route, std::uint64_t bytes) const {
     return engine_.lone_transfer_ns(route, bytes);
@@ -60,17 +84,31 @@ class Network : public sc_core::sc_module, public StatsProvider {
   ResourceStats resource_stats(ResourceId id) const;
   /// Number of network wake-ups so far (simulator-speed metric).
   std::uint64_t wakeups() const { return wakeups_; }
+  /// Fluid model: credits a replayed interval's use (flows started, wake-ups and per-resource
+  /// stats deltas) as if it had been simulated; see FlowEngine::credit_stats.
+  void credit_replay(std::uint64_t flows, std::uint64_t wakeups,
+                     const std::vector<std::pair<ResourceId, ResourceStats>>& resources);
 
-  /// Per used resource: bytes, busy_ns, utilisation (bytes / (capacity x now)), transfers.
+  /// `model`, `flows`, `wakeups` (and `chunk_hops` in the packet model); per-resource stats
+  /// are reported by the LinkModules.
   void collect_stats(Json& out) const override;
 
  private:
   void wake();
+  void wake_packet();
   void schedule_next();
+  /// Packet model: adds the chunk hops of new transfers to the budget; false (and the run
+  /// stopped, refusal() set) when the budget is exceeded.
+  bool admit(double chunk_hops);
+  double next_event_ns();
   /// Trace counters: utilisation of each resource kind after a wake.
   void trace_utilisation(double now);
 
   FlowEngine engine_;
+  NetworkOptions options_;
+  std::unique_ptr<PacketEngine> packet_;  ///< set in the packet model
+  double planned_chunk_hops_ = 0;
+  std::string refusal_;
   sc_core::sc_event wake_event_;
   std::vector<Callback> callbacks_;          // indexed by engine slot
   /// Outstanding transfers of one transfer_batch() call and the event its caller waits on.

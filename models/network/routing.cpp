@@ -43,15 +43,29 @@ Topology::Topology(const HwParams& p)
   down_.assign(n, kNone);
   gw_to_ipu_.assign(n, kNone);
   ipu_to_gw_.assign(n, kNone);
+  tier_flow_[static_cast<std::size_t>(ResourceKind::IpuLink)] = p.ipu_link.flow;
+  tier_flow_[static_cast<std::size_t>(ResourceKind::GatewayLink)] = p.machine.gateway_link_flow;
+  tier_flow_[static_cast<std::size_t>(ResourceKind::Ddr)] = p.machine.ddr_flow;
+  tier_flow_[static_cast<std::size_t>(ResourceKind::GwLink)] = p.machine.gw_link_flow;
+  tier_flow_[static_cast<std::size_t>(ResourceKind::GwSwitch)] = p.machine.gw_link_flow;
+  tier_flow_[static_cast<std::size_t>(ResourceKind::HostLink)] = p.machine.host_link_flow;
   build_ipu_links(p);
   build_machines(p);
   build_gw_links(p);
 }
 
+const FlowControl& Topology::tier_flow(ResourceKind kind) const { return tier_flow_[static_cast<std::size_t>(kind)]; }
+
 ResourceId Topology::add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
-                         double latency_ns, std::uint32_t links) {
-  specs_.push_back(ResourceSpec{std::move(name), kind, cap_Bpns, latency_ns, links, std::move(group)});
+                         double latency_ns, std::uint32_t links, std::uint32_t owner) {
+  ResourceSpec spec{std::move(name), kind, cap_Bpns, latency_ns, links, std::move(group), {}, {}, {}};
+  const FlowControl& f = tier_flow(kind);
+  spec.chunk_bytes = f.chunk_bytes;
+  spec.credits_bytes = f.credits_bytes;
+  spec.arbitration = f.arbitration;
+  specs_.push_back(std::move(spec));
   kinds_.push_back(kind);
+  owner_.push_back(owner);
   return static_cast<ResourceId>(specs_.size() - 1);
 }
 
@@ -76,11 +90,11 @@ void Topology::build_ipu_links(const HwParams& p) {
     // Without dedicated cross links, crossing traffic shares the partner bundle (and vice versa).
     if (l.partner_links > 0) {
       partner_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".partner", ResourceKind::IpuLink,
-                          "ipu_link.partner", l.partner_links * link, l.latency_ns, l.partner_links);
+                          "ipu_link.partner", l.partner_links * link, l.latency_ns, l.partner_links, machine_of(ipu));
     }
     if (l.cross_links > 0) {
       cross_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".cross", ResourceKind::IpuLink,
-                        "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links);
+                        "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links, machine_of(ipu));
     }
     if (partner_[ipu] == kNone) partner_[ipu] = cross_[ipu];
     if (cross_[ipu] == kNone) cross_[ipu] = partner_[ipu];
@@ -90,14 +104,14 @@ void Topology::build_ipu_links(const HwParams& p) {
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.up_links;
       up_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, true)) + (wrap ? ".wrap" : ".up"),
                      ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
-                     l.latency_ns, links);
+                     l.latency_ns, links, machine_of(ipu));
     }
     if (k > 0 || wraps_) {
       const bool wrap = k == 0;
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.down_links;
       down_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, false)) + (wrap ? ".wrap" : ".down"),
                        ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
-                       l.latency_ns, links);
+                       l.latency_ns, links, machine_of(ipu));
     }
   }
 }
@@ -111,18 +125,18 @@ void Topology::build_machines(const HwParams& p) {
   for (std::uint32_t mi = 0; mi < machines; ++mi) {
     const std::string mn = machine_name(mi);
     ddr_[mi] = add(mn + ".ddr", ResourceKind::Ddr, "ddr", m.ddr_bandwidth_GBps * m.ddr_efficiency,
-                   m.ddr_latency_ns, 1);
+                   m.ddr_latency_ns, 1, mi);
     host_in_[mi] = add("host->" + mn, ResourceKind::HostLink, "host_link",
-                       m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1);
+                       m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
     host_out_[mi] = add(mn + "->host", ResourceKind::HostLink, "host_link",
-                        m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1);
+                        m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
     for (std::uint32_t i = 0; i < ipm_; ++i) {
       const std::uint32_t ipu = mi * ipm_ + i;
       const double cap = m.ipu_gateway_link_GBps * m.ipu_gateway_link_efficiency;
       gw_to_ipu_[ipu] = add(mn + ".gw->" + ipu_name(ipu), ResourceKind::GatewayLink, "gateway_link", cap,
-                            m.ipu_gateway_link_latency_ns, 1);
+                            m.ipu_gateway_link_latency_ns, 1, mi);
       ipu_to_gw_[ipu] = add(ipu_name(ipu) + "->" + mn + ".gw", ResourceKind::GatewayLink, "gateway_link",
-                            cap, m.ipu_gateway_link_latency_ns, 1);
+                            cap, m.ipu_gateway_link_latency_ns, 1, mi);
     }
   }
 }
@@ -138,12 +152,12 @@ void Topology::build_gw_links(const HwParams& p) {
     uplink_.assign(machines, kNone);
     downlink_.assign(machines, kNone);
     switch_ = add("gw_switch", ResourceKind::GwSwitch, "gw_switch", m.switch_bandwidth_GBps,
-                  m.switch_latency_ns, 1);
+                  m.switch_latency_ns, 1, kNone);
     for (std::uint32_t mi = 0; mi < machines; ++mi) {
       uplink_[mi] = add(machine_name(mi) + "->gw_switch", ResourceKind::GwLink, "gw_link", g * link,
-                        m.gw_link_latency_ns, g);
+                        m.gw_link_latency_ns, g, mi);
       // The GW-Link latency is paid once per traversal: on the uplink.
-      downlink_[mi] = add("gw_switch->" + machine_name(mi), ResourceKind::GwLink, "gw_link", g * link, 0.0, g);
+      downlink_[mi] = add("gw_switch->" + machine_name(mi), ResourceKind::GwLink, "gw_link", g * link, 0.0, g, mi);
     }
     return;
   }
@@ -160,11 +174,11 @@ void Topology::build_gw_links(const HwParams& p) {
       const std::uint32_t me = ((x + 1) % num_ilds_) * machines_per_ild_ + q;
       const std::uint32_t mw = ((x + num_ilds_ - 1) % num_ilds_) * machines_per_ild_ + q;
       east_[mi] = add(machine_name(mi) + "->" + machine_name(me) + ".gw_link", ResourceKind::GwLink, "gw_link",
-                      east_links * link, m.gw_link_latency_ns, east_links);
+                      east_links * link, m.gw_link_latency_ns, east_links, mi);
       west_[mi] = west_links == 0
                       ? kNone
                       : add(machine_name(mi) + "->" + machine_name(mw) + ".gw_link", ResourceKind::GwLink,
-                            "gw_link", west_links * link, m.gw_link_latency_ns, west_links);
+                            "gw_link", west_links * link, m.gw_link_latency_ns, west_links, mi);
     }
   }
 }

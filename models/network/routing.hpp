@@ -66,6 +66,11 @@ class Topology {
   /// The highest tier a route uses (host > GW-Link > streaming memory > IPU-Link).
   LinkTier tier(const Route& route) const;
   ResourceKind kind(ResourceId id) const { return kinds_[id]; }
+  std::size_t num_resources() const { return kinds_.size(); }
+  /// The machine whose module owns a resource (IPU-Links: the sending IPU's machine; DDR,
+  /// gateway and host links: their machine; GW-Links: the sending machine, the switch's
+  /// downlinks: the receiving one), or kNone for the GW-Link switch itself.
+  std::uint32_t owner_machine(ResourceId id) const { return owner_[id]; }
 
   ResourceId ddr(std::uint32_t machine) const { return ddr_[machine]; }
   ResourceId gateway_to_ipu(std::uint32_t ipu) const { return gw_to_ipu_[ipu]; }
@@ -76,7 +81,9 @@ class Topology {
 
  private:
   ResourceId add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
-                 double latency_ns, std::uint32_t links);
+                 double latency_ns, std::uint32_t links, std::uint32_t owner);
+  /// Flow control of the tier a resource kind belongs to.
+  const FlowControl& tier_flow(ResourceKind kind) const;
   void build_ipu_links(const HwParams& p);
   void build_machines(const HwParams& p);
   void build_gw_links(const HwParams& p);
@@ -89,6 +96,8 @@ class Topology {
   GwTopology gw_;
   std::vector<ResourceSpec> specs_;
   std::vector<ResourceKind> kinds_;
+  std::vector<std::uint32_t> owner_;
+  FlowControl tier_flow_[FlowEngine::kNumKinds];
   std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
   std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;
   ResourceId switch_ = kNone;

@@ -2,6 +2,7 @@
 // more than one field.
 #include "models/params/hw_params.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/config.hpp"
@@ -12,6 +13,15 @@ namespace {
 
 std::uint32_t get_u32(ConfigNode& n, const std::string& key) {
   return static_cast<std::uint32_t>(n.get_uint(key));
+}
+
+/// Reads `<prefix>chunk_bytes`, `<prefix>credits_bytes` and `<prefix>arbitration` of a tier.
+FlowControl read_flow_control(ConfigNode& n, const std::string& prefix) {
+  FlowControl f;
+  f.chunk_bytes = n.get_uint(prefix + "chunk_bytes");
+  f.credits_bytes = n.get_uint(prefix + "credits_bytes");
+  f.arbitration = n.get_enum(prefix + "arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
+  return f;
 }
 
 ChipParams read_chip(ConfigNode n) {
@@ -58,9 +68,7 @@ IpuLinkParams read_ipu_link(ConfigNode n) {
   l.up_links = get_u32(n, "up_links");
   l.down_links = get_u32(n, "down_links");
   l.torus_wrap_links = get_u32(n, "torus_wrap_links");
-  l.chunk_bytes = n.get_uint("chunk_bytes");
-  l.arbitration = n.get_enum("arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
-  l.credits_bytes = n.get_uint("credits_bytes");
+  l.flow = read_flow_control(n, "");
   const std::uint32_t used = l.partner_links + l.cross_links + l.up_links + l.down_links;
   if (used > l.links_per_ipu) {
     n.fail("partner_links", "partner + cross + up + down links (" + std::to_string(used) +
@@ -83,6 +91,8 @@ MachineParams read_machine(ConfigNode n) {
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
   m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
+  m.gateway_link_flow = read_flow_control(gw, "ipu_gateway_link_");
+  m.ddr_flow = read_flow_control(gw, "ddr_");
   gw.finish();
   ConfigNode gl = n.child("gw_link");
   m.gw_links_per_machine = get_u32(gl, "links_per_machine");
@@ -91,11 +101,13 @@ MachineParams read_machine(ConfigNode n) {
   m.gw_link_latency_ns = gl.get_double("latency_ns");
   m.switch_latency_ns = gl.get_double("switch_latency_ns");
   m.switch_bandwidth_GBps = gl.get_double("switch_bandwidth_GBps");
+  m.gw_link_flow = read_flow_control(gl, "");
   gl.finish();
   ConfigNode hl = n.child("host_link");
   m.host_link_GBps = hl.get_double("bandwidth_GBps");
   m.host_link_efficiency = hl.get_double("efficiency");
   m.host_link_latency_ns = hl.get_double("latency_ns");
+  m.host_link_flow = read_flow_control(hl, "");
   hl.finish();
   n.finish();
   return m;
@@ -119,6 +131,42 @@ SystemParams read_system(ConfigNode n) {
   return s;
 }
 
+/// Packet mode needs a real transfer unit on every tier and receiver buffers that can hold
+/// a whole chunk of any tier (a smaller buffer could never accept one: deadlock).
+void check_packet_flow_control(ConfigNode& root, const HwParams& p) {
+  struct Tier {
+    const char* section;
+    const char* prefix;
+    const FlowControl* flow;
+  };
+  const Tier tiers[] = {{"ipu_link", "", &p.ipu_link.flow},
+                        {"machine/gateway", "ipu_gateway_link_", &p.machine.gateway_link_flow},
+                        {"machine/gateway", "ddr_", &p.machine.ddr_flow},
+                        {"machine/gw_link", "", &p.machine.gw_link_flow},
+                        {"machine/host_link", "", &p.machine.host_link_flow}};
+  std::uint64_t max_chunk = 0;
+  for (const Tier& t : tiers) max_chunk = std::max(max_chunk, t.flow->chunk_bytes);
+  for (const Tier& t : tiers) {
+    const std::string key = std::string(t.prefix);
+    ConfigNode node(root);
+    for (std::string rest = t.section; !rest.empty();) {
+      const auto slash = rest.find('/');
+      node = node.child(rest.substr(0, slash));
+      rest = slash == std::string::npos ? "" : rest.substr(slash + 1);
+    }
+    if (t.flow->chunk_bytes == 0) {
+      node.fail(key + "chunk_bytes", "is 0, but sim.network_model=packet moves chunks: give the tier's transfer unit in bytes (> 0)");
+    }
+    if (t.flow->credits_bytes != 0 && t.flow->credits_bytes < max_chunk) {
+      node.fail(key + "credits_bytes", std::to_string(t.flow->credits_bytes) +
+                                           " bytes cannot hold one chunk of the largest tier (" +
+                                           std::to_string(max_chunk) +
+                                           " bytes) in sim.network_model=packet: expected 0 (unbounded) or >= " +
+                                           std::to_string(max_chunk));
+    }
+  }
+}
+
 }  // namespace
 
 HwParams read_hw_params(ConfigDoc& doc) {
@@ -133,6 +181,9 @@ HwParams read_hw_params(ConfigDoc& doc) {
   ConfigNode sim = root.child("sim");
   p.system.fidelity = sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
   p.system.fast_paths = sim.get_bool("fast_paths");
+  p.system.network_model = sim.get_enum("network_model") == "packet" ? NetworkModel::Packet : NetworkModel::Fluid;
+  p.system.packet_max_chunk_hops = sim.get_double("packet_max_chunk_hops");
+  if (p.system.network_model == NetworkModel::Packet) check_packet_flow_control(root, p);
 
   const std::uint32_t ild = p.ild_size_ipus();
   if (ild > 1 && ild % 2 != 0) {
@@ -158,6 +209,8 @@ std::string to_string(ComputeDType t) {
 }
 std::string to_string(Fidelity f) { return f == Fidelity::PerTile ? "per_tile" : "aggregated"; }
 std::string to_string(IpuLinkTopology t) { return t == IpuLinkTopology::Ladder ? "ladder" : "torus"; }
+std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
+std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
 std::string to_string(GwTopology t) {
   return t == GwTopology::None ? "none" : t == GwTopology::Ring ? "ring" : "switch";
 }

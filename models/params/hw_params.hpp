@@ -20,6 +20,16 @@ enum class IpuLinkTopology { Ladder, Torus };
 enum class GwTopology { None, Ring, Switch };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
+/// Which engine times the network: flow-level max-min sharing, or chunks with credits.
+enum class NetworkModel { Fluid, Packet };
+
+/// Flow control of one link tier: the unit links interleave, the receiver buffer per flow
+/// (credits) and how the links of the tier share themselves among transfers.
+struct FlowControl {
+  std::uint64_t chunk_bytes = 256;  ///< transfer unit; 0 = pure fluid (fluid model only)
+  std::uint64_t credits_bytes = 0;  ///< receiver buffer per flow at each link's far end; 0 = unbounded
+  Arbitration arbitration = Arbitration::Fair;
+};
 
 /// Per-chip parameters (`/chip`).
 struct ChipParams {
@@ -60,9 +70,7 @@ struct IpuLinkParams {
   std::uint32_t up_links = 2;
   std::uint32_t down_links = 2;
   std::uint32_t torus_wrap_links = 2;
-  std::uint64_t chunk_bytes = 256;
-  Arbitration arbitration = Arbitration::Fair;
-  std::uint64_t credits_bytes = 0;
+  FlowControl flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
   /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
   double link_Bpns() const { return bandwidth_Gbps_per_link / 8.0 * efficiency; }
 };
@@ -89,6 +97,10 @@ struct MachineParams {
   double host_link_GBps = 25;
   double host_link_efficiency = 0.85;
   double host_link_latency_ns = 5000;
+  FlowControl gateway_link_flow;  ///< `/machine/gateway/ipu_gateway_link_{chunk_bytes,credits_bytes,arbitration}`
+  FlowControl ddr_flow;           ///< `/machine/gateway/ddr_{chunk_bytes,credits_bytes,arbitration}`
+  FlowControl gw_link_flow;       ///< `/machine/gw_link/{chunk_bytes,...}`: GW-Links and the GW switch
+  FlowControl host_link_flow;     ///< `/machine/host_link/{chunk_bytes,...}`
   /// Streaming-memory capacity of one machine in bytes.
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);
@@ -105,6 +117,9 @@ struct SystemParams {
   double sync_ns_per_hop = 15;
   Fidelity fidelity = Fidelity::PerTile;
   bool fast_paths = true;  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
+  NetworkModel network_model = NetworkModel::Fluid;  ///< `/sim/network_model`
+  /// `/sim/packet_max_chunk_hops`: packet mode refuses traffic needing more chunk hops than this.
+  double packet_max_chunk_hops = 2e9;
 };
 
 /// Everything the hardware models need, resolved from one config.
@@ -127,5 +142,7 @@ std::string to_string(ComputeDType t);
 std::string to_string(Fidelity f);
 std::string to_string(IpuLinkTopology t);
 std::string to_string(GwTopology t);
+std::string to_string(NetworkModel m);
+std::string to_string(Arbitration a);
 
 }  // namespace ipusim

@@ -83,19 +83,58 @@ std::vector<ParamSpec> ipu_link_specs() {
       integer("/ipu_link/torus_wrap_links", "", 2, 0, 64,
               "Wrap-around links of each end IPU of a rail in a torus. ASSUMPTION: same as up/down (GCLUG states only that the ends loop round)."),
       integer("/ipu_link/chunk_bytes", "B", 256, 0, 1 << 30,
-              "Link transfer unit. Concurrent flows interleave chunk by chunk; the simulator uses the fluid (max-min fair) limit, and each "
-              "extra hop of a route adds one chunk of store-and-forward before cut-through. ASSUMPTION: 256 B; 0 = pure fluid."),
+              "IPU-Link tier transfer unit. Packet model: each link direction moves chunks of this size, round-robin "
+              "between flows. Fluid model: the max-min fair limit of that interleaving, plus one chunk of "
+              "store-and-forward per extra hop of a route. ASSUMPTION: 256 B; 0 = pure fluid (fluid model only)."),
       choice("/ipu_link/arbitration", "fair", {"fair", "fifo"},
-             "How concurrent transfers share every link tier: fair = max-min fair share (round-robin of small chunks); "
-             "fifo = earlier transfers first, later ones use what is left. ASSUMPTION."),
+             "How concurrent transfers share an IPU-Link direction: fair = round-robin of chunks (fluid: max-min fair "
+             "share); fifo = earlier transfers first, later ones use what is left. ASSUMPTION."),
       integer("/ipu_link/credits_bytes", "B", 0, 0, 1e12,
-              "Receiver credit window per flow; if > 0 a flow's rate is capped at credits / (2 x path latency). 0 = no back-pressure. ASSUMPTION."),
+              "IPU-Link tier receiver buffer per flow (credit window). Packet model: a sender stalls when the buffer at "
+              "the link's far end is full; a credit returns one link latency after its chunk leaves. Fluid model: a "
+              "flow's rate is capped at credits / (2 x hop latency) on every hop. 0 = unbounded. ASSUMPTION."),
   };
 }
 
 std::vector<ParamSpec> machine_specs() {
   using namespace spec;
   return {
+/// The flow-control triple of one machine-side tier (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`).
+std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::string& tier) {
+  using namespace spec;
+  return {
+      integer(base + "chunk_bytes", "B", 256, 0, 1 << 30,
+              "Transfer unit of the " + tier + " (as /ipu_link/chunk_bytes, for this tier only). ASSUMPTION: 256 B, "
+              "the IPU-Link value (PCIe TLPs carry at most 256 B of payload; Ethernet frames are larger); 0 = pure fluid."),
+      integer(base + "credits_bytes", "B", 0, 0, 1e12,
+              "Receiver buffer per flow of the " + tier + " (as /ipu_link/credits_bytes, for this tier only). 0 = "
+              "unbounded. ASSUMPTION."),
+      choice(base + "arbitration", "fair", {"fair", "fifo"},
+             "How concurrent transfers share the " + tier + " (as /ipu_link/arbitration, for this tier only). ASSUMPTION."),
+  };
+}
+
+std::vector<ParamSpec> network_specs() {
+  using namespace spec;
+  std::vector<ParamSpec> out;
+  for (auto v : {tier_flow_specs("/machine/gateway/ipu_gateway_link_", "IPU <-> gateway links"),
+                 tier_flow_specs("/machine/gateway/ddr_", "streaming-memory DDR"),
+                 tier_flow_specs("/machine/gw_link/", "GW-Links and the GW-Link switch"),
+                 tier_flow_specs("/machine/host_link/", "host links")}) {
+    for (auto& p : v) out.push_back(std::move(p));
+  }
+  out.push_back(choice("/sim/network_model", "fluid", {"fluid", "packet"},
+                       "Network engine. fluid: flow-level max-min sharing, fast, for Pods of Pods. packet: every link "
+                       "direction, DDR and switch moves chunks (chunk_bytes of its tier) round-robin between flows, "
+                       "with per-flow receiver buffers and credit back-pressure (credits_bytes), per-hop latency and "
+                       "store-and-forward of one chunk per hop; slower, for Pod16-sized systems and for checking fluid."));
+  out.push_back(real("/sim/packet_max_chunk_hops", "chunk hops", 2e9, 1, 1e15,
+                     "Packet model budget: traffic whose chunks would cross more link hops in total than this is "
+                     "refused (exit 2) before it is simulated. The default is several minutes of wall time; raise the "
+                     "tiers' chunk_bytes or use the fluid model for larger runs."));
+  return out;
+}
+
       text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
       integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine (M2K-DS, BOW-DS)."),
       real("/machine/gateway/ddr_bandwidth_GBps", "GB/s", 38.4, 0.001, 1e6,
@@ -164,3 +203,4 @@ void register_model_params() {
 }
 
 }  // namespace ipusim
+  reg.add(network_specs());

@@ -33,12 +33,19 @@ void StreamingMemory::release(const std::string& name) {
   buffers_.erase(it);
 }
 
-Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr)
+Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr,
+                 const Network& network, const std::vector<ResourceId>& links)
     : sc_core::sc_module(name),
       machine_(machine),
       memory_("machine " + std::to_string(machine) + " (" + std::string(sc_core::sc_object::name()) + ")",
               params.capacity_bytes()),
-      ddr_(ddr) {}
+      ddr_(ddr) {
+  links_.reserve(links.size());
+  for (ResourceId id : links) {
+    const std::string nm = link_module_name(network.engine().resource(id).name);
+    links_.push_back(std::make_unique<LinkModule>(nm.c_str(), network, id));
+  }
+}
 
 void Gateway::collect_stats(Json& out) const {
   if (memory_.peak_bytes() == 0) return;

@@ -3,11 +3,14 @@
 // network resource (all IPUs of the machine contend for it); the capacity is enforced here.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 
 #include "models/network/flow_engine.hpp"
+#include "models/network/link_module.hpp"
 #include "models/params/hw_params.hpp"
 #include "sim/stats.hpp"
 
@@ -36,20 +39,25 @@ class StreamingMemory {
   std::map<std::string, std::uint64_t> buffers_;
 };
 
-/// The gateway of machine `machine`: streaming memory plus the ids of its DDR resource.
+/// The gateway of machine `machine`: streaming memory, and as child modules its DDR, its
+/// links to and from each IPU of the machine and its host links (`links`, from the network).
 class Gateway : public sc_core::sc_module, public StatsProvider {
  public:
-  Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr);
+  Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr,
+          const Network& network, const std::vector<ResourceId>& links);
   std::uint32_t machine() const { return machine_; }
   StreamingMemory& memory() { return memory_; }
   const StreamingMemory& memory() const { return memory_; }
   ResourceId ddr_resource() const { return ddr_; }
+  /// The DDR, gateway-link and host-link modules of this gateway.
+  const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
   void collect_stats(Json& out) const override;
 
  private:
   std::uint32_t machine_;
   StreamingMemory memory_;
   ResourceId ddr_;
+  std::vector<std::unique_ptr<LinkModule>> links_;
 };
 
 }  // namespace ipusim

@@ -9,13 +9,27 @@ namespace ipusim {
 
 System::System(sc_core::sc_module_name name, const HwParams& params)
     : sc_core::sc_module(name), params_(params), topo_(params_), clock_(params_.chip.clock_GHz) {
+  // Every resource carries its tier's flow control; the engine-wide values are only defaults.
   FlowEngineParams fp;
-  fp.arbitration = params_.ipu_link.arbitration;
-  fp.chunk_bytes = params_.ipu_link.chunk_bytes;
-  fp.credits_bytes = params_.ipu_link.credits_bytes;
+  fp.arbitration = params_.ipu_link.flow.arbitration;
+  fp.chunk_bytes = params_.ipu_link.flow.chunk_bytes;
+  fp.credits_bytes = params_.ipu_link.flow.credits_bytes;
   fp.fast_paths = params_.system.fast_paths;
-  network_ = std::make_unique<Network>("network", topo_.resource_specs(), fp);
+  NetworkOptions options;
+  options.model = params_.system.network_model;
+  options.max_chunk_hops = params_.system.packet_max_chunk_hops;
+  network_ = std::make_unique<Network>("network", topo_.resource_specs(), fp, options);
   topo_.release_specs();  // the engine keeps its own copy of the names
+  ResourcesByMachine by_machine(topo_.num_machines());
+  for (ResourceId id = 0; id < topo_.num_resources(); ++id) {
+    const std::uint32_t m = topo_.owner_machine(id);
+    if (m == Topology::kNone) {
+      gw_switch_ = std::make_unique<LinkModule>(link_module_name(network_->engine().resource(id).name).c_str(),
+                                                *network_, id);
+    } else {
+      by_machine[m].push_back(id);
+    }
+  }
   sync_ = std::make_unique<SyncController>("sync", params_, topo_);
   const std::uint32_t n_ild = params_.system.num_ilds;
   ilds_.reserve(n_ild);
@@ -23,7 +37,7 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   gateways_.reserve(topo_.num_machines());
   for (std::uint32_t i = 0; i < n_ild; ++i) {
     const std::string nm = "ild" + std::to_string(i);
-    ilds_.push_back(std::make_unique<IpuLinkDomain>(nm.c_str(), i, params_, topo_));
+    ilds_.push_back(std::make_unique<IpuLinkDomain>(nm.c_str(), i, params_, topo_, *network_, by_machine));
     IpuLinkDomain& d = *ilds_.back();
     for (std::size_t m = 0; m < d.num_machines(); ++m) {
       Machine& mach = d.machine(static_cast<std::uint32_t>(m));

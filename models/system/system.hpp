@@ -84,11 +84,14 @@ class System : public sc_core::sc_module, public StatsProvider {
   std::vector<std::unique_ptr<IpuLinkDomain>> ilds_;
   std::vector<Ipu*> ipus_;
   std::vector<Gateway*> gateways_;
+  std::unique_ptr<LinkModule> gw_switch_;  ///< the GW-Link switch (switched multi-Pod systems)
 };
 
-/// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/fidelity`
-/// (declaring the model parameters first). Module names are `<name>.ild<i>.m<j>.ipu<k>`
-/// (local indices) and `<name>.network`. Throws ConfigError for bad configs.
+/// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/{fidelity,
+/// fast_paths,network_model,packet_max_chunk_hops}` (declaring the model parameters first).
+/// Module names are `<name>.ild<i>.m<j>.ipu<k>` (local indices), links under their machine
+/// (`<name>.ild<i>.m<j>.ipu5->ipu7_up`, `...m<j>.gateway.m3_ddr`), `<name>.gw_switch` and
+/// `<name>.network`. Throws ConfigError for bad configs.
 std::unique_ptr<System> build_system(ConfigDoc& doc, const std::string& name = "system");
 
 }  // namespace ipusim

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model_fixture.hpp"
+#include "sim/stats.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;
@@ -46,12 +47,8 @@ TEST_CASE("a saturated link carries its bandwidth within 1%", "[models][network]
   CHECK(s["bandwidth_GBps"].get<double>() == Approx(cap).epsilon(0.01));
   CHECK(b.mb->transfers_completed() == 400);
   SECTION("the resource stats agree") {
-    const Json stats = [&] {
-      Json j = Json::object();
-      b.system->network().collect_stats(j);
-      return j;
-    }();
-    const Json& up = stats["resources"]["ipu0->ipu2.up"];
+    const Json stats = collect_stats_tree();
+    const Json& up = stats.at("system").at("ild0").at("m0").at("ipu0->ipu2_up");
     CHECK(up["bytes"].get<double>() == Approx(8.0 * 50 * (1 << 20)));
     CHECK(up["transfers"] == 400);
   }

@@ -25,8 +25,14 @@ TEST_CASE("a microbenchmark emits trace events per IPU and per link, and stats p
   const Json stats = collect_stats_tree();
   REQUIRE(stats.contains("system"));
   const Json& sys = stats["system"];
-  CHECK(sys["network"]["resources"]["ipu0->ipu1.cross"]["bytes"] == 4096);
-  CHECK(sys["network"]["resources"]["m0.ddr"]["bytes"] == 1 << 20);
+  // Each link is a module under its machine (the DDR under the gateway), named as its
+  // network resource with '.' written '_'.
+  CHECK(sys["ild0"]["m0"]["ipu0->ipu1_cross"]["bytes"] == 4096);
+  CHECK(sys["ild0"]["m0"]["ipu0->ipu1_cross"]["transfers"] == 1);
+  CHECK(sys["ild0"]["m0"]["gateway"]["m0_ddr"]["bytes"] == 1 << 20);
+  CHECK(sys["ild0"]["m0"]["gateway"]["ipu2->m0_gw"]["bytes"] == 1 << 20);
+  CHECK_FALSE(sys["ild0"]["m0"].contains("ipu0->ipu1_partner"));  // idle links report nothing
+  CHECK(sys["network"]["model"] == "fluid");
   CHECK(sys["ild0"]["m0"]["ipu1"]["exchange_phases"] == 1);
   CHECK(sys["ild0"]["m0"]["gateway"]["streaming_memory"]["used_bytes"] == 1 << 20);
   CHECK(sys["sync"]["external"]["syncs"] == 1);

@@ -94,7 +94,9 @@ TEST_CASE("credits cap the rate and chunks add a per-hop fill", "[flow_engine]")
   const ResourceId b = e.add_resource(res("b", 100.0, 50.0));
   e.start(0, {a, b}, 10000);
   const auto arr = run_to_idle(e);
-  const double rate = 1000.0 / (2 * 100.0);  // 5 B/ns, below the 100 B/ns links
+  // Credits are per hop: each hop's window returns after 2 x its latency, 1000 / (2 x 50) =
+  // 10 B/ns on both, below the 100 B/ns links.
+  const double rate = 1000.0 / (2 * 50.0);
   CHECK(arr[0].end_ns == Approx(100 + 64 / 100.0 + 10000 / rate));
 }
 

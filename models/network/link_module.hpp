@@ -1,0 +1,43 @@
+#pragma once
+// One bandwidth resource as a module of the hierarchy: a direction of an IPU-Link bundle, an
+// IPU <-> gateway link, a DDR, a GW-Link, the GW-Link switch or a host link. It is a thin
+// view onto its resource in the shared Network (fluid or packet engine), so it adds nothing
+// to the simulation's event path; it names the resource in the module tree and reports its
+// parameters and statistics there.
+#include <string>
+#include <systemc>
+
+#include "models/network/network.hpp"
+#include "sim/stats.hpp"
+
+namespace ipusim {
+
+/// A link, DDR or switch of the network, placed under its machine (or gateway).
+class LinkModule : public sc_core::sc_module, public StatsProvider {
+ public:
+  /// `name` is the module's basename (see link_module_name()).
+  LinkModule(sc_core::sc_module_name name, const Network& network, ResourceId id);
+
+  ResourceId resource() const { return id_; }
+  /// Capacity, latency, bundle width and group of the resource.
+  const ResourceSpec& spec() const { return network_.engine().resource(id_); }
+  /// Chunk size, credits and arbitration of the resource's tier.
+  const ResourceFlow& flow_control() const { return network_.engine().flow_control(id_); }
+  /// Bytes, busy time, transfers and peak concurrency so far.
+  ResourceStats stats() const { return network_.resource_stats(id_); }
+
+  /// For a used resource: `bytes`, `busy_ns`, `utilisation` (bytes / (capacity x now)),
+  /// `transfers` (flows that crossed it) and `max_concurrent`; nothing for an idle one.
+  void collect_stats(Json& out) const override;
+
+ private:
+  const Network& network_;
+  ResourceId id_;
+};
+
+/// Module basename of a network resource: its network name (as in traces and `describe`'s
+/// groups) with '.', SystemC's hierarchy separator, written '_' (`ipu0->ipu1.partner` ->
+/// `ipu0->ipu1_partner`, `m3.ddr` -> `m3_ddr`).
+std::string link_module_name(const std::string& resource_name);
+
+}  // namespace ipusim

@@ -1,0 +1,131 @@
+#pragma once
+// Cycle-approximate packet engine (plain C++, no SystemC): the `packet` network model. Every
+// resource (link direction, DDR, switch) serialises chunks one at a time at its capacity;
+// a chunk reaches the next hop one resource latency after it has been sent
+// (store-and-forward of one chunk per hop, chunk size per tier, re-chunked at tier changes).
+//
+// Per hop i of a flow: the hop may send its next chunk, of min(chunk_i, bytes not yet sent on
+// it), once that many bytes have arrived at its input (the source has them all) and the
+// receiver buffer at the hop's far end, credits_i bytes per flow, has room for it (0 =
+// unbounded). Bytes leave that buffer when the next hop has sent them (the destination
+// consumes on arrival); their credit is back at the sender one hop latency later. A resource
+// with several flows ready serves them round-robin, one chunk each (fair), or the earliest
+// flow first (fifo). Per-flow buffers keep flows from blocking each other, so the model
+// cannot deadlock on rings.
+//
+// The engine is driven by the caller's clock like FlowEngine: advance(now) processes every
+// event due by then; run_ahead(horizon) processes internal events (chunk hops, credits)
+// before the caller's next external activity, stopping at the first flow completion, so the
+// caller wakes once per flow completion rather than once per chunk.
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <vector>
+
+#include "models/network/flow_engine.hpp"
+
+namespace ipusim {
+
+/// Chunk-level network of the same resources as a FlowEngine.
+class PacketEngine {
+ public:
+  /// Time tolerance (1 ps, the SystemC resolution) for "due now".
+  static constexpr double kTolNs = FlowEngine::kTolNs;
+  static constexpr double kInf = FlowEngine::kInf;
+
+  /// Adds a resource with its tier's flow control (chunk_bytes must be > 0).
+  ResourceId add_resource(const ResourceSpec& spec, const ResourceFlow& flow);
+  std::size_t num_resources() const { return links_.size(); }
+
+  /// Starts a flow at `now_ns`; its arrival is reported by advance(). Returns its slot.
+  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag = nullptr);
+  /// Processes every event due at `now_ns` (within kTolNs) and appends the flows that
+  /// completed; their slots are free after this call.
+  void advance(double now_ns, std::vector<Arrival>& arrivals);
+  /// Processes internal events strictly before `horizon_ns`, stopping before the first event
+  /// that would complete a flow. Nothing outside the engine can observe these events.
+  void run_ahead(double horizon_ns);
+  /// Time of the next event, or kInf.
+  double next_event_ns() const { return events_.empty() ? kInf : events_.top().t; }
+
+  /// Chunks, bytes and busy time of a resource so far (counted when a chunk has been sent).
+  ResourceStats stats(ResourceId id) const { return links_[id].st; }
+  std::size_t active_flows() const { return active_; }
+  std::uint64_t flows_started() const { return next_id_; }
+  /// Chunk transmissions so far, over all resources (simulator-speed metric).
+  std::uint64_t chunk_hops() const { return chunk_hops_; }
+  /// Chunk transmissions a transfer will need: sum over its hops of ceil(bytes / chunk).
+  double chunk_hops_of(const Route& route, std::uint64_t bytes) const;
+
+ private:
+  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, CreditReturn, Complete };
+  struct Event {
+    double t;
+    std::uint64_t seq;  ///< insertion order: ties are processed first in, first out
+    FlowId id;          ///< CreditReturn: the flow (its slot may have been reused since)
+    EventKind kind;
+    std::uint32_t a;     ///< LinkDone: resource; others: flow slot
+    std::uint32_t hop;   ///< ChunkArrive / CreditReturn: hop index
+    std::uint32_t size;  ///< bytes of the chunk or credit
+    bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  struct Hop {
+    std::uint64_t sent = 0;      ///< bytes whose transmission on this hop has started
+    std::uint64_t arrived = 0;   ///< bytes arrived at this hop's input (hop 0: all)
+    std::uint64_t buffered = 0;  ///< bytes held against the receiver buffer at the far end
+    bool queued = false;         ///< waiting in its resource's ready queue
+  };
+  struct Flow {
+    FlowId id = 0;
+    Route route;
+    std::vector<Hop> hops;
+    std::uint64_t bytes = 0;
+    std::uint64_t delivered = 0;
+    double start_ns = 0;
+    void* tag = nullptr;
+    bool live = false;
+  };
+  /// A ready (flow, hop) pair waiting for a resource, with the flow id for fifo order.
+  struct Ready {
+    FlowId id;
+    std::uint32_t slot;
+    std::uint32_t hop;
+    bool operator>(const Ready& o) const { return id > o.id; }
+  };
+  struct Link {
+    double capacity_Bpns = 1;
+    double latency_ns = 0;
+    std::uint64_t chunk = 256;
+    std::uint64_t credits = 0;
+    bool fifo = false;
+    bool busy = false;
+    std::uint32_t cur_slot = 0, cur_hop = 0, cur_size = 0;
+    std::uint32_t active = 0;  ///< flows with bytes still to send on it
+    std::deque<Ready> rr;      ///< round-robin ready queue (fair)
+    std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> by_id;  ///< fifo
+    ResourceStats st;
+  };
+
+  void push(double t, EventKind kind, std::uint32_t a, std::uint32_t hop, std::uint32_t size,
+            FlowId id = 0);
+  void process(const Event& e, std::vector<Arrival>* arrivals);
+  /// Bytes hop `h` of flow `slot` may send now (0 if it must wait).
+  std::uint64_t sendable(std::uint32_t slot, std::uint32_t h) const;
+  /// Queues (or starts at once on an idle resource) hop `h` of `slot` if it can send.
+  void offer(double t, std::uint32_t slot, std::uint32_t h);
+  /// Starts the next chunk on an idle resource, if one is ready.
+  void dispatch(double t, ResourceId r);
+  void send(double t, ResourceId r, std::uint32_t slot, std::uint32_t h);
+  void finish(double t, std::uint32_t slot, std::vector<Arrival>* arrivals);
+
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_slots_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::uint64_t seq_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t chunk_hops_ = 0;
+  std::size_t active_ = 0;
+};
+
+}  // namespace ipusim
