@@ -74,11 +74,14 @@ int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
       }
       case LoopItem::CopyIn:
       case LoopItem::CopyOut: {
+        // One IoTileCopy per tensor of this micro-batch (E34: IoCopy->IO0 x2 for two stores).
         const bool in = it.type == LoopItem::CopyIn;
-        LOp x = io_copy(v, in ? load_bytes : store_bytes, in, in ? loads : stores, "activations" + step);
-        x.micro_batch = it.step;
-        x.deps = deps;
-        last_of[i] = add(x);
+        std::vector<std::pair<std::string, std::uint64_t>> items;
+        for (const auto& t : in ? loads : stores) items.push_back({t + step, model_->tensor(t).bytes()});
+        for (int c : io_copies(v, items, in, "activation", deps)) {
+          cur_->ops[c].micro_batch = it.step;
+          last_of[i] = c;
+        }
         break;
       }
       case LoopItem::Compute: {
@@ -112,8 +115,9 @@ std::vector<std::string> Lowerer::activation_loads(int p, int v) {
       const auto& uses = uses_.at(t);
       const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
       if (prod == uses.end()) continue;  // an input with no producer: nothing to load
-      if (prod->phase == p || (prod->vg == v && act_kept(x, prod->phase, p))) continue;
-      out.push_back(t);
+      if (prod->phase == p) continue;
+      const int i = use_index(t, p, v);
+      if (i >= 0 && act_loads_needed(t)[static_cast<std::size_t>(i)]) out.push_back(t);
     }
   }
   return out;
@@ -125,13 +129,33 @@ std::vector<std::string> Lowerer::activation_stores(int p, int v) {
     for (const std::string& t : o->outputs) {
       const Tensor& x = model_->tensor(t);
       if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) continue;
-      for (const TensorUse& u : uses_.at(t)) {
-        if (!u.reads || u.phase == p || (u.vg == v && act_kept(x, p, u.phase))) continue;
+      // Stored in the phase that produces it when a later use reloads it.
+      const auto& uses = uses_.at(t);
+      const std::vector<bool> need = act_loads_needed(t);
+      for (std::size_t i = 0; i < uses.size(); ++i) {
+        if (!uses[i].reads || uses[i].phase <= p || !need[i]) continue;
         if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
       }
     }
   }
   return out;
+}
+
+std::vector<bool> Lowerer::act_loads_needed(const std::string& t) const {
+  const Tensor& x = model_->tensor(t);
+  const bool loop_buffers = x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand;
+  KeepLive rule = keep_live_rule(s_);
+  // popxl's batch_serialise stores every micro-batch of a phase's output into its x/dx buffer
+  // row and the next phase loads it from there (popxl phased tutorial): nothing is kept.
+  if (s_.io_mode != IoMode::Unset && x.per_micro_batch && K_ > 1) rule.never = true;
+  return loads_needed(uses_.at(t), rule, true, !loop_buffers);
+}
+
+int Lowerer::use_index(const std::string& t, int p, int v) const {
+  const auto& uses = uses_.at(t);
+  for (std::size_t i = 0; i < uses.size(); ++i)
+    if (uses[i].phase == p && uses[i].vg == v) return static_cast<int>(i);
+  return -1;
 }
 
 }  // namespace ipusim::rt::lower

@@ -22,14 +22,17 @@ void Lowerer::phase_memory(int p, int v) {
 }
 
 bool Lowerer::kept_across(const std::vector<TensorUse>& uses, int p, int v) const {
-  int before = -1000000, after = -1;
-  for (const TensorUse& u : uses) {
+  // Live at p when a use before p and the next use after p on this IPU share one kept copy.
+  const std::vector<bool> need = loads_needed(uses, keep_live_rule(s_), false, true);
+  bool before = false;
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const TensorUse& u = uses[i];
     if (u.vg != v) continue;
     if (u.phase == p) return false;
-    if (u.phase < p) before = u.phase;
-    if (u.phase > p && after < 0) after = u.phase;
+    if (u.phase < p) before = true;
+    if (u.phase > p) return before && !need[i];
   }
-  return after >= 0 && kept_live(before, after, s_.stages);
+  return false;
 }
 
 void Lowerer::live_activations(int rep) {
@@ -38,27 +41,60 @@ void Lowerer::live_activations(int rep) {
     if (x.kind != TensorKind::Activation) continue;
     const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
     if (prod == uses.end()) continue;
-    const bool off = res_.at(t).off_chip;
-    // Off-chip per-micro-batch activations only occupy the loop's step buffers.
-    if (off && x.per_micro_batch && K_ > 1) continue;
     const std::uint64_t bytes = x.bytes() * (x.per_micro_batch ? K_ : 1);
-    int last_same = prod->phase;
-    int prev = prod->phase;
-    for (const TensorUse& u : uses) {
-      if (!u.reads || u.phase <= prod->phase) continue;
-      if (u.vg == prod->vg && (!off || act_kept(x, prev, u.phase))) {
-        last_same = u.phase;
-        prev = u.phase;
-      } else if (u.vg != prod->vg && !off) {
-        for (LPhase& ph : prog_.phases)
-          if (ph.repetition == rep && ph.index > prod->phase && ph.index <= u.phase)
-            ph.memory[u.vg].push_back({t, bytes, TileSet::Compute, "activation"});
+    auto live_in = [&](int vg, int from, int to) {
+      for (LPhase& ph : prog_.phases)
+        if (ph.repetition == rep && ph.index >= from && ph.index <= to) ph.memory[vg].push_back({t, bytes, TileSet::Compute, "activation"});
+    };
+    if (!res_.at(t).off_chip) {
+      // On chip: live on its IPU from the producer to the last use there; another IPU holds
+      // its copy from the phase after the producer to its use.
+      int last_same = prod->phase;
+      for (const TensorUse& u : uses) {
+        if (!u.reads || u.phase <= prod->phase) continue;
+        if (u.vg == prod->vg) {
+          last_same = u.phase;
+        } else {
+          live_in(u.vg, prod->phase + 1, u.phase);
+        }
+      }
+      live_in(prod->vg, prod->phase, last_same);
+      continue;
+    }
+    // Off chip: each copy lives from the phase that produced or loaded it to the last use kept
+    // live from it. The phase of a load is counted where the load lands (phase_memory, the
+    // loop's step buffers); a per-micro-batch product that nothing keeps only occupies the
+    // loop's step buffers.
+    const std::vector<bool> need = act_loads_needed(t);
+    const bool step_buffers_only = x.per_micro_batch && K_ > 1;
+    struct Copy {
+      int from = 0, to = 0;
+      bool produced = false;
+    };
+    std::map<int, Copy> open;  // per virtual graph
+    auto close = [&](int vg) {
+      auto it = open.find(vg);
+      if (it == open.end()) return;
+      const Copy& c = it->second;
+      if (c.produced && (c.to > c.from || !step_buffers_only)) live_in(vg, c.from, c.to);
+      if (!c.produced && c.to > c.from) live_in(vg, c.from + 1, c.to);
+      open.erase(it);
+    };
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+      const TensorUse& u = uses[i];
+      if (u.phase < prod->phase) continue;
+      if (u.writes) {
+        close(u.vg);
+        open[u.vg] = {u.phase, u.phase, true};
+      } else if (need[i]) {
+        close(u.vg);
+        const bool renews = !(x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand);
+        if (renews) open[u.vg] = {u.phase, u.phase, false};
+      } else if (open.count(u.vg)) {
+        open[u.vg].to = u.phase;
       }
     }
-    for (LPhase& ph : prog_.phases)
-      if (ph.repetition == rep && ph.index >= prod->phase && ph.index <= last_same && ph.index > prod->phase - 1 &&
-          (last_same > prod->phase || ph.index == prod->phase))
-        ph.memory[prod->vg].push_back({t, bytes, TileSet::Compute, "activation"});
+    while (!open.empty()) close(open.begin()->first);
   }
 }
 

@@ -50,14 +50,26 @@ LOp Lowerer::io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<s
   return o;
 }
 
-LOp Lowerer::io_copy(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role) {
-  std::uint64_t bytes = 0;
-  std::vector<std::string> names;
-  for (const auto& t : trs) {
-    bytes += t.bytes;
-    names.push_back(t.tensor);
+std::vector<LOp> Lowerer::io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role) {
+  std::vector<LOp> out;
+  for (const LTransfer& t : trs) {
+    out.push_back(io_copy(vg, t.bytes, to_compute, {t.tensor}, role));
+    out.back().label += " " + t.tensor;
   }
-  return io_copy(vg, bytes, to_compute, std::move(names), role);
+  return out;
+}
+
+std::vector<int> Lowerer::io_copies(int vg, const std::vector<std::pair<std::string, std::uint64_t>>& items, bool to_compute,
+                                   const std::string& role, const std::vector<int>& deps) {
+  std::vector<int> out;
+  for (const auto& [name, bytes] : items) {
+    LOp c = io_copy(vg, bytes, to_compute, {name}, role);
+    c.label += " " + name;
+    for (int d : deps)
+      if (d >= 0) c.deps.push_back(d);
+    out.push_back(add(c));
+  }
+  return out;
 }
 
 LOp Lowerer::from_model(const ModelOp& o, int v, int step) {

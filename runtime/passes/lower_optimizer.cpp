@@ -30,7 +30,8 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
         loads[lane_of(res_.at(tr.tensor).load)].push_back(tr);
     for (auto& [lane, trs] : loads) {
       b[0].push_back(exchange(lane, v, trs, "load optimizer state"));
-      if (lane == Lane::IoPhase) b[0].push_back(io_copy(v, trs, true, "optimizer state"));
+      if (lane == Lane::IoPhase)
+        for (LOp& c : io_copy_ops(v, trs, true, "optimizer state")) b[0].push_back(std::move(c));
     }
     const std::uint64_t n = wt.elements();
     if (shard) {
@@ -64,7 +65,8 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
       stored.insert(pl.tensor);
     }
     for (auto& [lane, trs] : st) {
-      if (lane == Lane::IoPhase) b[4].push_back(io_copy(v, trs, false, "optimizer outputs"));
+      if (lane == Lane::IoPhase)
+        for (LOp& c : io_copy_ops(v, trs, false, "optimizer outputs")) b[4].push_back(std::move(c));
       b[4].push_back(exchange(lane, v, trs, "store"));
     }
     bundles.push_back(std::move(b));

@@ -38,19 +38,18 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
       const std::vector<int> g = gathers(names, v, {x}, fp == p ? "gather " + what : "gather " + what);
       std::vector<int> last = g.empty() ? std::vector<int>{x} : g;
       std::vector<std::string> io_names;
-      std::uint64_t io_bytes = 0;
+      std::vector<std::pair<std::string, std::uint64_t>> io_items;
       for (const auto& n : names) {
         if (res_.at(n).load != TileSet::Io) continue;
         io_names.push_back(n);
-        io_bytes += on_chip_bytes(n);
+        io_items.push_back({n, on_chip_bytes(n)});
       }
       if (fp == p) {
-        if (!io_names.empty()) {
-          // The copy to the compute tiles waits for the load and its gathers.
-          LOp c = io_copy(v, io_bytes, true, io_names, all_weights(io_names) ? "weights" : "loaded tensors");
-          c.deps = g;
-          c.deps.push_back(x);
-          last = {add(c)};
+        if (!io_items.empty()) {
+          // One copy per tensor to the compute tiles, each waiting for the load and its gathers.
+          std::vector<int> deps = g;
+          deps.push_back(x);
+          last = io_copies(v, io_items, true, all_weights(io_names) ? "weights" : "loaded tensors", deps);
         }
         ready.insert(ready.end(), last.begin(), last.end());
       } else {
@@ -61,9 +60,9 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
   // 2. IO -> compute copies of what was preloaded in the previous phase.
   auto pc = pending_copy_.find({p, v});
   if (pc != pending_copy_.end() && !pc->second.empty()) {
-    std::uint64_t b = 0;
-    for (const auto& n : pc->second) b += on_chip_bytes(n);
-    ready.push_back(add(io_copy(v, b, true, pc->second, "preloaded")));
+    std::vector<std::pair<std::string, std::uint64_t>> items;
+    for (const auto& n : pc->second) items.push_back({n, on_chip_bytes(n)});
+    for (int c : io_copies(v, items, true, "preloaded", {})) ready.push_back(c);
   }
   return ready;
 }
@@ -119,9 +118,11 @@ void Lowerer::phase_stores(int p, int v, int& tail, const std::set<std::string>&
 void Lowerer::store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail, const std::string& role) {
   int dep = tail;
   if (lane == Lane::IoPhase && !trs.empty()) {
-    LOp c = io_copy(v, trs, false, role);
-    if (tail >= 0) c.deps.push_back(tail);
-    dep = add(c);
+    // One copy per tensor to the IO tiles; the store waits for the last (they queue on the
+    // compute lane after `tail`).
+    std::vector<std::pair<std::string, std::uint64_t>> items;
+    for (const auto& t : trs) items.push_back({t.tensor, t.bytes});
+    dep = io_copies(v, items, false, role, {tail}).back();
     tail = dep;
   }
   LOp x = exchange(lane, v, trs, role);

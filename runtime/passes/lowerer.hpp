@@ -63,13 +63,21 @@ class Lowerer {
   LOp exchange(Lane lane, int vg, std::vector<LTransfer> tr, const std::string& role);
   /// A copy between the IO and compute tiles (always on the compute lane).
   LOp io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors, const std::string& role);
-  /// The IO-tile copy serving the remote transfers `trs` (their bytes and tensors).
-  LOp io_copy(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role);
+  /// One IoTileCopy per tensor of `items` (name, bytes), as PopART inserts them, each waiting
+  /// for `deps`; returns their indices (they queue on the compute lane in this order).
+  std::vector<int> io_copies(int vg, const std::vector<std::pair<std::string, std::uint64_t>>& items, bool to_compute,
+                             const std::string& role, const std::vector<int>& deps);
+  /// The IoTileCopies (one per tensor) serving the remote transfers `trs`, not yet added.
+  std::vector<LOp> io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role);
   /// The lowered form of model op `o` on vg v (`step` = micro-batch, -1 outside the loop).
   LOp from_model(const ModelOp& o, int v, int step);
-  /// An activation stays live to a use in the next `stages` phases on the same IPU, unless
-  /// it has one copy per micro-batch (batch-serialised loops store and reload each one).
-  bool act_kept(const Tensor& x, int q, int p) const { return kept_live(q, p, s_.stages) && (!x.per_micro_batch || K_ == 1); }
+  /// For each use of activation `t` (uses_ order): whether it needs a load under PopART's
+  /// keep-live rule (kept_live). Batch serialisation joins the micro-batch chains at a phase
+  /// change (concatOnExecutionPhaseChange), so a produced activation is kept like any other;
+  /// only an OnDemand per-micro-batch load leaves no copy (the loop reuses its step buffers).
+  std::vector<bool> act_loads_needed(const std::string& t) const;
+  /// Index of the use of `t` in phase p on vg v in uses_ (-1 if none).
+  int use_index(const std::string& t, int p, int v) const;
   /// Bytes one remote transfer of `t` moves: the shard, or every micro-batch copy of an activation.
   std::uint64_t loaded_bytes(const std::string& t) const;
   /// Bytes of `t` on the compute tiles while it is used (a sharded weight is gathered).

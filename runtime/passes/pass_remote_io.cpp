@@ -28,9 +28,37 @@ std::map<std::string, std::vector<TensorUse>> tensor_uses(const Model& model) {
   return uses;
 }
 
-bool kept_live(int q, int p, int stages) { return q < p && p - q <= stages; }
+bool kept_live(int anchor, int p) { return anchor < p && p - anchor <= 2; }
 
-std::vector<IoPlacement> place_remote_io(const Model& model, const std::map<std::string, ResolvedTensor>& resolved,
+KeepLive keep_live_rule(const SessionOptions& session) {
+  if (session.io_mode == IoMode::Unset) return KeepLive{};
+  KeepLive popxl;
+  popxl.window = std::max(1, session.stages);
+  popxl.reads_renew = true;
+  return popxl;
+}
+
+std::vector<bool> loads_needed(const std::vector<TensorUse>& uses, const KeepLive& rule,
+                               bool writes_produce, bool loads_renew) {
+  std::vector<bool> need(uses.size(), false);
+  std::map<int, int> anchor;  // virtual graph -> last phase that renewed the copy there
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const TensorUse& u = uses[i];
+    const auto it = anchor.find(u.vg);
+    const bool live = !rule.never && it != anchor.end() && it->second < u.phase &&
+                      u.phase - it->second <= rule.window;
+    const bool produced_here = writes_produce && u.writes;
+    if (!live && !produced_here && (u.reads || !writes_produce)) {
+      need[i] = true;
+      if (loads_renew) anchor[u.vg] = u.phase;
+    }
+    if (u.writes || (rule.reads_renew && live)) anchor[u.vg] = u.phase;
+  }
+  return need;
+}
+
+std::vector<IoPlacement> place_remote_io(const Model& model,
+                                         const std::map<std::string, ResolvedTensor>& resolved,
                                          const SessionOptions& session) {
   std::vector<IoPlacement> out;
   for (const auto& [name, uses] : tensor_uses(model)) {
@@ -38,29 +66,24 @@ std::vector<IoPlacement> place_remote_io(const Model& model, const std::map<std:
     if (t.kind == TensorKind::Activation || t.kind == TensorKind::Gradient) continue;
     if (!resolved.at(name).off_chip) continue;
     const IOSchedule sched = session.io_schedule_for(t.kind);
+    const std::vector<bool> need = loads_needed(uses, keep_live_rule(session), false, true);
     for (std::size_t i = 0; i < uses.size(); ++i) {
       const TensorUse& u = uses[i];
-      // The previous use on the same IPU decides whether this use needs a load.
-      int prev = -1000000;
-      for (std::size_t j = 0; j < i; ++j)
-        if (uses[j].vg == u.vg) prev = uses[j].phase;
-      if (!kept_live(prev, u.phase, session.stages)) {
+      if (need[i]) {
         const int at = sched == IOSchedule::Preload ? u.phase - 1 : u.phase;
         out.push_back({name, false, at, u.vg, u.phase, sched});
       }
       if (!u.writes) continue;
-      // Store at the last write of a run of kept uses: defer while the next use on this
-      // IPU keeps the tensor live and writes it again.
+      // Store in the phase that last modifies the live copy: defer while a later use on this
+      // IPU is still served by it (no reload) and writes again.
       bool later_write = false;
-      int last = u.phase;
       for (std::size_t j = i + 1; j < uses.size(); ++j) {
         if (uses[j].vg != u.vg) continue;
-        if (!kept_live(last, uses[j].phase, session.stages)) break;
+        if (need[j]) break;
         if (uses[j].writes) {
           later_write = true;
           break;
         }
-        last = uses[j].phase;
       }
       if (!later_write) out.push_back({name, true, u.phase, u.vg, u.phase, sched});
     }

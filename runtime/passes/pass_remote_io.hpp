@@ -1,16 +1,16 @@
 #pragma once
 // Remote load/store placement (PopART StreamingMemoryOpInserter rules, popart_semantics.md
 // §3.1): a remote tensor used in phase p is loaded in p-1 (Preload) or p (OnDemand) on the
-// consumer's virtual graph, unless it is still live on that IPU from a use in the last
-// `stages` phases (kept instead of reloaded); it is stored in the phase that last writes it
-// before it goes cold.
+// consumer's virtual graph, unless it is live on that IPU — produced, modified or loaded there
+// in phase p-1 or p-2 — and so kept instead of reloaded; it is stored in the phase that last
+// produces or modifies it before it goes cold.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "runtime/ir/ir_model.hpp"
-#include "runtime/passes/pass_locations.hpp"
 #include "runtime/ir/training_session.hpp"
+#include "runtime/passes/pass_locations.hpp"
 
 namespace ipusim::rt {
 
@@ -29,19 +29,43 @@ std::map<std::string, std::vector<TensorUse>> tensor_uses(const Model& model);
 struct IoPlacement {
   std::string tensor;
   bool store = false;
-  int phase = 0;      ///< phase the transfer runs in (-1 = prologue)
+  int phase = 0;  ///< phase the transfer runs in (-1 = prologue)
   int vg = 0;
   int for_phase = 0;  ///< phase whose ops use (load) or produced (store) the data
   IOSchedule schedule = IOSchedule::OnDemand;
 };
 
-/// True if a use at `p` is served by the copy still live from the previous use `q` on the
-/// same virtual graph (q in [p - stages, p)).
-bool kept_live(int q, int p, int stages);
+/// PopART's keep-live rule: a use in phase p is served by the copy on its IPU when that copy
+/// was produced, modified or loaded in phase `anchor` = p-1 or p-2 (under ping-pong p-2 is the
+/// same IPU). A phase that only reads the kept copy does not renew it: E33's x3, produced in
+/// phase 2 and read in 3 and 5, is stored in 2 and reloaded for 5 (popart_semantics.md E33).
+bool kept_live(int anchor, int p);
+
+/// What stays live between phases.
+struct KeepLive {
+  int window = 2;            ///< a copy serves uses up to this many phases after it was renewed
+  bool reads_renew = false;  ///< a phase that only reads the copy renews it
+  bool never = false;        ///< nothing is kept: every phase loads what it reads
+};
+
+/// PopART's implicit program (kept_live) when io_mode is unset. A popxl program (io_mode set)
+/// loads and stores explicitly; it keeps what the previous ipusim lowering kept for it: a copy
+/// used in the last `stages` phases on the IPU (and the batch-serialised activations of its
+/// x/dx buffers never: see Lowerer::act_loads_needed).
+KeepLive keep_live_rule(const SessionOptions& session);
+
+/// For each use of one tensor (sorted as tensor_uses() gives them): true when it needs a load,
+/// because no copy is kept live on its virtual graph under `rule`. `writes_produce`: a writing
+/// use produces the tensor (activations) rather than updating a loaded value (weights,
+/// optimizer state), so it needs no load. `loads_renew`: a load leaves a copy that later uses
+/// can keep (false for the per-micro-batch step buffers of a batch-serialised loop).
+std::vector<bool> loads_needed(const std::vector<TensorUse>& uses, const KeepLive& rule,
+                               bool writes_produce, bool loads_renew);
 
 /// Loads and stores of the off-chip weights, optimizer states and accumulators (activations
 /// are moved inside the batch loop by the lowering), in phase order.
-std::vector<IoPlacement> place_remote_io(const Model& model, const std::map<std::string, ResolvedTensor>& resolved,
+std::vector<IoPlacement> place_remote_io(const Model& model,
+                                         const std::map<std::string, ResolvedTensor>& resolved,
                                          const SessionOptions& session);
 
 }  // namespace ipusim::rt

@@ -44,6 +44,12 @@ Json op_json(const LOp& op, const OpTiming& t) {
     case LKind::Compute:
       j["flops"] = op.flops;
       break;
+    case LKind::IoCopy:
+      // One IoTileCopy per tensor (PopART): the report says which.
+      j["bytes"] = op.bytes;
+      j["direction"] = op.to_compute ? "to_compute" : "to_io";
+      j["tensors"] = op.tensors;
+      break;
     default:
       j["bytes"] = op.bytes;
   }

@@ -145,19 +145,22 @@ TEST_CASE("E33: one preloaded weight in phases -1..N-2, one stored activation in
     if (p >= kN - 1) CHECK(c.stores['w'] == 1);
     if (p < kN - 1) preloaded_fwd_weights += c.preloads['w'];
     stored_weights += c.stores['w'];
-    // Hand-derived from the rules of §3.1 (stages 1 keeps a tensor to the next phase only):
-    // the forward phases store no weight and preload no activation; phase 0 stores x1 (x0 is
-    // a graph input), phase N-2 stores nothing (x_{N-1} is read again in phase N-1).
+    // Hand-derived from the rules of §3.1 (a tensor produced, modified or loaded in p-1 or p-2
+    // is kept for phase p): the forward phases store no weight and preload no activation;
+    // phase 0 stores x1 (x0 is a graph input), phase N-2 stores nothing (x_{N-1} is read again
+    // in phase N-1 only).
     if (p < kN - 1) {
       CHECK(c.stores['w'] == 0);
       CHECK(c.preloads['x'] == 0);
     }
     if (p == 0) CHECK(c.stores['x'] == 1);
     if (p == kN - 2 || p >= kN - 1) CHECK(c.stores['x'] == 0);
-    // Backward (the popart test's comment): phases N-1..2N-4 preload a weight and an
-    // activation for the next phase, phase 2N-3 only a weight (w0; x0 is the input), the last none.
+    // Backward: phases N-1..2N-4 preload an activation for the next phase (x_n for the
+    // backward of layer n, produced in n-1); phases N..2N-3 preload a weight (w_{2N-3-p}),
+    // phase N-1 none: w_{N-2}, loaded for phase N-2, is still live (p-2) in its backward
+    // phase N. Phase 2N-3 preloads only w0 (x0 is the input), the last phase nothing.
     if (p >= kN - 1 && p <= 2 * kN - 4) {
-      CHECK(c.preloads['w'] == 1);
+      CHECK(c.preloads['w'] == (p == kN - 1 ? 0 : 1));
       CHECK(c.preloads['x'] == 1);
       CHECK(c.preload_bytes['x'] == kActBytes);  // the whole batch once, not once per micro-batch
     }
@@ -200,4 +203,24 @@ TEST_CASE("A weight homed on IO tiles is also counted on the compute tiles of th
     CHECK(io["w1 weight (IO-tile home)"] == kWeightBytes);    // storageTileSet io
     CHECK(io["w2 prefetch"] == kWeightBytes);                 // preloaded for phase 2
   }
+}
+
+TEST_CASE("E33: one IoTileCopy per tensor, naming it, not one per bundle of tensors") {
+  const Program prog = lower_e33();
+  int copies = 0;
+  for (const LPhase& ph : prog.phases) {
+    std::map<std::string, std::uint64_t> to_compute;
+    for (const LOp& op : ph.ops) {
+      if (op.kind != LKind::IoCopy) continue;
+      ++copies;
+      REQUIRE(op.tensors.size() == 1);
+      if (op.to_compute) to_compute[op.tensors[0]] += op.bytes;
+    }
+    // Phase 2N-4 = 6 (backward of layer 2) gets w2 and x2, preloaded together in phase 5:
+    // two copies of their own sizes (E34's "IoCopy->C" per tensor).
+    if (ph.index == 2 * kN - 4) {
+      CHECK(to_compute == std::map<std::string, std::uint64_t>{{"w2", kWeightBytes}, {"x2", kActBytes}});
+    }
+  }
+  CHECK(copies > 0);
 }

@@ -1,0 +1,154 @@
+// PopART's keep-live rule for execution phases (popart_semantics.md §3.1, E33): a use in
+// phase p is served without a load when the copy on its IPU was produced, modified or loaded
+// in p-1 or p-2; with batch serialisation the micro-batch chains are joined at the phase
+// change, so the same rule applies; and every IoTileCopy moves one tensor.
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_lower.hpp"
+#include "runtime/passes/pass_phases.hpp"
+#include "runtime/passes/pass_remote_io.hpp"
+
+using namespace ipusim::rt;
+
+namespace {
+
+TensorUse use(int phase, int vg, bool reads, bool writes) { return {phase, vg, reads, writes}; }
+
+/// One activation `a` ([2, 100] float) produced by op `prod` in phase 0 and read by one op in
+/// each of `reads` (forward phases), batch-serialised `K` ways, off chip, OnDemand.
+struct ChainCase {
+  Model model;
+  SessionOptions session;
+};
+
+ChainCase activation_chain(const std::vector<int>& reads, std::uint32_t K) {
+  ChainCase c;
+  Tensor a;
+  a.name = "a";
+  a.shape = {2, 100};
+  a.dtype = DType::Float32;
+  a.kind = TensorKind::Activation;
+  a.per_micro_batch = true;
+  c.model.add_tensor(a);
+  ModelOp prod;
+  prod.name = "prod";
+  prod.forward_phase = 0;
+  prod.outputs = {"a"};
+  c.model.ops.push_back(prod);
+  int last = 0;
+  for (int p : reads) {
+    ModelOp r;
+    r.name = "read" + std::to_string(p);
+    r.forward_phase = p;
+    r.inputs = {"a"};
+    c.model.ops.push_back(r);
+    last = std::max(last, p);
+  }
+  c.model.forward_phases = last + 1;
+  c.session.stages = 1;
+  c.session.batchSerializationFactor = K;
+  c.session.activation.location.storage = Storage::OffChip;
+  c.session.activationIOSchedule = IOSchedule::OnDemand;
+  return c;
+}
+
+/// Remote transfers of `a` per phase: (stores, loads), counting micro-batch copies "a[i]".
+std::map<int, std::pair<int, int>> transfers_of_a(const Program& prog) {
+  std::map<int, std::pair<int, int>> out;
+  for (const LPhase& ph : prog.phases)
+    for (const LOp& op : ph.ops)
+      for (const LTransfer& t : op.transfers)
+        if (t.tensor.rfind("a", 0) == 0)
+          (t.store ? out[ph.index].first : out[ph.index].second) += 1;
+  return out;
+}
+
+Program lower(ChainCase& c) {
+  const PhaseLayout L = assign_phases(c.model, 1, 0, 1);
+  return lower_program(c.model, L, resolve_locations(c.model, c.session), c.session);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "keep-live: a copy produced or loaded in p-1 or p-2 serves phase p; a mere read does not renew "
+    "it",
+    "[passes][keep_live]") {
+  // E33's x3: produced in 2, read in 3 and 5 -> reloaded for 5 (5 - 2 = 3), then kept for 6.
+  const std::vector<TensorUse> x3 = {use(2, 0, false, true), use(3, 0, true, false),
+                                     use(5, 0, true, false), use(6, 0, true, false)};
+  CHECK(loads_needed(x3, KeepLive{}, true, true) == std::vector<bool>{false, false, true, false});
+  // Loaded into a batch-serialised loop's step buffers, nothing stays for phase 6.
+  CHECK(loads_needed(x3, KeepLive{}, true, false) == std::vector<bool>{false, false, true, true});
+  // Ping-pong: produced on IPU 0 in phase 0; IPU 1 loads it for phase 1; IPU 0 keeps it for
+  // phase 2 (p-2) but not for phase 4.
+  const std::vector<TensorUse> pp = {use(0, 0, false, true), use(1, 1, true, false),
+                                     use(2, 0, true, false), use(4, 0, true, false)};
+  CHECK(loads_needed(pp, KeepLive{}, true, true) == std::vector<bool>{false, true, false, true});
+  // A weight (a write updates a loaded value): loaded for phase 1, kept for 3, updated in 3,
+  // so kept for 5, reloaded for 8.
+  const std::vector<TensorUse> w = {use(1, 0, true, false), use(3, 0, true, true),
+                                    use(5, 0, true, false), use(8, 0, true, false)};
+  CHECK(loads_needed(w, KeepLive{}, false, true) == std::vector<bool>{true, false, false, true});
+}
+
+TEST_CASE(
+    "batch serialisation: an activation read within two phases is kept, not stored and reloaded "
+    "per micro-batch",
+    "[passes][keep_live]") {
+  // Produced in phase 0, read in 1 and 2 (kept: 0 is p-1, then p-2) and in 4 (4 - 0 = 4:
+  // stored in 0 and reloaded for 4), K = 4 micro-batches: one store and one load per micro-batch.
+  ChainCase c = activation_chain({1, 2, 4}, 4);
+  const auto tr = transfers_of_a(lower(c));
+  CHECK(tr.at(0) == std::make_pair(4, 0));
+  CHECK(tr.count(1) == 0);
+  CHECK(tr.count(2) == 0);
+  CHECK(tr.at(4) == std::make_pair(0, 4));
+  // Read only in 1 and 2: never stored, never loaded.
+  ChainCase kept = activation_chain({1, 2}, 4);
+  CHECK(transfers_of_a(lower(kept)).empty());
+}
+
+TEST_CASE(
+    "batch serialisation: a kept activation holds all its micro-batches in SRAM between the phases",
+    "[passes][keep_live]") {
+  ChainCase c = activation_chain({2}, 4);
+  const Program prog = lower(c);
+  // 4 micro-batches x 2 x 100 floats live in phases 0, 1 and 2 (produced in 0, kept to 2).
+  for (const LPhase& ph : prog.phases) {
+    if (ph.index < 0) continue;
+    std::uint64_t bytes = 0;
+    for (const MemoryItem& m : ph.memory[0])
+      if (m.tensor == "a" && m.what == "activation") bytes += m.bytes;
+    INFO("phase " << ph.index);
+    CHECK(bytes == (ph.index <= 2 ? 4u * 2 * 100 * 4 : 0u));
+  }
+}
+
+TEST_CASE(
+    "popxl programs (io_mode set) keep what a use in the last `stages` phases left, and never "
+    "their x/dx buffers",
+    "[passes][keep_live]") {
+  SessionOptions popxl;
+  popxl.io_mode = IoMode::Io;
+  popxl.stages = 1;
+  const KeepLive rule = keep_live_rule(popxl);
+  CHECK((rule.window == 1 && rule.reads_renew && !rule.never));
+  CHECK(keep_live_rule(SessionOptions{}).window == 2);  // PopART's implicit program
+  // A weight read in 1, 2, 3 and 5: each read renews the copy for the next phase only.
+  const std::vector<TensorUse> w = {use(1, 0, true, false), use(2, 0, true, false),
+                                    use(3, 0, true, false), use(5, 0, true, false)};
+  CHECK(loads_needed(w, rule, false, true) == std::vector<bool>{true, false, false, true});
+  // The batch-serialised activation of the chain above is stored in phase 0 and loaded in
+  // every later phase that reads it, one transfer per micro-batch.
+  ChainCase c = activation_chain({1, 2, 4}, 4);
+  c.session.io_mode = IoMode::Compute;
+  const auto tr = transfers_of_a(lower(c));
+  CHECK(tr.at(0) == std::make_pair(4, 0));
+  CHECK(tr.at(1) == std::make_pair(0, 4));
+  CHECK(tr.at(2) == std::make_pair(0, 4));
+  CHECK(tr.at(4) == std::make_pair(0, 4));
+}
