@@ -65,8 +65,11 @@ double amp_inner_dim_factor(const ChipParams& chip, double k) {
   return k / (k + chip.amp_inner_dim_half);
 }
 
-double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles) {
-  if (!spec.gemm_known() || tiles == 0) return 0;
+namespace {
+
+/// Operand exchange of a GEMM whose iteration space is split over `volume_tiles` tiles.
+double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, double volume_tiles) {
+  if (!spec.gemm_known() || volume_tiles <= 0) return 0;
   // A poplibs-style planner splits the m x n x k iteration space (times groups) into one
   // block per tile and picks the split that minimises exchange: a cube of volume
   // V = m n k groups / T, side V^(1/3). The tile then needs its slice of both operands,
@@ -74,9 +77,16 @@ double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& s
   // the on-chip exchange at exchange_bytes_per_cycle_per_tile. No free parameter: the
   // shape, the dtype and the exchange rate decide it.
   const double groups = spec.groups > 0 ? spec.groups : 1.0;
-  const double volume = spec.m * spec.n * spec.k * groups / static_cast<double>(tiles);
+  const double volume = spec.m * spec.n * spec.k * groups / volume_tiles;
   const double elements = 2.0 * std::pow(volume, 2.0 / 3.0);
   return elements * compute_dtype_bytes(spec.dtype) / chip.exchange_bytes_per_cycle_per_tile;
+}
+
+}  // namespace
+
+double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles) {
+  if (tiles == 0) return 0;
+  return operand_exchange_cycles(chip, spec, static_cast<double>(tiles));
 }
 
 std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
@@ -94,20 +104,38 @@ std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
   return n;
 }
 
-std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec) {
-  if (spec.flops <= 0 && spec.bytes == 0) return 0;
-  const std::uint32_t n = compute_tiles(chip, spec);
-  // Bytes are whole: the busiest tile gets the rounded-up share.
-  const double bytes_busiest = static_cast<double>((spec.bytes + n - 1) / n);
-  const double flops_per_tile = spec.flops / n;
+namespace {
+
+/// The step's cycles given the busiest tile's flops and bytes and its GEMM volume divisor
+/// (the number of tiles an even split would use).
+std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec, double flops_per_tile,
+                                double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
     return total_cycles(chip, work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0),
                         spec.op_overhead);
   }
   const double inner = spec.gemm_known() ? amp_inner_dim_factor(chip, spec.k) : 1.0;
+  // The busiest tile's block of the iteration space sets the operand exchange.
   const double cycles = work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
-                        gemm_operand_exchange_cycles(chip, spec, n);
+                        operand_exchange_cycles(chip, spec, volume_tiles);
   return total_cycles(chip, cycles, spec.op_overhead);
+}
+
+}  // namespace
+
+std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec) {
+  if (spec.flops <= 0 && spec.bytes == 0) return 0;
+  const std::uint32_t n = compute_tiles(chip, spec);
+  // Bytes are whole: the busiest tile gets the rounded-up share.
+  const double bytes_busiest = static_cast<double>((spec.bytes + n - 1) / n);
+  return cycles_on_busiest(chip, spec, spec.flops / n, bytes_busiest, static_cast<double>(n));
+}
+
+std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec, double busiest_share) {
+  if (spec.flops <= 0 && spec.bytes == 0) return 0;
+  const double bytes_busiest = std::ceil(static_cast<double>(spec.bytes) * busiest_share - 1e-9);
+  return cycles_on_busiest(chip, spec, spec.flops * busiest_share, bytes_busiest,
+                           busiest_share > 0 ? 1.0 / busiest_share : 0.0);
 }
 
 }  // namespace ipusim

@@ -34,6 +34,12 @@ struct ComputeSpec {
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
   /// reduction inside a BSP superstep) may turn it off.
   bool op_overhead = true;
+  /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
+  /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
+  /// tile does the share of the work that its part of the output needs. 0 = unknown: the work
+  /// is split evenly (as in aggregated fidelity).
+  std::uint64_t mapped_bytes = 0;
+  std::uint64_t grain_bytes = 1;
   /// True when m, k and n are all known (> 0).
   bool gemm_known() const { return m > 0 && k > 0 && n > 0; }
 };
@@ -67,5 +73,9 @@ std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec);
 
 /// Cycles of the whole step by the formulas above (0 if the step has no work).
 std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec);
+
+/// Cycles of the step when its busiest tile does the fraction `busiest_share` of the work
+/// (flops, bytes and GEMM volume) instead of 1 / tiles; compute_cycles() is the balanced case.
+std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec, double busiest_share);
 
 }  // namespace ipusim

@@ -165,6 +165,18 @@ std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const Excha
   return rates.fixed_cycles + worst;
 }
 
+std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes, std::uint32_t io_tiles,
+                             std::uint32_t compute_tiles) {
+  const double tiles = std::max<double>(1, std::min(io_tiles > 0 ? io_tiles : compute_tiles, compute_tiles));
+  return rates.fixed_cycles + static_cast<std::uint64_t>(
+                                  std::ceil(static_cast<double>(bytes) / (tiles * rates.bytes_per_cycle_per_tile)));
+}
+
+std::uint64_t io_copy_cycles_busiest(const ExchangeRates& rates, std::uint64_t max_tile_bytes) {
+  return rates.fixed_cycles +
+         static_cast<std::uint64_t>(std::ceil(static_cast<double>(max_tile_bytes) / rates.bytes_per_cycle_per_tile));
+}
+
 TileTraffic exchange_totals(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu) {
   const std::uint32_t n = active_tiles(spec, tiles_per_ipu);
   const std::uint64_t b = spec.bytes_per_tile;

@@ -64,6 +64,16 @@ std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates, const std::ve
 std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const ExchangeSpec& spec,
                                          std::uint32_t tiles_per_ipu);
 
+/// Cycles of an on-chip copy of `bytes` between an IPU's IO tiles and its compute tiles
+/// (PopART's IoTileCopy) with the data spread evenly: the fixed cost plus the bytes over the
+/// smaller of the two tile sets at the per-tile rate (without IO tiles the copy stays on the
+/// compute tiles).
+std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes, std::uint32_t io_tiles,
+                             std::uint32_t compute_tiles);
+/// The same copy when the busiest tile of either side holds `max_tile_bytes`: the fixed cost
+/// plus that tile's bytes at the per-tile rate.
+std::uint64_t io_copy_cycles_busiest(const ExchangeRates& rates, std::uint64_t max_tile_bytes);
+
 /// Total bytes sent and received over all tiles in a phase.
 TileTraffic exchange_totals(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu);
 

@@ -1,6 +1,8 @@
 // IPU module: cost requests and their stats.
 #include "models/ipu/ipu.hpp"
 
+#include <algorithm>
+
 namespace ipusim {
 
 Ipu::Ipu(sc_core::sc_module_name name, std::uint32_t id, const ChipParams& chip, Fidelity fidelity)
@@ -20,19 +22,47 @@ std::uint64_t Ipu::compute(const ComputeSpec& spec) {
   return c;
 }
 
+std::uint64_t Ipu::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes) {
+  const std::uint64_t c = tiles_.io_copy(bytes, io_tiles, to_compute, grain_bytes);
+  ++exchanges_;
+  exchange_cycles_ += c;
+  return c;
+}
+
+double Ipu::occupy_compute_tiles(double ready_ns, double duration_ns) {
+  const double start = std::max(ready_ns, tiles_free_ns_);
+  tiles_free_ns_ = start + duration_ns;
+  return start;
+}
+
+void Ipu::add_activity_of(const Ipu& twin) {
+  exchanges_ += twin.exchanges_;
+  exchange_cycles_ += twin.exchange_cycles_;
+  computes_ += twin.computes_;
+  compute_cycles_ += twin.compute_cycles_;
+  tiles_.add_activity_of(twin.tiles_);
+}
+
 void Ipu::note_sync(std::uint64_t cycles, std::uint64_t times) {
   syncs_ += times;
   sync_cycles_ += cycles * times;
 }
 
 void Ipu::collect_stats(Json& out) const {
-  if (exchanges_ == 0 && computes_ == 0 && syncs_ == 0 && tiles_.max_sram_per_tile_bytes() == 0) return;
-  out["exchange_phases"] = exchanges_;
-  out["exchange_cycles"] = exchange_cycles_;
-  out["compute_steps"] = computes_;
-  out["compute_cycles"] = compute_cycles_;
-  out["syncs"] = syncs_;
-  out["sync_cycles"] = sync_cycles_;
+  // Only what went through the model appears: a collective run has syncs but no compute
+  // steps recorded, and 0 would claim the tiles were idle.
+  if (exchanges_ > 0) {
+    out["exchange_phases"] = exchanges_;
+    out["exchange_cycles"] = exchange_cycles_;
+  }
+  if (computes_ > 0) {
+    out["compute_steps"] = computes_;
+    out["compute_cycles"] = compute_cycles_;
+  }
+  if (syncs_ > 0) {
+    out["syncs"] = syncs_;
+    out["sync_cycles"] = sync_cycles_;
+  }
   tiles_.collect_stats(out);
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 // One IPU: an sc_module without processes that owns its tile array and turns exchange,
-// compute and sync requests into cycle counts (callers wait for them).
+// compute and sync requests into cycle counts (callers wait for them). It is also a
+// contended resource: BSP gives its compute tiles one thing at a time (a compute set, an
+// exchange phase or a sync), so callers reserve the compute tiles for each such step; the IO
+// tiles are not part of the reservation and overlap with it.
 #include <cstdint>
 
 #include <systemc>
@@ -29,8 +32,23 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   std::uint64_t exchange(const ExchangeSpec& spec);
   /// Cycles of a compute step on this IPU (recorded in the stats).
   std::uint64_t compute(const ComputeSpec& spec);
+  /// Cycles of an IoTileCopy of `bytes` between the IO and compute tiles (recorded as an
+  /// exchange phase; see TileArray::io_copy).
+  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes);
   /// Records a sync this IPU took part in.
   void note_sync(std::uint64_t cycles, std::uint64_t times = 1);
+
+  /// Reserves the compute tiles for `duration_ns`, starting at the first instant at or after
+  /// `ready_ns` when they are free (steps issued together run one after another in issue
+  /// order, as Poplar runs separate compute sets and exchanges), and returns that start.
+  double occupy_compute_tiles(double ready_ns, double duration_ns);
+  /// When the compute tiles are next free, ns.
+  double compute_tiles_free_ns() const { return tiles_free_ns_; }
+
+  /// Adds the compute and exchange activity of `twin`, an IPU that ran the same SPMD program
+  /// (replicas of a training step are identical, so one IPU per virtual graph is timed
+  /// through the models and its activity is credited to the others at the end).
+  void add_activity_of(const Ipu& twin);
 
   void collect_stats(Json& out) const override;
 
@@ -42,6 +60,7 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   std::uint64_t exchanges_ = 0, exchange_cycles_ = 0;
   std::uint64_t computes_ = 0, compute_cycles_ = 0;
   std::uint64_t syncs_ = 0, sync_cycles_ = 0;
+  double tiles_free_ns_ = 0;
 };
 
 }  // namespace ipusim

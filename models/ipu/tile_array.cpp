@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "models/ipu/tile_mapping.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
@@ -32,6 +33,7 @@ std::uint64_t TileArray::exchange(const ExchangeSpec& spec) {
   const TileTraffic tot = exchange_totals(spec, chip_->tiles);
   total_sent_ += tot.sent;
   total_received_ += tot.received;
+  ++exchanges_;
   if (fidelity_ == Fidelity::Aggregated) return exchange_cycles_aggregated(rates, spec, chip_->tiles);
   const std::vector<TileTraffic> traffic = expand_exchange(spec, chip_->tiles);
   for (std::size_t i = 0; i < traffic.size(); ++i) {
@@ -41,23 +43,100 @@ std::uint64_t TileArray::exchange(const ExchangeSpec& spec) {
   return exchange_cycles_per_tile(rates, traffic, receives_same_data(spec));
 }
 
+std::uint64_t TileArray::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute,
+                                 std::uint64_t grain_bytes) {
+  const ExchangeRates rates = ExchangeRates::from(*chip_);
+  const std::uint32_t io = std::min(io_tiles, chip_->tiles - 1);
+  const std::uint32_t compute = chip_->tiles - io;
+  total_sent_ += bytes;
+  total_received_ += bytes;
+  ++exchanges_;
+  if (fidelity_ == Fidelity::Aggregated) return io_copy_cycles(rates, bytes, io, compute);
+  // Each side holds the tensor by the linear mapping; without IO tiles the copy stays on the
+  // compute tiles (both sides are the compute tiles).
+  const LinearMapping on_compute(bytes, grain_bytes, compute);
+  const LinearMapping on_io(bytes, grain_bytes, io > 0 ? io : compute);
+  const std::uint32_t io_base = io > 0 ? compute : 0;
+  for (std::uint32_t i = 0; i < compute; ++i) {
+    const std::uint64_t b = on_compute.elements_on(i);
+    if (b == 0) break;  // the linear mapping fills tiles from 0: the rest hold nothing
+    (to_compute ? received_ : sent_)[i] += b;
+  }
+  for (std::uint32_t i = 0; i < on_io.tiles(); ++i) {
+    const std::uint64_t b = on_io.elements_on(i);
+    if (b == 0) break;
+    (to_compute ? sent_ : received_)[io_base + i] += b;
+  }
+  // As balanced as an even split: the same closed form as aggregated fidelity.
+  if (on_compute.balanced() && on_io.balanced()) return io_copy_cycles(rates, bytes, io, compute);
+  return io_copy_cycles_busiest(rates, std::max(on_compute.max_elements(), on_io.max_elements()));
+}
+
 std::uint64_t TileArray::compute(const ComputeSpec& spec) {
-  const std::uint64_t c = ipusim::compute_cycles(*chip_, spec);
+  ++computes_;
   if (fidelity_ == Fidelity::Aggregated) {
+    const std::uint64_t c = ipusim::compute_cycles(*chip_, spec);
     agg_max_cycles_ += c;
     return c;
   }
   const std::uint32_t n = compute_tiles(*chip_, spec);
+  if (spec.mapped_bytes > 0) {
+    // Work follows the output's linear mapping: tile i does the fraction e_i / total of it.
+    const LinearMapping map(spec.mapped_bytes, spec.grain_bytes, n);
+    const double total = static_cast<double>(spec.mapped_bytes);
+    std::uint64_t prev_e = 0, prev_cycles = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint64_t e = map.elements_on(i);
+      if (e == 0) break;
+      if (e != prev_e) {  // the mapping has at most three distinct tile loads
+        const double share = static_cast<double>(e) / total;
+        prev_cycles = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
+                                          spec.dtype, spec.unit);
+        prev_e = e;
+      }
+      cycles_[i] += prev_cycles;
+    }
+    if (!map.balanced()) {
+      return compute_cycles_with_share(*chip_, spec, static_cast<double>(map.max_elements()) / total);
+    }
+    return ipusim::compute_cycles(*chip_, spec);
+  }
   // Balanced work: tiles that get one byte fewer of an uneven split finish no later.
   const std::uint64_t base = spec.bytes / n, extra = spec.bytes % n;
   for (std::uint32_t i = 0; i < n; ++i) {
     const double bytes = static_cast<double>(base + (i < extra ? 1 : 0));
     cycles_[i] += tile_compute_cycles(*chip_, spec.flops / n, bytes, spec.dtype, spec.unit);
   }
-  return c;
+  return ipusim::compute_cycles(*chip_, spec);
+}
+
+void TileArray::note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes, std::uint32_t io_tiles) {
+  sram_known_ = true;
+  const std::uint32_t io = std::min(io_tiles, chip_->tiles - 1);
+  if (fidelity_ == Fidelity::Aggregated) {
+    agg_sram_max_ = std::max({agg_sram_max_, compute_tile_bytes, io > 0 ? io_tile_bytes : 0});
+    return;
+  }
+  const std::uint32_t compute = chip_->tiles - io;
+  for (std::uint32_t i = 0; i < chip_->tiles; ++i) sram_[i] = std::max(sram_[i], i < compute ? compute_tile_bytes : io_tile_bytes);
+}
+
+void TileArray::add_activity_of(const TileArray& twin) {
+  total_sent_ += twin.total_sent_;
+  total_received_ += twin.total_received_;
+  agg_max_cycles_ += twin.agg_max_cycles_;
+  exchanges_ += twin.exchanges_;
+  computes_ += twin.computes_;
+  auto add = [](std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) a[i] += b[i];
+  };
+  add(sent_, twin.sent_);
+  add(received_, twin.received_);
+  add(cycles_, twin.cycles_);
 }
 
 void TileArray::allocate_sram(std::uint64_t bytes, std::uint32_t tiles) {
+  sram_known_ = true;
   const std::uint32_t n = tiles == 0 ? chip_->tiles : std::min(tiles, chip_->tiles);
   if (fidelity_ == Fidelity::Aggregated) {
     agg_sram_total_ += bytes;
@@ -86,16 +165,24 @@ std::uint64_t TileArray::max_sram_per_tile_bytes() const {
 }
 
 void TileArray::collect_stats(Json& out) const {
-  out["bytes_sent"] = total_sent_;
-  out["bytes_received"] = total_received_;
-  out["sram_max_per_tile_bytes"] = max_sram_per_tile_bytes();
-  out["sram_fits"] = sram_fits();
+  if (exchanges_ > 0) {
+    out["bytes_sent"] = total_sent_;
+    out["bytes_received"] = total_received_;
+  }
+  if (sram_known_) {
+    out["sram_max_per_tile_bytes"] = max_sram_per_tile_bytes();
+    out["sram_fits"] = sram_fits();
+  }
   if (fidelity_ == Fidelity::PerTile) {
-    out["per_tile"] = {{"compute_cycles", vector_summary(cycles_)},
-                       {"bytes_sent", vector_summary(sent_)},
-                       {"bytes_received", vector_summary(received_)},
-                       {"sram_bytes", vector_summary(sram_)}};
-  } else {
+    Json per_tile = Json::object();
+    if (computes_ > 0) per_tile["compute_cycles"] = vector_summary(cycles_);
+    if (exchanges_ > 0) {
+      per_tile["bytes_sent"] = vector_summary(sent_);
+      per_tile["bytes_received"] = vector_summary(received_);
+    }
+    if (sram_known_) per_tile["sram_bytes"] = vector_summary(sram_);
+    if (!per_tile.empty()) out["per_tile"] = std::move(per_tile);
+  } else if (computes_ > 0) {
     out["busiest_tile_compute_cycles"] = agg_max_cycles_;
   }
 }

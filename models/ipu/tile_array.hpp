@@ -22,12 +22,28 @@ class TileArray {
 
   /// Cycles of an exchange phase; adds each tile's bytes sent and received.
   std::uint64_t exchange(const ExchangeSpec& spec);
-  /// Cycles of a compute step (busiest tile); adds each active tile's cycles.
+  /// Cycles of a compute step (busiest tile); adds each active tile's cycles. In per_tile
+  /// fidelity a spec with `mapped_bytes` spreads its work by Poplar's linear mapping, so an
+  /// unevenly mapped output makes the busiest tile (and the step) slower than in aggregated.
   std::uint64_t compute(const ComputeSpec& spec);
+  /// Cycles of an on-chip copy of `bytes` between the IO tiles (the last `io_tiles` tiles) and
+  /// the compute tiles (IoTileCopy; `to_compute` gives the direction). In per_tile fidelity both
+  /// sides hold the data by the linear mapping in grains of `grain_bytes` and the busiest tile
+  /// bounds the copy; aggregated spreads it evenly. Adds the bytes sent and received.
+  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes);
   /// Places `bytes` of SRAM data evenly over `tiles` tiles (0 = all), starting at tile 0.
   void allocate_sram(std::uint64_t bytes, std::uint32_t tiles = 0);
   /// Places `bytes` on one tile (per_tile fidelity; aggregated spreads them evenly).
   void allocate_sram_on_tile(std::uint32_t tile, std::uint64_t bytes);
+  /// Records a peak SRAM use computed elsewhere (the training memory account): every compute
+  /// tile holds `compute_tile_bytes` and each of the last `io_tiles` tiles `io_tile_bytes` at
+  /// some point; the per-tile maximum rises to it. Makes the SRAM fields of the stats appear.
+  void note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes, std::uint32_t io_tiles);
+  /// Adds the compute and exchange activity of `twin` (an IPU running the same SPMD program):
+  /// totals, per-tile vectors and the busiest tile's cycles. SRAM is not copied.
+  void add_activity_of(const TileArray& twin);
+  /// True once SRAM was placed or noted (SRAM fields are absent from the stats before).
+  bool sram_known() const { return sram_known_; }
   /// Largest SRAM use of any tile.
   std::uint64_t max_sram_per_tile_bytes() const;
   /// True if no tile uses more than its SRAM.
@@ -41,7 +57,10 @@ class TileArray {
   const std::vector<std::uint64_t>& compute_cycles() const { return cycles_; }
   const std::vector<std::uint64_t>& sram_used() const { return sram_; }
 
-  /// Summary stats: totals and, per tile, max and mean of cycles, bytes and SRAM.
+  /// Summary stats: totals and, per tile, max and mean of cycles, bytes and SRAM. Only what
+  /// was recorded appears: exchange bytes after an exchange or copy, compute cycles after a
+  /// compute step, SRAM after an allocation (a field that would read 0 only because nothing
+  /// went through the model is absent, not zero).
   void collect_stats(Json& out) const;
 
  private:
@@ -52,6 +71,8 @@ class TileArray {
   std::uint64_t agg_max_cycles_ = 0;   // aggregated: busiest tile's accumulated cycles
   std::uint64_t agg_sram_total_ = 0;   // aggregated: SRAM bytes, spread evenly
   std::uint64_t agg_sram_max_ = 0;     // aggregated: largest per-tile share placed so far
+  std::uint64_t exchanges_ = 0, computes_ = 0;  // steps recorded (decide which stats exist)
+  bool sram_known_ = false;
 };
 
 }  // namespace ipusim

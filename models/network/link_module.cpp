@@ -15,10 +15,14 @@ void LinkModule::collect_stats(Json& out) const {
   const ResourceStats s = stats();
   if (s.transfers == 0) return;
   const double now = now_ns();
-  const double util = now > 0 ? s.bytes / (spec().capacity_Bpns * now) : 0.0;
-  // Bytes are integrated rate x time in the fluid model: round away the floating-point dust.
-  out["bytes"] = static_cast<std::uint64_t>(std::llround(s.bytes));
-  out["busy_ns"] = s.busy_ns;
+  // Bytes and busy time are integrated rate x time in the fluid model: round away the
+  // floating-point dust (to whole bytes and to the kernel's 1 ps), so the figures do not depend
+  // on the order of the sums (a collective replayed from the executor's cache adds its
+  // original's totals at once; playing it again adds them step by step).
+  const double bytes = static_cast<double>(std::llround(s.bytes));
+  const double util = now > 0 ? bytes / (spec().capacity_Bpns * now) : 0.0;
+  out["bytes"] = static_cast<std::uint64_t>(bytes);
+  out["busy_ns"] = static_cast<double>(std::llround(s.busy_ns * 1000.0)) / 1000.0;
   out["utilisation"] = util;
   out["transfers"] = s.transfers;
   out["max_concurrent"] = s.max_concurrent;

@@ -171,6 +171,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
 
     const double tx0 = now_ns();
     system_.network().transfer_batch(step_routes, step_bytes);
+    timing.flows += step_routes.size();
     double link_ns = now_ns() - tx0;
     if (highest == LinkTier::GwLink) {
       timing.gw_link_ns += link_ns;

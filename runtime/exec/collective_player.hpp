@@ -29,6 +29,7 @@ struct CollectiveTiming {
   double reduce_ns = 0;          ///< on-tile reduction compute
   std::uint64_t steps = 0;
   std::uint64_t transfers = 0;
+  std::uint64_t flows = 0;  ///< network flows started (transfers whose route is not empty)
   std::map<std::string, double> phase_ns;  ///< by schedule phase, in first-seen order names
   double total_ns() const { return end_ns - start_ns; }
   /// {"sync":..,"exchange_fixed":..,"ipu_link":..,"gw_link":..,"on_chip":..,"reduce":..}

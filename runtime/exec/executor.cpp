@@ -19,6 +19,17 @@ constexpr Lane kLanes[] = {Lane::Compute, Lane::Io, Lane::IoPhase};
 
 coll::DType coll_dtype(DType d) { return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32; }
 
+/// Ops that put traffic on the inter-IPU links (remote and host transfers use the gateway
+/// links, DDR and host links only).
+bool uses_network(LKind k) { return k == LKind::Collective || k == LKind::IpuCopy; }
+
+/// Resource kinds a collective or an IpuCopy can use.
+bool inter_ipu_kind(ResourceKind k) {
+  return k == ResourceKind::IpuLink || k == ResourceKind::GwLink || k == ResourceKind::GwSwitch;
+}
+
+std::size_t lane_index(int vg, Lane l) { return static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l); }
+
 }  // namespace
 
 Executor::Executor(sc_core::sc_module_name name, System& system, const Program& program, std::uint32_t replicas,
@@ -64,6 +75,13 @@ void Executor::master() {
     const double t0 = now_ns();
     current_ = p;
     lanes_done_ = 0;
+    net_pending_ = 0;
+    lane_net_pending_.assign(static_cast<std::size_t>(lanes), 0);
+    for (const LOp& op : program_.phases[p].ops) {
+      if (!uses_network(op.kind)) continue;
+      ++net_pending_;
+      ++lane_net_pending_[lane_index(op.vg, op.lane)];
+    }
     ++generation_;
     go_.notify(sc_core::SC_ZERO_TIME);
     while (lanes_done_ < lanes) sc_core::wait(lane_done_);
@@ -77,6 +95,7 @@ void Executor::master() {
     TraceWriter::instance().complete("phases", "phase", "phase " + std::to_string(p), t0, now_ns() - t0);
   }
   end_ns_ = now_ns();
+  if (!stop_) replicate_activity();
   done_ = !stop_;
   ++generation_;
   stop_ = true;
@@ -104,6 +123,10 @@ void Executor::lane(int vg, Lane l) {
         }
         run_op(p, i, player);
         done_ops_[p][i] = 1;
+        if (uses_network(op.kind)) {
+          --net_pending_;
+          --lane_net_pending_[lane_index(vg, l)];
+        }
         op_done_.notify(sc_core::SC_ZERO_TIME);
       }
     } catch (const std::exception& e) {
@@ -118,10 +141,104 @@ void Executor::lane(int vg, Lane l) {
   }
 }
 
+void Executor::replicate_activity() {
+  // Replica 0's IPUs went through the models for every compute op and copy; every replica
+  // ran the same ops on identical IPUs (SPMD), so the others get the same activity.
+  for (std::uint32_t r = 1; r < replicas_; ++r) {
+    for (std::uint32_t vg = 0; vg < ipr_; ++vg) system_.ipu(r * ipr_ + vg).add_activity_of(system_.ipu(vg));
+  }
+}
+
+std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t compute_tiles) {
+  Ipu& ipu = system_.ipu(static_cast<std::uint32_t>(vg));
+  auto with_mapping = [&](ComputeSpec spec, const GemmShape& gemm, std::uint64_t bytes) {
+    // per_tile: the op's output is mapped linearly over the tiles; a GEMM's output is m x n
+    // (x groups) elements, a vector op's tensors are the bytes it reads and writes.
+    spec.mapped_bytes = gemm.known() ? static_cast<std::uint64_t>(gemm.m) * static_cast<std::uint64_t>(gemm.n) *
+                                           static_cast<std::uint64_t>(gemm.groups > 0 ? gemm.groups : 1) *
+                                           static_cast<std::uint64_t>(compute_dtype_bytes(spec.dtype))
+                                     : bytes;
+    spec.grain_bytes = opt_.grain_bytes;
+    return ipu.compute(spec);
+  };
+  if (!op.parts) return with_mapping(compute_spec(op, compute_tiles), op.gemm, op.mem_bytes);
+  std::uint64_t total = 0;
+  for (const ComputePart& p : *op.parts) total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
+  return total;
+}
+
+bool Executor::network_alone(int vg, Lane l) const {
+  if (system_.params().system.network_model != NetworkModel::Fluid) return false;
+  if (net_pending_ != lane_net_pending_[lane_index(vg, l)]) return false;
+  const FlowEngine& e = system_.network().engine();
+  // Defensive: the structure above already rules traffic out. The kind's rate is a running
+  // sum, so an idle kind may read floating-point dust rather than 0 (1e-6 B/ns is far below
+  // any flow).
+  for (ResourceKind k : {ResourceKind::IpuLink, ResourceKind::GwLink, ResourceKind::GwSwitch}) {
+    if (e.kind_rate_Bpns(k) > 1e-6) return false;
+  }
+  return true;
+}
+
+CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
+                                          CollectivePlayer& player, bool& cached) {
+  Network& net = system_.network();
+  const bool alone = opt_.collective_cache && network_alone(vg, l);
+  auto it = alone ? cache_.find(key) : cache_.end();
+  if (it != cache_.end()) {
+    // The original and this replay each had the network to themselves, so playing it again
+    // would give the same time and the same traffic: wait, and credit that traffic (and the
+    // syncs the player would record) instead of simulating every superstep.
+    const CachedCollective& c = it->second;
+    sc_core::wait(ns_to_sc(c.timing.total_ns()));
+    net.credit_replay(c.timing.flows, 0, c.resources);
+    std::vector<std::uint32_t> ipus;
+    for (const auto& g : req.groups) ipus.insert(ipus.end(), g.begin(), g.end());
+    std::sort(ipus.begin(), ipus.end());
+    if (c.timing.steps > 0) system_.sync(ipus, c.timing.steps);
+    cached = true;
+    ++cached_;
+    return c.timing;
+  }
+  ++played_;
+  if (!alone) return player.play(req);
+  // Record what the play adds to the network's stats (nothing else runs meanwhile).
+  const std::size_t n = net.engine().num_resources();
+  std::vector<ResourceStats> before(n);
+  for (ResourceId id = 0; id < n; ++id) {
+    if (inter_ipu_kind(net.engine().resource(id).kind)) before[id] = net.resource_stats(id);
+  }
+  CachedCollective c;
+  c.timing = player.play(req);
+  for (ResourceId id = 0; id < n; ++id) {
+    if (!inter_ipu_kind(net.engine().resource(id).kind)) continue;  // others carried IO meanwhile
+    const ResourceStats after = net.resource_stats(id);
+    if (after.transfers == before[id].transfers && after.bytes == before[id].bytes) continue;
+    ResourceStats d;
+    d.bytes = after.bytes - before[id].bytes;
+    d.busy_ns = after.busy_ns - before[id].busy_ns;
+    d.transfers = after.transfers - before[id].transfers;
+    d.max_concurrent = after.max_concurrent;
+    c.resources.emplace_back(id, d);
+  }
+  cache_[key] = std::move(c);
+  return cache_[key].timing;
+}
+
 void Executor::run_transfers(std::vector<TransferRequest>& reqs) {
   reqs.erase(std::remove_if(reqs.begin(), reqs.end(), [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
              reqs.end());
   if (!reqs.empty()) system_.network().transfer_all(reqs);
+}
+
+void Executor::hold_compute_tiles(int vg, double duration_ns) {
+  // Compute-lane ops run one at a time on their lane, so the tiles are free now; the
+  // reservation keeps the IPU's contention state true for anything else that uses it.
+  Ipu& ipu = system_.ipu(static_cast<std::uint32_t>(vg));
+  const double now = now_ns();
+  const double start = ipu.occupy_compute_tiles(now, duration_ns);
+  if (start > now) sc_core::wait(ns_to_sc(start - now));
+  sc_core::wait(ns_to_sc(duration_ns));
 }
 
 void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
@@ -134,21 +251,19 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
   std::vector<TransferRequest> reqs;
   switch (op.kind) {
     case LKind::Compute: {
-      // Each part is one model op timed by its op-class formula; the same parts are replayed
-      // for every micro-batch, so their cycles are computed once per (parts, tiles). The memo
-      // lives as long as the executor's process (one simulation per executor instance).
-      static thread_local ComputeCycleMemo memo;
-      const std::uint64_t cycles = memo.cycles(chip, op, compute_tiles);
-      sc_core::wait(ns_to_sc(system_.clock().cycles_to_ns(static_cast<double>(cycles))));
+      // Each part is one model op timed by its op-class formula on replica 0's IPU (its
+      // tile model keeps the per-tile cycles); the compute tiles are held for the whole op.
+      const std::uint64_t cycles = compute_op_cycles(op.vg, op, compute_tiles);
+      hold_compute_tiles(op.vg, system_.clock().cycles_to_ns(static_cast<double>(cycles)));
       t.category = "compute";
       break;
     }
     case LKind::IoCopy: {
-      // An on-chip exchange between the IO and compute tile sets: the smaller set bounds it.
-      const double tiles = std::max<double>(1, std::min(io_tiles > 0 ? io_tiles : compute_tiles, compute_tiles));
-      const double cycles = static_cast<double>(chip.exchange_fixed_cycles) +
-                            std::ceil(static_cast<double>(op.bytes) / (tiles * chip.exchange_bytes_per_cycle_per_tile));
-      sc_core::wait(ns_to_sc(system_.clock().cycles_to_ns(cycles)));
+      // An on-chip exchange between the IO and compute tile sets (IoTileCopy): the IPU model
+      // bounds it by the smaller set (aggregated) or by the busiest tile of the mapping.
+      const std::uint64_t cycles = system_.ipu(static_cast<std::uint32_t>(op.vg))
+                                       .io_copy(op.bytes, io_tiles, op.to_compute, opt_.grain_bytes);
+      hold_compute_tiles(op.vg, system_.clock().cycles_to_ns(static_cast<double>(cycles)));
       t.category = "exchange";
       break;
     }
@@ -202,18 +317,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
       }
       const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" + std::to_string(op.elements) + "|" +
                               to_string(op.dtype) + "|" + std::to_string(op.vg);
-      CollectiveTiming ct;
-      auto it = cache_.find(key);
-      if (opt_.collective_cache && it != cache_.end()) {
-        ct = it->second;
-        sc_core::wait(ns_to_sc(ct.total_ns()));
-        t.cached = true;
-        ++cached_;
-      } else {
-        ct = player.play(req);
-        cache_[key] = ct;
-        ++played_;
-      }
+      const CollectiveTiming ct = run_collective(req, key, op.vg, op.lane, player, t.cached);
       t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.gw_link_ns = ct.gw_link_ns;

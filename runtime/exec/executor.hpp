@@ -26,8 +26,12 @@ namespace ipusim::rt {
 /// Executor knobs (`/workload/executor`).
 struct ExecutorOptions {
   std::uint32_t num_io_tiles = 0;
-  bool collective_cache = true;  ///< replay the time of an identical collective played before
+  /// Replay an identical collective played before, when provably equivalent: it and the
+  /// original each had the network to themselves (see Executor::network_alone()).
+  bool collective_cache = true;
   bool first_machine_only = false;  ///< remote/host IO on the first machine's IPUs only (all machines are alike)
+  /// per_tile fidelity: grain of the linear tile mapping of op outputs and IoTileCopies, bytes.
+  std::uint64_t grain_bytes = 8;
 };
 
 /// Timing of one lowered op (the same on every replica).
@@ -74,6 +78,13 @@ class Executor : public sc_core::sc_module {
   void run_op(std::size_t phase, std::size_t index, CollectivePlayer& player);
   void run_transfers(std::vector<TransferRequest>& reqs);
   std::vector<std::uint32_t> replica_ipus(int vg, bool io_only) const;
+  /// Cycles of a compute op on the compute tiles of virtual graph `vg`, through replica 0's
+  /// IPU model (its stats record the steps; the other replicas get them at the end).
+  std::uint64_t compute_op_cycles(int vg, const LOp& op, std::uint32_t compute_tiles);
+  /// Holds the compute tiles of virtual graph `vg` (replica 0's IPU) for `duration_ns`.
+  void hold_compute_tiles(int vg, double duration_ns);
+  /// SPMD: credits replica 0's compute and exchange activity to every other replica's IPUs.
+  void replicate_activity();
 
   System& system_;
   const Program& program_;
@@ -83,7 +94,26 @@ class Executor : public sc_core::sc_module {
   std::vector<std::vector<char>> done_ops_;
   std::vector<std::pair<double, double>> phase_ns_;
   std::vector<BusyInterval> intervals_;
-  std::map<std::string, CollectiveTiming> cache_;
+  /// A collective that ran alone on the inter-IPU links, and what it added to their stats.
+  struct CachedCollective {
+    CollectiveTiming timing;
+    std::vector<std::pair<ResourceId, ResourceStats>> resources;  ///< deltas of the links it used
+  };
+  /// True if no other op of the current phase can put traffic on the inter-IPU links
+  /// (IPU-Links, GW-Links, the GW switch) while the op on lane (vg, l) runs: every unfinished
+  /// collective and IpuCopy of the phase is on that lane (which runs them one after another)
+  /// and no flow drains on those links. Remote and host transfers use only gateway links,
+  /// DDR and host links, a disjoint set of resources, and max-min sharing couples only flows
+  /// that share resources, so they cannot change a collective's time or link traffic. Nothing
+  /// else sends in a training run, and the phase cannot end before the op does.
+  bool network_alone(int vg, Lane l) const;
+  /// Plays `req` (recording its network use when it runs alone) or replays a cached play.
+  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
+                                  CollectivePlayer& player, bool& cached);
+  std::map<std::string, CachedCollective> cache_;
+  /// Unfinished ops of the current phase that use the inter-IPU links: in all, and per lane.
+  std::size_t net_pending_ = 0;
+  std::vector<std::size_t> lane_net_pending_;
   std::vector<std::unique_ptr<CollectivePlayer>> players_;
   sc_core::sc_event go_, op_done_, lane_done_;
   std::uint64_t generation_ = 0;

@@ -1,5 +1,6 @@
 #include "runtime/exec/link_utilisation.hpp"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -20,7 +21,9 @@ Json link_utilisation(const System& system, double end_ns) {
       const ResourceStats st = net.resource_stats(id);
       if (st.transfers == 0) continue;
       auto& a = acc[names[static_cast<int>(topo.kind(id))]];
-      a.first += st.bytes / (net.engine().resource(id).capacity_Bpns * end_ns);
+      // Whole bytes: the integrated rate carries floating-point dust that depends on the order
+      // of the sums (a collective replayed from the executor's cache adds its totals at once).
+      a.first += static_cast<double>(std::llround(st.bytes)) / (net.engine().resource(id).capacity_Bpns * end_ns);
       a.second++;
     }
   }

@@ -346,9 +346,21 @@ void Microbenchmark::run_sequential(Step& s) {
   }
   const std::uint64_t cycles = timed_cycles(s);
   const double ns = system_.clock().cycles_to_ns(static_cast<double>(cycles));
+  s.start_ns = occupy_tiles(s, s.start_ns, ns);
   sc_core::wait(ns_to_sc(s.start_ns + ns) - sc_core::sc_time_stamp());
   s.end_ns = now_ns();
   trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+double Microbenchmark::occupy_tiles(const Step& s, double ready_ns, double duration_ns) {
+  // A sync holds every IPU it spans; exchange and compute hold their IPU. The step starts when
+  // all of them are free and then holds them for its whole duration (repeats back to back).
+  const std::vector<std::uint32_t> one{s.ipu};
+  const std::vector<std::uint32_t>& ipus = s.kind == Kind::Sync ? s.sync_ipus : one;
+  double start = ready_ns;
+  for (std::uint32_t i : ipus) start = std::max(start, system_.ipu(i).compute_tiles_free_ns());
+  for (std::uint32_t i : ipus) system_.ipu(i).occupy_compute_tiles(start, duration_ns);
+  return start;
 }
 
 void Microbenchmark::start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending,
@@ -379,8 +391,12 @@ void Microbenchmark::run_concurrent(Step& s) {
       ++pending;
       start_network_chain(c, c.repeat, &pending, &done);
     } else {
+      // BSP: steps on the same IPU's compute tiles run one after another (in the order given);
+      // steps on other IPUs overlap.
       const std::uint64_t cycles = timed_cycles(c);
-      c.end_ns = t0 + system_.clock().cycles_to_ns(static_cast<double>(cycles));
+      const double ns = system_.clock().cycles_to_ns(static_cast<double>(cycles));
+      c.start_ns = occupy_tiles(c, t0, ns);
+      c.end_ns = c.start_ns + ns;
       timed_end = std::max(timed_end, c.end_ns);
       trace_step(c, c.start_ns, c.end_ns - c.start_ns);
     }

@@ -1,7 +1,9 @@
 #pragma once
 // The microbenchmark workload: a list of hardware-level steps (transfers over any link tier,
 // exchange phases, remote loads/stores, host I/O, syncs, compute, and concurrent groups of
-// them) played in order by one SC_THREAD, with per-step timing and bandwidth.
+// them) played in order by one SC_THREAD, with per-step timing and bandwidth. Inside a
+// concurrent group, compute, exchange and sync steps that share an IPU serialise (BSP: an
+// IPU's compute tiles do one of them at a time); network steps (IO) overlap with them.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -65,6 +67,9 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   void run_concurrent(Step& s);
   void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending, sc_core::sc_event* done);
   std::uint64_t timed_cycles(Step& s);
+  /// Reserves the compute tiles of the step's IPU(s) (all of a sync's) for `duration_ns` from
+  /// the first instant at or after `ready_ns` when they are all free; returns the start.
+  double occupy_tiles(const Step& s, double ready_ns, double duration_ns);
   void trace_step(const Step& s, double start_ns, double dur_ns) const;
   Json step_json(const Step& s) const;
 

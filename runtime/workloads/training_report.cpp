@@ -38,7 +38,6 @@ Json op_json(const LOp& op, const OpTiming& t) {
       j["bytes"] = op.bytes;
       j["tier"] = t.tier;
       j["role"] = op.role;
-      j["cached"] = t.cached;
       j["tensors"] = op.tensors.size() > 8 ? Json(op.tensors.size()) : Json(op.tensors);
       break;
     case LKind::Compute:
@@ -198,6 +197,8 @@ std::string training_summary(const TrainingState& st, const Executor& ex) {
     << st.program.micro_batches << " micro-batches per phase loop (" << to_string(st.session.batchSchedule) << "), "
     << st.session.numIOTiles << " IO tiles\n";
   o << "  step time        " << fmt_ns(ex.end_ns()) << "\n";
+  o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
+    << " replayed from the collective cache\n";
   o << "  RTS              " << sharded << " sharded tensors\n";
   char line[256];
   std::snprintf(line, sizeof line, "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB per machine\n",

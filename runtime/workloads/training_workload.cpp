@@ -152,6 +152,26 @@ Model build_model(ConfigNode& node, TrainingState& st) {
   return m;
 }
 
+/// Puts the memory account's per-tile peaks into the tile models of every IPU that runs a
+/// replica, so the stats' sram_max_per_tile_bytes and sram_fits say what the memory report says.
+void note_sram_peaks(System& system, const TrainingState& st, const MemoryParams& mp) {
+  const std::uint32_t io = std::min(mp.io_tiles, mp.tiles - 1);
+  const std::uint32_t compute = mp.tiles - io;
+  std::vector<std::uint64_t> compute_peak(mp.ipus_per_replica, 0), io_peak(mp.ipus_per_replica, 0);
+  for (const PhaseMemory& pm : st.memory.phases) {
+    const auto vg = static_cast<std::size_t>(pm.vg);
+    if (vg >= compute_peak.size()) continue;
+    // The same balanced split plus code reserve as account_memory (max_tile_bytes).
+    compute_peak[vg] = std::max(compute_peak[vg], (pm.compute_bytes + compute - 1) / compute + mp.code_bytes_per_tile);
+    if (io > 0) io_peak[vg] = std::max(io_peak[vg], (pm.io_bytes + io - 1) / io + mp.code_bytes_per_tile);
+  }
+  for (std::uint32_t r = 0; r < mp.replicas; ++r) {
+    for (std::uint32_t vg = 0; vg < mp.ipus_per_replica; ++vg) {
+      system.ipu(r * mp.ipus_per_replica + vg).tiles().note_sram_peak(compute_peak[vg], io_peak[vg], io);
+    }
+  }
+}
+
 }  // namespace
 
 void register_training_params() {
@@ -191,6 +211,9 @@ void register_training_params() {
       choice("/workload/memory/on_overflow", "warn", {"warn", "error"}, "SRAM overflow: warn (report it) or error (exit 2)"),
       integer("/workload/memory/code_bytes_per_tile", "B", 0, 0, {}, "SRAM per tile reserved for code and control (ASSUMPTION: set per preset)"),
       flag("/workload/executor/collective_cache", true, "Replay the measured time of an identical collective instead of re-simulating it"),
+      integer("/workload/executor/grain_bytes", "B", 8, 1, 1 << 20,
+              "per_tile fidelity: grain of Poplar's linear tile mapping of op outputs and IoTileCopies (poputil::mapTensorLinearly with "
+              "grainSize = the target's vector width, 64 bits: 4 halves or 2 floats); the busiest tile sets an op's time"),
       choice("/workload/executor/simulate_replicas", "all", {"all", "first_machine"}, "Remote/host IO on all IPUs, or on the first machine's IPUs only (identical machines)"),
       integer("/workload/report/list_micro_batches", "", 2, 0, {}, "List loop ops of the first N batch-serialisation steps per phase"),
   });
@@ -254,7 +277,9 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   opt.num_io_tiles = st->session.numIOTiles;
   opt.collective_cache = exn.get_bool("collective_cache");
   opt.first_machine_only = exn.get_enum("simulate_replicas") == "first_machine";
+  opt.grain_bytes = exn.get_uint("grain_bytes");
   exn.finish();
+  note_sram_peaks(system, *st, mp);
   ConfigNode rep = node.child("report");
   st->list_micro_batches = static_cast<std::uint32_t>(rep.get_uint("list_micro_batches"));
   rep.finish();
