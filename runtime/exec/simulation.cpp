@@ -11,6 +11,7 @@
 #include "sim/format.hpp"
 #include "sim/kernel_run.hpp"
 #include "sim/output.hpp"
+#include "sim/resource_guard.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {
@@ -31,6 +32,7 @@ SimulationResult simulate(ConfigDoc& doc) {
   sim.mark_used("network_model");          // read by the system builder
   sim.mark_used("packet_max_chunk_hops");  // read by the system builder
   const double max_wall_s = sim.get_double("max_wall_s");
+  read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   sim.finish();
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));
   root.finish();

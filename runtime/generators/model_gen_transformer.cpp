@@ -227,9 +227,15 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) + ") must divide hidden and the replicas (" +
                                 std::to_string(replicas) + ")");
   if (s.activation_shards < 1 || h % s.activation_shards != 0)
-    throw std::invalid_argument("activation_shards must divide hidden");
+    throw std::invalid_argument("activation_shards (" + std::to_string(s.activation_shards) + ") must divide hidden (" +
+                                std::to_string(h) + ")");
   if (s.max_sequences_per_pack < 1 || s.sequences_per_pack < 1 || s.sequences_per_pack > static_cast<double>(s.max_sequences_per_pack))
-    throw std::invalid_argument("sequences_per_pack must lie in [1, max_sequences_per_pack]");
+    throw std::invalid_argument("sequences_per_pack (" + std::to_string(s.sequences_per_pack) + ") must lie in [1, max_sequences_per_pack (" +
+                                std::to_string(s.max_sequences_per_pack) + ")]");
+  // The head projects some of a sample's tokens (BERT: the masked ones), never more than it has.
+  if (s.head_tokens < 0 || s.head_tokens > s.sequence_length)
+    throw std::invalid_argument("head_tokens (" + std::to_string(s.head_tokens) + ") must be 0 (all tokens) or at most sequence_length (" +
+                                std::to_string(s.sequence_length) + ")");
   if (s.head != "lm" && s.head != "mlm_nsp") throw std::invalid_argument("head must be lm or mlm_nsp");
   if (s.partials_type != "half" && s.partials_type != "float") throw std::invalid_argument("partials_type must be half or float");
   const std::vector<int> ipu_of_layer = layer_ipus(s);

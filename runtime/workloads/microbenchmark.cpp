@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "models/system/host_stream.hpp"
@@ -10,6 +11,7 @@
 #include "runtime/exec/link_utilisation.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"
+#include "sim/resource_guard.hpp"
 #include "sim/sim_time.hpp"
 #include "sim/trace.hpp"
 
@@ -101,6 +103,33 @@ std::string category(Kind k, LinkTier tier) {
 }
 
 
+/// Semantic checks of an exchange step that the cost model would silently accept: a root
+/// tile outside the active tiles, and explicit traffic that nobody sends or nobody receives.
+void check_exchange_spec(const ConfigNode& n, const ExchangeSpec& x, std::uint32_t chip_tiles) {
+  if (x.pattern == ExchangePattern::OneToAll || x.pattern == ExchangePattern::AllToOne) {
+    const std::uint32_t active = x.tiles == 0 ? chip_tiles : x.tiles;
+    if (x.root_tile >= active) {
+      n.fail("root_tile", "tile " + std::to_string(x.root_tile) + " is not one of the " + std::to_string(active) +
+                              " active tiles (0.." + std::to_string(active - 1) + ")");
+    }
+  }
+  if (x.pattern != ExchangePattern::Explicit) return;
+  std::uint64_t sent = 0, received = 0;
+  for (const TileTraffic& t : x.per_tile) {
+    sent += t.sent;
+    received += t.received;
+  }
+  // On-chip data can be received by several tiles (so received may exceed sent), but every
+  // byte sent is received somewhere and every byte received was sent by some tile.
+  if (sent > 0 && received == 0) {
+    n.fail("per_tile_bytes", "the tiles send " + std::to_string(sent) +
+                                 " B but no tile receives anything (an exchange needs a receiver for what is sent)");
+  }
+  if (received > 0 && sent == 0) {
+    n.fail("per_tile_bytes", "the tiles receive " + std::to_string(received) + " B but no tile sends anything");
+  }
+}
+
 }  // namespace
 
 Microbenchmark::Microbenchmark(sc_core::sc_module_name name, System& system, ConfigNode workload)
@@ -109,7 +138,9 @@ Microbenchmark::Microbenchmark(sc_core::sc_module_name name, System& system, Con
   std::vector<ConfigNode> nodes = workload.children("steps");
   if (nodes.empty()) workload.fail("steps", "a microbenchmark needs at least one step");
   for (std::size_t i = 0; i < nodes.size(); ++i) steps_.push_back(parse_step(nodes[i], "step" + std::to_string(i), false));
+  check_remote_buffers(workload);
   workload.finish();
+  check_work(workload);
   SC_THREAD(run);
 }
 
@@ -179,6 +210,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         }
         s.exchange.shared_receive = n.get_bool("shared_receive");
       }
+      check_exchange_spec(n, s.exchange, system_.chip().tiles);
       try {
         (void)exchange_totals(s.exchange, system_.chip().tiles);  // validates tiles and root
       } catch (const ConfigError& e) {
@@ -209,6 +241,9 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         for (const Json& e : ipus) {
           if (!is_count(e) || e.get<std::uint64_t>() >= num_ipus) {
             n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." + std::to_string(num_ipus - 1) + ")");
+          }
+          if (std::find(s.sync_ipus.begin(), s.sync_ipus.end(), e.get<std::uint32_t>()) != s.sync_ipus.end()) {
+            n.fail("ipus", "IPU " + e.dump() + " is listed twice in " + ipus.dump() + " (each IPU takes part in a sync once)");
           }
           s.sync_ipus.push_back(e.get<std::uint32_t>());
         }
@@ -254,6 +289,78 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
   s.tier = s.req.route.empty() ? LinkTier::Local : system_.tier(s.req.route);
   n.finish();
   return s;
+}
+
+namespace {
+
+/// Kernel events of one step (lower bound): two per network transfer (its start and its end),
+/// one per repetition of a timed step (exchange, compute, sync: one model call each) or of a
+/// tile_transfer's sync wait, one for a host_buffer step (a closed form).
+double step_events(const Microbenchmark::Step& s) {
+  const double r = static_cast<double>(s.repeat);
+  switch (s.kind) {
+    case Kind::Concurrent: {
+      double sum = 0;
+      for (const auto& c : s.children) sum += step_events(c);
+      return sum;
+    }
+    case Kind::TileTransfer: return r * (1 + 2 * (s.bidirectional ? 2 : 1));
+    case Kind::HostBufferWrite:
+    case Kind::HostBufferRead: return 1;
+    default: return is_network(s.kind) ? 2 * r : r;
+  }
+}
+
+}  // namespace
+
+void Microbenchmark::check_remote_buffers(const ConfigNode& workload) const {
+  // A load of a buffer no step stored reads what the host put there before the run (the
+  // way weights start in streaming memory), but a load larger than what an earlier step
+  // stored would read bytes that were never written. Buffers are per machine (its DDR).
+  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint64_t, std::string>> stored;  // -> bytes, step path
+  auto visit = [&](const Step& s, const std::string& path) {
+    const auto key = std::make_pair(system_.machine_of(s.ipu), s.buffer);
+    if (s.kind == Kind::RemoteStore) {
+      auto& b = stored[key];
+      b = {std::max(b.first, s.req.bytes), path};
+    } else if (s.kind == Kind::RemoteLoad) {
+      auto it = stored.find(key);
+      if (it != stored.end() && s.req.bytes > it->second.first) {
+        workload.fail(path.substr(1) + "/bytes", "remote_load of " + std::to_string(s.req.bytes) + " B from buffer '" + s.buffer +
+                                                    "', but only " + std::to_string(it->second.first) + " B were stored in it (" +
+                                                    workload.path() + it->second.second + ")");
+      }
+    }
+  };
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    const std::string path = "/steps/" + std::to_string(i);
+    // Children of a concurrent step run at once: their stores do not precede their loads.
+    for (std::size_t c = 0; c < steps_[i].children.size(); ++c)
+      if (steps_[i].children[c].kind == Kind::RemoteLoad) visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
+    for (std::size_t c = 0; c < steps_[i].children.size(); ++c)
+      if (steps_[i].children[c].kind == Kind::RemoteStore) visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
+    visit(steps_[i], path);
+  }
+}
+
+void Microbenchmark::check_work(const ConfigNode& workload) const {
+  WorkEstimate e;
+  e.memory_parts.push_back({"steps", static_cast<double>(steps_.size() * sizeof(Step))});
+  std::size_t worst = 0;
+  double worst_events = -1;
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    const double ev = step_events(steps_[i]);
+    e.events += ev;
+    if (ev > worst_events) worst = i, worst_events = ev;
+  }
+  const Step& w = steps_[worst];
+  char what[160];
+  std::snprintf(what, sizeof what, "%.4g of them in step %zu '%s', %s x repeat %llu", worst_events, worst, w.name.c_str(),
+                kind_name(w.kind), static_cast<unsigned long long>(w.repeat));
+  e.events_what = what;
+  e.key = "steps/" + std::to_string(worst) + "/repeat";
+  e.advice = "lower the repeat counts (the bandwidth of a long transfer is that of a few repetitions)";
+  check_work_estimate(e, workload);
 }
 
 void Microbenchmark::run() {

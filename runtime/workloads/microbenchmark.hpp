@@ -60,6 +60,10 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
 
  private:
   Step parse_step(ConfigNode node, const std::string& default_name, bool nested);
+  /// Refuses (ConfigError) steps whose kernel events exceed /sim/max_events before running.
+  void check_work(const ConfigNode& workload) const;
+  /// Refuses (ConfigError) a remote_load larger than what an earlier step stored in its buffer.
+  void check_remote_buffers(const ConfigNode& workload) const;
   void run();
   void run_sequential(Step& s);
   void run_tile_transfer(Step& s);

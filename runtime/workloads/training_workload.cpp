@@ -14,6 +14,8 @@
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
 #include "runtime/workloads/training_state.hpp"
+#include "runtime/workloads/graph_checks.hpp"
+#include "runtime/workloads/work_estimate.hpp"
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
 
@@ -46,6 +48,32 @@ class TrainingWorkload : public Workload {
 };
 
 DType read_dtype(ConfigNode& n, const std::string& key) { return parse_ir_dtype(n.get_enum(key)); }
+
+/// Refuses a transformer too large to generate and lower (ConfigError) before generating it:
+/// generation alone takes ~5 ms per layer, so 100,000 layers would run for minutes first.
+void guard_transformer_size(const TransformerSpec& s, const SessionOptions& session, const ConfigNode& g) {
+  if (s.layers <= 64) return;  // the presets' sizes: the estimate after generation suffices
+  check_work_estimate(training_work_estimate(transformer_program_counts(s, session), session, "layers",
+                                             "fewer layers (" + std::to_string(s.layers) + " now)"),
+                      g);
+}
+
+/// Refuses a lowered program too large to build or play (ConfigError), naming what makes it
+/// large: the number of phases, or the repetitions of the loop.
+void guard_program_size(const ProgramCounts& c, const SessionOptions& s, const ConfigNode& workload) {
+  const double phase_share = c.phases * std::max<std::uint32_t>(1, s.ipusPerReplica) * 2;
+  if (phase_share > c.lowered_ops) {
+    check_work_estimate(training_work_estimate(c, s, "model",
+                                               "fewer execution phases (phase numbers of the ops, " +
+                                                   std::to_string(static_cast<long long>(c.phases)) + " phases now)"),
+                        workload);
+  }
+  check_work_estimate(training_work_estimate(c, s, "session",
+                                             "a smaller accumulationFactor (" + std::to_string(s.accumulationFactor) +
+                                                 ") or batchSerializationSettings.factor (" +
+                                                 std::to_string(s.batchSerializationFactor) + "), or a smaller model"),
+                      workload);
+}
 
 Model build_model(ConfigNode& node, TrainingState& st) {
   st.generator = node.get_enum("generator");
@@ -122,6 +150,7 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     if (!s.layers_per_ipu.empty() && static_cast<std::int64_t>(s.layers_per_ipu.size()) != ipr)
       g.fail("layers_per_ipu", "has " + std::to_string(s.layers_per_ipu.size()) + " entries but ipusPerReplica is " + std::to_string(ipr) +
                                    " (one entry per IPU of the pipeline)");
+    guard_transformer_size(s, st.session, g);
     try {
       return generate_transformer(s, st.session.replicatedGraphCount);
     } catch (const std::invalid_argument& e) {
@@ -149,6 +178,8 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     }
   }
   Model m = read_explicit_model(node);
+  const GraphProblem problem = check_explicit_graph(m);
+  if (!problem.what.empty()) node.fail(problem.key, problem.what);
   return m;
 }
 
@@ -235,6 +266,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   if (st->pipelined) {
     try {
       st->plan = plan_pipeline(st->model, st->session);
+      guard_program_size(pipelined_program_counts(st->model, st->session, st->plan), st->session, node);
       st->program = lower_pipeline(st->plan, st->session);
     } catch (const std::invalid_argument& e) {
       throw ConfigError("/workload/session: " + std::string(e.what()));
@@ -246,6 +278,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
     } catch (const std::invalid_argument& e) {
       throw ConfigError("/workload/model: " + std::string(e.what()));
     }
+    guard_program_size(phased_program_counts(st->model, st->session, st->layout.total_phases), st->session, node);
     try {
       st->resolved = resolve_locations(st->model, st->session);
       st->program = lower_program(st->model, st->layout, st->resolved, st->session);
