@@ -7,6 +7,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "runtime/exec/compute_timing.hpp"
+#include "runtime/exec/watchdog.hpp"
 #include "models/system/system.hpp"
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
@@ -100,6 +101,10 @@ void Executor::master() {
   ++generation_;
   stop_ = true;
   go_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::string Executor::stall_report() const {
+  return done_ || current_ >= done_ops_.size() ? "" : describe_stall(program_, current_, done_ops_[current_]);
 }
 
 void Executor::lane(int vg, Lane l) {

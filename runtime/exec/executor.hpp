@@ -58,6 +58,8 @@ class Executor : public sc_core::sc_module {
 
   bool done() const { return done_; }
   const std::string& failure() const { return failure_; }
+  /// After sc_start: what keeps the current phase from completing (watchdog.hpp), "" if done.
+  std::string stall_report() const;
   double end_ns() const { return end_ns_; }
   /// Per phase of the program: per op.
   const std::vector<std::vector<OpTiming>>& timings() const { return timings_; }

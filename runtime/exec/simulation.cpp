@@ -50,7 +50,7 @@ SimulationResult simulate(ConfigDoc& doc) {
                 (!wall_limit_hit.empty() ? wall_limit_hit
                  : max_time_ns > 0       ? std::string("the /sim/max_time_ns limit was reached")
                                          : std::string("deadlock")) +
-                ")"};
+                ")" + (workload->stall_report().empty() ? "" : ": " + workload->stall_report())};
   }
   const ClockDomain clock(system->clock_GHz());
   const double time_ns = workload->total_time_ns();

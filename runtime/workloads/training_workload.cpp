@@ -39,6 +39,7 @@ class TrainingWorkload : public Workload {
     return st_->pipelined ? pipeline_results(*st_, *ex_, system_) : training_results(*st_, *ex_, system_);
   }
   std::string failure() const override { return ex_->failure(); }
+  std::string stall_report() const override { return ex_->stall_report(); }
   std::string summary() const override { return st_->pipelined ? pipeline_summary(*st_, *ex_) : training_summary(*st_, *ex_); }
 
  private:

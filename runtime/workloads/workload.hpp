@@ -32,6 +32,9 @@ class Workload {
   virtual Json results() const = 0;
   /// Why the workload stopped early (empty if it did not fail).
   virtual std::string failure() const { return ""; }
+  /// When the simulation ended with work outstanding: what is stuck (the op, its IPU and lane,
+  /// what it waits for), for the exit-3 message; "" if unknown.
+  virtual std::string stall_report() const { return ""; }
   /// Human-readable summary lines for stdout.
   virtual std::string summary() const = 0;
 };
