@@ -43,7 +43,7 @@ struct TransferResult {
 struct NetworkOptions {
   NetworkModel model = NetworkModel::Fluid;
   /// Packet model: most chunk hops the run's transfers may need in total (refused beyond).
-  double max_chunk_hops = 2e9;
+  double max_chunk_hops = 1e9;
 };
 
 /// Network of bandwidth resources (SystemC wrapper around a FlowEngine or a PacketEngine).

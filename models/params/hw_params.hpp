@@ -119,7 +119,7 @@ struct SystemParams {
   bool fast_paths = true;  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
   NetworkModel network_model = NetworkModel::Fluid;  ///< `/sim/network_model`
   /// `/sim/packet_max_chunk_hops`: packet mode refuses traffic needing more chunk hops than this.
-  double packet_max_chunk_hops = 2e9;
+  double packet_max_chunk_hops = 1e9;
 };
 
 /// Everything the hardware models need, resolved from one config.
