@@ -62,6 +62,7 @@ run allreduce_256MiB_pod64       collective --system configs/systems/pod64.json 
 run allreduce_hier_1024ipus      collective --system configs/systems/multipod.json --set system.num_ilds=16 --bytes 268435456
 run allreduce_flat_ring_4096ipus "${ring[@]}"
 [ "$quick" = 1 ] || run allreduce_flat_ring_4096ipus_general_path "${ring[@]}" --set sim.fast_paths=false
+run allreduce_64MiB_pod16_packet collective --system configs/systems/pod16.json --bytes 67108864 --set sim.network_model=packet
 run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.json
 for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json \
          configs/workloads/mlperf_v1.0_bert_pod16.json configs/workloads/mlperf_v1.0_bert_pod64.json \
