@@ -2,6 +2,7 @@
 #include "models/network/flow_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/errors.hpp"
 
@@ -37,20 +38,25 @@ ResourceId FlowEngine::add_resource(ResourceSpec spec) {
 ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
   const Res& r = res_[id];
   ResourceStats s = r.st;
+  std::uint64_t busy_ps = r.busy_ps;
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     s.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) s.busy_ns += dt;
+    if (r.sum_rate > 0) busy_ps += static_cast<std::uint64_t>(std::llround(dt * 1e3));
   }
+  s.busy_ns = static_cast<double>(busy_ps) * 1e-3;
+  // Idle: every flow started on it has drained all its bytes, so the exact total holds.
+  if (r.flows.empty() && r.group == kNoGroup) s.bytes = static_cast<double>(r.bytes_started);
   return s;
 }
 
 void FlowEngine::credit_stats(ResourceId id, const ResourceStats& delta) {
-  ResourceStats& st = res_[id].st;
-  st.bytes += delta.bytes;
-  st.busy_ns += delta.busy_ns;
-  st.transfers += delta.transfers;
-  st.max_concurrent = std::max(st.max_concurrent, delta.max_concurrent);
+  Res& r = res_[id];
+  r.st.bytes += delta.bytes;
+  r.bytes_started += static_cast<std::uint64_t>(std::llround(delta.bytes));
+  r.busy_ps += static_cast<std::uint64_t>(std::llround(delta.busy_ns * 1e3));
+  r.st.transfers += delta.transfers;
+  r.st.max_concurrent = std::max(r.st.max_concurrent, delta.max_concurrent);
 }
 
 double FlowEngine::path_latency_ns(const Route& route) const {
@@ -142,6 +148,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
     f.pos[i] = static_cast<std::uint32_t>(r.flows.size());
     r.flows.push_back(slot);
     r.st.transfers++;
+    r.bytes_started += f.bytes;
     r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent,
                                                   static_cast<std::uint32_t>(r.flows.size()));
     if (!r.dirty) {
@@ -156,7 +163,7 @@ void FlowEngine::integrate(Res& r, double now_ns) {
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     r.st.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) r.st.busy_ns += dt;
+    if (r.sum_rate > 0) r.busy_ps += static_cast<std::uint64_t>(std::llround(dt * 1e3));
   }
   r.t_ref = now_ns;
 }
@@ -426,6 +433,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       Res& r = res_[rid];
       integrate(r, now_ns);
       r.st.transfers++;
+      r.bytes_started += k.bytes;
       if (r.group != gi) r.group_members = 0;
       ++r.group_members;
       r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, r.group_members);

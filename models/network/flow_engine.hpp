@@ -208,6 +208,12 @@ class FlowEngine {
     std::uint32_t shared_key = 0xffffffffu;  ///< scratch: group key of the flows sharing it
     std::uint32_t group_members = 0; ///< members of `group` crossing it
     ResourceStats st;
+    /// Exact totals, so that a report does not depend on the order of floating-point sums (a
+    /// collective replayed from the executor's cache credits its totals at once): bytes of
+    /// the flows started on it (equal to the carried bytes whenever it is idle) and busy time
+    /// in whole ps (event times are whole ps).
+    std::uint64_t bytes_started = 0;
+    std::uint64_t busy_ps = 0;
   };
   struct TimedEntry {
     double t;

@@ -127,6 +127,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
   LinkTier prev_highest = LinkTier::Local;
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
+  std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
   auto play_step = [&](const coll::Superstep& step) {
     const double t0 = now_ns();
     ++timing.steps;
@@ -170,14 +171,14 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     timing.exchange_fixed_ns += fixed_ns;
 
     const double tx0 = now_ns();
+    const std::uint64_t tx0_ps = sc_core::sc_time_stamp().value();
     system_.network().transfer_batch(step_routes, step_bytes);
     timing.flows += step_routes.size();
+    const std::uint64_t link_ps = sc_core::sc_time_stamp().value() - tx0_ps;
     double link_ns = now_ns() - tx0;
-    if (highest == LinkTier::GwLink) {
-      timing.gw_link_ns += link_ns;
-    } else {
-      timing.ipu_link_ns += link_ns;
-    }
+    // Summed in whole ps: the totals then do not depend on when the collective ran (the
+    // executor replays a cached collective's totals and must match playing it again).
+    (highest == LinkTier::GwLink ? gw_link_ps : ipu_link_ps) += link_ps;
     if (tile_bound) {
       // Data leaves each IPU through its tiles: the busiest tile may be slower than the links.
       const double tile_ns = clock.cycles_to_ns(static_cast<double>(tile_bound(max_sent)));
@@ -203,6 +204,8 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     RunProgress::instance().done(1, "supersteps");
   };
   coll::Schedule s = coll::generate_schedule(request, play_step);
+  timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
+  timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
   if (syncs > 0) system_.sync(ipus, syncs);
   if (summary) *summary = std::move(s);
   timing.end_ns = now_ns();

@@ -20,11 +20,13 @@ constexpr Lane kLanes[] = {Lane::Compute, Lane::Io, Lane::IoPhase};
 
 coll::DType coll_dtype(DType d) { return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32; }
 
-/// Ops that put traffic on the inter-IPU links (remote and host transfers use the gateway
-/// links, DDR and host links only).
-bool uses_network(LKind k) { return k == LKind::Collective || k == LKind::IpuCopy; }
+/// Collectives and IpuCopies: traffic between IPUs (IPU-Links; across domains also gateway
+/// links, GW-Links and the switch).
+bool uses_links(LKind k) { return k == LKind::Collective || k == LKind::IpuCopy; }
+/// Remote and host transfers: gateway links, DDR and host links only.
+bool uses_io(LKind k) { return k == LKind::RemoteExchange || k == LKind::Host; }
 
-/// Resource kinds a collective or an IpuCopy can use.
+/// Resource kinds a collective inside IPU-Link domains can use.
 bool inter_ipu_kind(ResourceKind k) {
   return k == ResourceKind::IpuLink || k == ResourceKind::GwLink || k == ResourceKind::GwSwitch;
 }
@@ -76,12 +78,12 @@ void Executor::master() {
     const double t0 = now_ns();
     current_ = p;
     lanes_done_ = 0;
-    net_pending_ = 0;
-    lane_net_pending_.assign(static_cast<std::size_t>(lanes), 0);
+    link_pending_ = io_pending_ = 0;
+    lane_link_pending_.assign(static_cast<std::size_t>(lanes), 0);
+    lane_io_pending_.assign(static_cast<std::size_t>(lanes), 0);
     for (const LOp& op : program_.phases[p].ops) {
-      if (!uses_network(op.kind)) continue;
-      ++net_pending_;
-      ++lane_net_pending_[lane_index(op.vg, op.lane)];
+      if (uses_links(op.kind)) ++link_pending_, ++lane_link_pending_[lane_index(op.vg, op.lane)];
+      if (uses_io(op.kind)) ++io_pending_, ++lane_io_pending_[lane_index(op.vg, op.lane)];
     }
     ++generation_;
     go_.notify(sc_core::SC_ZERO_TIME);
@@ -128,10 +130,8 @@ void Executor::lane(int vg, Lane l) {
         }
         run_op(p, i, player);
         done_ops_[p][i] = 1;
-        if (uses_network(op.kind)) {
-          --net_pending_;
-          --lane_net_pending_[lane_index(vg, l)];
-        }
+        if (uses_links(op.kind)) --link_pending_, --lane_link_pending_[lane_index(vg, l)];
+        if (uses_io(op.kind)) --io_pending_, --lane_io_pending_[lane_index(vg, l)];
         op_done_.notify(sc_core::SC_ZERO_TIME);
       }
     } catch (const std::exception& e) {
@@ -172,15 +172,18 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
   return total;
 }
 
-bool Executor::network_alone(int vg, Lane l) const {
+bool Executor::network_alone(int vg, Lane l, bool crosses) const {
   if (system_.params().system.network_model != NetworkModel::Fluid) return false;
-  if (net_pending_ != lane_net_pending_[lane_index(vg, l)]) return false;
-  const FlowEngine& e = system_.network().engine();
-  // Defensive: the structure above already rules traffic out. The kind's rate is a running
+  const std::size_t li = lane_index(vg, l);
+  if (link_pending_ != lane_link_pending_[li]) return false;
+  if (crosses && io_pending_ != lane_io_pending_[li]) return false;
+  // Defensive: the structure above already rules traffic out. A kind's rate is a running
   // sum, so an idle kind may read floating-point dust rather than 0 (1e-6 B/ns is far below
   // any flow).
-  for (ResourceKind k : {ResourceKind::IpuLink, ResourceKind::GwLink, ResourceKind::GwSwitch}) {
-    if (e.kind_rate_Bpns(k) > 1e-6) return false;
+  const FlowEngine& e = system_.network().engine();
+  for (std::size_t k = 0; k < FlowEngine::kNumKinds; ++k) {
+    const auto kind = static_cast<ResourceKind>(k);
+    if ((crosses || inter_ipu_kind(kind)) && e.kind_rate_Bpns(kind) > 1e-6) return false;
   }
   return true;
 }
@@ -188,7 +191,11 @@ bool Executor::network_alone(int vg, Lane l) const {
 CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
                                           CollectivePlayer& player, bool& cached) {
   Network& net = system_.network();
-  const bool alone = opt_.collective_cache && network_alone(vg, l);
+  bool crosses = false;
+  for (const auto& g : req.groups) {
+    for (std::uint32_t ipu : g) crosses = crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
+  }
+  const bool alone = opt_.collective_cache && network_alone(vg, l, crosses);
   auto it = alone ? cache_.find(key) : cache_.end();
   if (it != cache_.end()) {
     // The original and this replay each had the network to themselves, so playing it again
@@ -210,13 +217,17 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, co
   // Record what the play adds to the network's stats (nothing else runs meanwhile).
   const std::size_t n = net.engine().num_resources();
   std::vector<ResourceStats> before(n);
+  // Inside domains only the inter-IPU kinds are the collective's (remote and host transfers may
+  // use the others meanwhile); across domains nothing else ran, so every resource is.
+  auto recorded = [&](ResourceId id) { return crosses || inter_ipu_kind(net.engine().resource(id).kind); };
   for (ResourceId id = 0; id < n; ++id) {
-    if (inter_ipu_kind(net.engine().resource(id).kind)) before[id] = net.resource_stats(id);
+    if (recorded(id)) before[id] = net.resource_stats(id);
   }
   CachedCollective c;
+  c.crosses = crosses;
   c.timing = player.play(req);
   for (ResourceId id = 0; id < n; ++id) {
-    if (!inter_ipu_kind(net.engine().resource(id).kind)) continue;  // others carried IO meanwhile
+    if (!recorded(id)) continue;
     const ResourceStats after = net.resource_stats(id);
     if (after.transfers == before[id].transfers && after.bytes == before[id].bytes) continue;
     ResourceStats d;

@@ -99,23 +99,27 @@ class Executor : public sc_core::sc_module {
   /// A collective that ran alone on the inter-IPU links, and what it added to their stats.
   struct CachedCollective {
     CollectiveTiming timing;
+    bool crosses = false;  ///< spans IPU-Link domains: all resources were recorded
     std::vector<std::pair<ResourceId, ResourceStats>> resources;  ///< deltas of the links it used
   };
-  /// True if no other op of the current phase can put traffic on the inter-IPU links
-  /// (IPU-Links, GW-Links, the GW switch) while the op on lane (vg, l) runs: every unfinished
-  /// collective and IpuCopy of the phase is on that lane (which runs them one after another)
-  /// and no flow drains on those links. Remote and host transfers use only gateway links,
-  /// DDR and host links, a disjoint set of resources, and max-min sharing couples only flows
-  /// that share resources, so they cannot change a collective's time or link traffic. Nothing
-  /// else sends in a training run, and the phase cannot end before the op does.
-  bool network_alone(int vg, Lane l) const;
+  /// True if no other op of the current phase can touch the resources a collective on lane
+  /// (vg, l) uses while it runs: every unfinished collective and IpuCopy of the phase is on
+  /// that lane (which runs them one after another), and, when the collective `crosses` IPU-Link
+  /// domains (its GW-Link steps go through the gateway links that remote and host transfers
+  /// also use), every unfinished remote and host transfer too; and nothing drains on those
+  /// resources now. A collective inside domains uses only IPU-Links, a set disjoint from the
+  /// gateway links, DDR and host links of remote and host transfers, and max-min sharing
+  /// couples only flows that share resources. Nothing else sends in a training run, and the
+  /// phase cannot end before the op does.
+  bool network_alone(int vg, Lane l, bool crosses) const;
   /// Plays `req` (recording its network use when it runs alone) or replays a cached play.
   CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
                                   CollectivePlayer& player, bool& cached);
   std::map<std::string, CachedCollective> cache_;
-  /// Unfinished ops of the current phase that use the inter-IPU links: in all, and per lane.
-  std::size_t net_pending_ = 0;
-  std::vector<std::size_t> lane_net_pending_;
+  /// Unfinished ops of the current phase, in all and per lane: collectives and IpuCopies
+  /// (link_), remote and host transfers (io_).
+  std::size_t link_pending_ = 0, io_pending_ = 0;
+  std::vector<std::size_t> lane_link_pending_, lane_io_pending_;
   std::vector<std::unique_ptr<CollectivePlayer>> players_;
   sc_core::sc_event go_, op_done_, lane_done_;
   std::uint64_t generation_ = 0;
