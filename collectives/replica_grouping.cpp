@@ -8,7 +8,10 @@ ReplicaGrouping::ReplicaGrouping(unsigned numReplicas)
 void checkReplicaGroupingArguments(unsigned numReplicas, unsigned stride, unsigned groupSize,
                                    const std::string& where) {
   auto fail = [&](const std::string& popartText) {
-    if (where.empty()) throw GroupError(popartText);
+    // PopART's sentence first (tests and users grep for it), then the values that broke it.
+    if (where.empty())
+      throw GroupError(popartText + " (numReplicas=" + std::to_string(numReplicas) + ", stride=" + std::to_string(stride) +
+                       ", groupSize=" + std::to_string(groupSize) + ")");
     throw GroupError(where + " (numReplicas=" + std::to_string(numReplicas) +
                      ", stride=" + std::to_string(stride) +
                      ", groupSize=" + std::to_string(groupSize) + "): " + popartText);

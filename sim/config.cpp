@@ -239,6 +239,14 @@ void ConfigDoc::apply_override(const std::string& assignment) {
       }
       std::sort(candidates.begin(), candidates.end());
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      const auto declared = registry.keys_under(parent);
+      if (std::find(declared.begin(), declared.end(), key) != declared.end()) {
+        // A declared list or object (e.g. /workload/model/ops) that this config does not
+        // have: not a misspelling, so no "did you mean" the same key.
+        throw ConfigError("--set " + path + ": " + pointer +
+                          " is a list or object of parameters that this config does not have; --set changes values the config "
+                          "has or single parameters with a default: write it in the config file");
+      }
       std::string msg = "--set " + path + ": no parameter at " + pointer + " (overrides change existing parameters; they do not add keys)";
       if (!candidates.empty()) msg += "; keys at " + (parent.empty() ? "/" : parent) + ": " + join(candidates, ", ");
       const std::string guess = closest_match(key, candidates);
@@ -275,6 +283,11 @@ void ConfigDoc::apply_override(const std::string& assignment) {
     throw ConfigError("--set " + path + ": " + pointer + " is not a usable path: " + e.what());
   }
   mark_origin(origin_, pointer, value, "--set " + path);
+}
+
+void ConfigDoc::set_origin(const std::string& pointer, const std::string& origin) {
+  const Json::json_pointer jp(pointer);
+  if (root_.contains(jp)) mark_origin(origin_, pointer, root_[jp], origin);
 }
 
 ConfigNode::ConfigNode(ConfigDoc& doc, std::string pointer) : doc_(&doc), pointer_(std::move(pointer)) {

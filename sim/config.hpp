@@ -38,6 +38,9 @@ class ConfigDoc {
   Json& resolved() { return resolved_; }
   const Json& resolved() const { return resolved_; }
   /// The file that set the value at `pointer` (or its nearest set ancestor).
+  /// Names `origin` (e.g. "--input data.json") as where the value at `pointer` and below
+  /// came from, for error messages (a CLI flag copied into the config by apply_override).
+  void set_origin(const std::string& pointer, const std::string& origin);
   std::string origin_of(const std::string& pointer) const;
   /// The top-level file name.
   const std::string& main_file() const { return main_file_; }

@@ -43,6 +43,9 @@ ChipParams read_chip(ConfigNode n) {
   c.memory_bytes_per_cycle_per_tile = n.get_double("memory_bytes_per_cycle_per_tile");
   c.exchange_bytes_per_cycle_per_tile = n.get_double("exchange_bytes_per_cycle_per_tile");
   c.tiles_per_supertile = get_u32(n, "tiles_per_supertile");
+  // A supertile is a group of neighbouring tiles sharing an exchange bus: the tiles split into whole supertiles.
+  if (c.tiles_per_supertile == 0 || c.tiles % c.tiles_per_supertile != 0)
+    n.fail("tiles_per_supertile", std::to_string(c.tiles_per_supertile) + " does not divide /chip/tiles (" + std::to_string(c.tiles) + ")");
   c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");

@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "runtime/exec/simulation.hpp"
+#include "sim/errors.hpp"
+#include "sim/json_parse.hpp"
 #include "sim/logging.hpp"
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
@@ -90,13 +92,14 @@ int cmd_collective(const Args& args) {
     doc.apply_override("/workload/" + key + "=" + value.dump());
   };
   const bool sharded = vm.count("shard-domain") > 0;
-  auto read_json_arg = [](const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw ConfigError("cannot open '" + path + "'");
+  // A file given by a flag: limits of json_parse.hpp (regular file, size, depth), and errors
+  // name the flag and the file (not the /workload key it is copied to).
+  auto read_json_arg = [&vm](const std::string& flag) {
+    const std::string path = vm[flag].as<std::string>();
     try {
-      return Json::parse(in);
-    } catch (const Json::parse_error& e) {
-      throw ConfigError(path + ": invalid JSON: " + e.what());
+      return read_json_input(path, "file");
+    } catch (const ConfigError& e) {
+      throw ConfigError("--" + flag + " " + path + ": " + e.what());
     }
   };
   set("kind", sharded ? "sharded_tensor" : "collective");
@@ -121,7 +124,10 @@ int cmd_collective(const Args& args) {
     set("sharding_domain", vm["shard-domain"].as<std::string>());
     if (vm.count("no-cbr")) set("cbr", false);
     if (vm.count("grain")) set("grain", vm["grain"].as<std::uint64_t>());
-    if (vm.count("tile-mapping")) set("tile_mapping", read_json_arg(vm["tile-mapping"].as<std::string>()));
+    if (vm.count("tile-mapping")) {
+      set("tile_mapping", read_json_arg("tile-mapping"));
+      doc.set_origin("/workload/tile_mapping", "--tile-mapping " + vm["tile-mapping"].as<std::string>());
+    }
   }
   if (!sharded) {
   set("op", vm["op"].as<std::string>());
@@ -131,7 +137,10 @@ int cmd_collective(const Args& args) {
   set("reduce", vm["reduce"].as<std::string>());
   set("data", vm["data"].as<std::string>());
   if (vm.count("outputs")) set("output_values", true);
-  if (vm.count("input")) set("input", read_json_arg(vm["input"].as<std::string>()));
+  if (vm.count("input")) {
+    set("input", read_json_arg("input"));
+    doc.set_origin("/workload/input", "--input " + vm["input"].as<std::string>());
+  }
   }
   if (vm.count("set")) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);

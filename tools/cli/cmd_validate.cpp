@@ -104,6 +104,20 @@ int cmd_validate(const Args& args) {
   }
   const std::vector<CaseSpec> cases = load_cases(inputs);
   if (cases.empty()) throw ConfigError("validate: the case files hold no cases");
+  {
+    // Every override (the case's "set" and --set) must suit an existing key before any case
+    // runs: a bad --set is bad input (exit 2), not every case failing (exit 1).
+    const std::vector<std::string> extra =
+        vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    for (const auto& c : cases) {
+      if (c.config.empty()) continue;
+      std::vector<std::string> sets = c.sets;
+      sets.insert(sets.end(), extra.begin(), extra.end());
+      check_config_overrides(c.config, sets, [&](std::size_t i) {
+        return i < c.sets.size() ? c.where + ": /set/" + std::to_string(i) : c.where + " with --set";
+      });
+    }
+  }
   std::vector<FitParam> params;
   if (vm.count("cross-validate")) {
     if (!vm.count("params")) throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "models/params/model_params.hpp"
 #include "runtime/workloads/runtime_params.hpp"
@@ -21,7 +22,23 @@ boost::program_options::variables_map parse_options(
   namespace po = boost::program_options;
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    // Positional arguments beyond those the command takes go to a hidden option, so that the
+    // error can say which they are (Boost only says "too many positional options").
+    po::options_description all;
+    all.add(opts);
+    all.add_options()("ipusim-extra-positional", po::value<std::vector<std::string>>(), "");
+    po::positional_options_description pos = positional;
+    if (pos.max_total_count() != std::numeric_limits<unsigned>::max()) pos.add("ipusim-extra-positional", -1);
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    if (vm.count("ipusim-extra-positional")) {
+      std::string extra;
+      for (const auto& a : vm["ipusim-extra-positional"].as<std::vector<std::string>>()) extra += (extra.empty() ? "'" : ", '") + a + "'";
+      std::string expected;
+      for (unsigned i = 0; i < positional.max_total_count(); ++i) expected += " " + positional.name_for_position(i);
+      throw ConfigError("unexpected argument " + extra + ": the command takes " + std::to_string(positional.max_total_count()) +
+                        " positional argument" + (positional.max_total_count() == 1 ? "" : "s") +
+                        (expected.empty() ? "" : " (" + expected.substr(1) + ")") + " (see --help)");
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     throw ConfigError(std::string(e.what()) + " (see --help)");

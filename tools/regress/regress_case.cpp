@@ -48,6 +48,16 @@ RegressCase parse_case(const Json& doc, const std::string& file) {
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
         expected.fail(it.key(), "no field named '" + it.key() + "' (fields: " + list + ")");
       }
+      // A value that can never equal a report value would make the case fail for ever (or,
+      // with a tolerance, be compared as text): the timing must be a number, the algorithm a name.
+      const Json& v = it.value();
+      if (it.key() == kTimeField.name && !v.is_number()) {
+        expected.fail(it.key(), "expected a number of nanoseconds, got " + describe_json(v));
+      } else if (it.key() == kAlgorithmField.name && !v.is_string()) {
+        expected.fail(it.key(), "expected an algorithm name (a string), got " + describe_json(v));
+      } else if (!v.is_number() && !v.is_string() && !v.is_boolean()) {
+        expected.fail(it.key(), "expected a number, string or boolean (a report value), got " + describe_json(v));
+      }
     }
   }
   return c;
