@@ -96,9 +96,6 @@ std::vector<ParamSpec> ipu_link_specs() {
   };
 }
 
-std::vector<ParamSpec> machine_specs() {
-  using namespace spec;
-  return {
 /// The flow-control triple of one machine-side tier (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`).
 std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::string& tier) {
   using namespace spec;
@@ -136,6 +133,9 @@ std::vector<ParamSpec> network_specs() {
   return out;
 }
 
+std::vector<ParamSpec> machine_specs() {
+  using namespace spec;
+  return {
       text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
       integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine (M2K-DS, BOW-DS)."),
       real("/machine/gateway/ddr_bandwidth_GBps", "GB/s", 38.4, 0.001, 1e6,
@@ -201,7 +201,7 @@ void register_model_params() {
   reg.add(ipu_link_specs());
   reg.add(machine_specs());
   reg.add(system_specs());
+  reg.add(network_specs());
 }
 
 }  // namespace ipusim
-  reg.add(network_specs());
