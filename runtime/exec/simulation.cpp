@@ -28,9 +28,9 @@ SimulationResult simulate(ConfigDoc& doc) {
   ConfigNode sim = root.child("sim");
   sim.mark_used("fidelity");  // read by the system builder
   sim.mark_used("fast_paths");
-  const double max_time_ns = sim.get_double("max_time_ns");
   sim.mark_used("network_model");          // read by the system builder
   sim.mark_used("packet_max_chunk_hops");  // read by the system builder
+  const double max_time_ns = sim.get_double("max_time_ns");
   const double max_wall_s = sim.get_double("max_wall_s");
   read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   sim.finish();
@@ -38,10 +38,10 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.finish();
 
   const std::string wall_limit_hit = run_kernel(max_time_ns, max_wall_s);
-  // Failures after sc_start are returned, not thrown: SystemC's coroutine stacks are still
-  // alive here, and unwinding across them confuses AddressSanitizer (dev preset).
   // The packet model refuses traffic over its chunk budget when it starts: bad input (exit 2).
   if (!system->network().refusal().empty()) throw ConfigError(system->network().refusal());
+  // Failures after sc_start are returned, not thrown: SystemC's coroutine stacks are still
+  // alive here, and unwinding across them confuses AddressSanitizer (dev preset).
   if (!workload->failure().empty()) return {Json(), "", "the workload failed: " + workload->failure()};
   if (!workload->finished()) {
     return {Json(), "",
