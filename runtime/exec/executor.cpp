@@ -81,9 +81,17 @@ void Executor::master() {
     link_pending_ = io_pending_ = 0;
     lane_link_pending_.assign(static_cast<std::size_t>(lanes), 0);
     lane_io_pending_.assign(static_cast<std::size_t>(lanes), 0);
-    for (const LOp& op : program_.phases[p].ops) {
-      if (uses_links(op.kind)) ++link_pending_, ++lane_link_pending_[lane_index(op.vg, op.lane)];
-      if (uses_io(op.kind)) ++io_pending_, ++lane_io_pending_[lane_index(op.vg, op.lane)];
+    const auto& ops = program_.phases[p].ops;
+    waiters_.assign(ops.size(), {});
+    std::vector<std::size_t> last_on_lane(static_cast<std::size_t>(lanes), ops.size());
+    for (std::size_t j = 0; j < ops.size(); ++j) {
+      const LOp& op = ops[j];
+      const std::size_t li = lane_index(op.vg, op.lane);
+      if (uses_links(op.kind)) ++link_pending_, ++lane_link_pending_[li];
+      if (uses_io(op.kind)) ++io_pending_, ++lane_io_pending_[li];
+      for (int d : op.deps) waiters_[static_cast<std::size_t>(d)].push_back(j);
+      if (last_on_lane[li] < ops.size()) waiters_[last_on_lane[li]].push_back(j);
+      last_on_lane[li] = j;
     }
     ++generation_;
     go_.notify(sc_core::SC_ZERO_TIME);
@@ -172,12 +180,9 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
   return total;
 }
 
-bool Executor::network_alone(int vg, Lane l, bool crosses) const {
+bool Executor::network_alone(std::size_t index, bool crosses) {
   if (system_.params().system.network_model != NetworkModel::Fluid) return false;
-  const std::size_t li = lane_index(vg, l);
-  if (link_pending_ != lane_link_pending_[li]) return false;
-  if (crosses && io_pending_ != lane_io_pending_[li]) return false;
-  // Defensive: the structure above already rules traffic out. A kind's rate is a running
+  // Defensive: the structure below already rules traffic out. A kind's rate is a running
   // sum, so an idle kind may read floating-point dust rather than 0 (1e-6 B/ns is far below
   // any flow).
   const FlowEngine& e = system_.network().engine();
@@ -185,17 +190,37 @@ bool Executor::network_alone(int vg, Lane l, bool crosses) const {
     const auto kind = static_cast<ResourceKind>(k);
     if ((crosses || inter_ipu_kind(kind)) && e.kind_rate_Bpns(kind) > 1e-6) return false;
   }
+  const auto& ops = program_.phases[current_].ops;
+  const LOp& me = ops[index];
+  const std::size_t li = lane_index(me.vg, me.lane);
+  // Usual case: every unfinished op that could interfere is on this lane, after this op.
+  if (link_pending_ == lane_link_pending_[li] && (!crosses || io_pending_ == lane_io_pending_[li])) return true;
+  // Otherwise each such op must wait for this one (dependencies or lane order, transitively).
+  reach_.assign(ops.size(), 0);
+  std::vector<std::size_t> stack{index};
+  reach_[index] = 1;
+  while (!stack.empty()) {
+    const std::size_t j = stack.back();
+    stack.pop_back();
+    for (std::size_t w : waiters_[j]) {
+      if (!reach_[w]) reach_[w] = 1, stack.push_back(w);
+    }
+  }
+  for (std::size_t j = 0; j < ops.size(); ++j) {
+    if (reach_[j] || done_ops_[current_][j]) continue;
+    if (uses_links(ops[j].kind) || (crosses && uses_io(ops[j].kind))) return false;
+  }
   return true;
 }
 
-CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
+CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, const std::string& key, std::size_t index,
                                           CollectivePlayer& player, bool& cached) {
   Network& net = system_.network();
   bool crosses = false;
   for (const auto& g : req.groups) {
     for (std::uint32_t ipu : g) crosses = crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
   }
-  const bool alone = opt_.collective_cache && network_alone(vg, l, crosses);
+  const bool alone = opt_.collective_cache && network_alone(index, crosses);
   auto it = alone ? cache_.find(key) : cache_.end();
   if (it != cache_.end()) {
     // The original and this replay each had the network to themselves, so playing it again
@@ -333,7 +358,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
       }
       const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" + std::to_string(op.elements) + "|" +
                               to_string(op.dtype) + "|" + std::to_string(op.vg);
-      const CollectiveTiming ct = run_collective(req, key, op.vg, op.lane, player, t.cached);
+      const CollectiveTiming ct = run_collective(req, key, i, player, t.cached);
       t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.gw_link_ns = ct.gw_link_ns;

@@ -111,15 +111,21 @@ class Executor : public sc_core::sc_module {
   /// gateway links, DDR and host links of remote and host transfers, and max-min sharing
   /// couples only flows that share resources. Nothing else sends in a training run, and the
   /// phase cannot end before the op does.
-  bool network_alone(int vg, Lane l, bool crosses) const;
+  /// An unfinished op of the phase that must wait for op `index` (through its dependencies or
+  /// its lane's order) cannot interfere either: such ops are allowed too.
+  bool network_alone(std::size_t index, bool crosses);
   /// Plays `req` (recording its network use when it runs alone) or replays a cached play.
-  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, int vg, Lane l,
+  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, std::size_t index,
                                   CollectivePlayer& player, bool& cached);
   std::map<std::string, CachedCollective> cache_;
   /// Unfinished ops of the current phase, in all and per lane: collectives and IpuCopies
   /// (link_), remote and host transfers (io_).
   std::size_t link_pending_ = 0, io_pending_ = 0;
   std::vector<std::size_t> lane_link_pending_, lane_io_pending_;
+  /// Current phase: ops that wait for each op (its dependents and the next op of its lane),
+  /// and scratch marks of the ops that wait for a given op, transitively.
+  std::vector<std::vector<std::size_t>> waiters_;
+  std::vector<char> reach_;
   std::vector<std::unique_ptr<CollectivePlayer>> players_;
   sc_core::sc_event go_, op_done_, lane_done_;
   std::uint64_t generation_ = 0;
