@@ -56,7 +56,8 @@ Closed pingpong(double L, double Cf, double Cb, double sync) {
 /// Stages 1 without IO tiles: the preload for phase p+1 and the compute of phase p share the
 /// compute tiles; every use more than one phase after the previous one reloads (7 loads).
 Closed serial(double L, double Cf, double Cb, double sync) {
-  return {{L, L + Cf, L + Cf, L + Cf, L + Cf + Cb, L + Cb, L + Cb, Cb}, sync};
+  // Phase 3 preloads nothing: w2, loaded for phase 2, is kept live (p-2) for phase 4.
+  return {{L, L + Cf, L + Cf, L + Cf, Cf + Cb, L + Cb, L + Cb, Cb}, sync};
 }
 
 }  // namespace
