@@ -322,6 +322,27 @@ std::unique_ptr<Workload> make_sharded_tensor_workload(System& system, ConfigNod
   } catch (const std::invalid_argument& e) {
     node.fail("sharding_domain", e.what());
   }
+  {
+    // What the collectives' schedules would refuse (IPUs per replica not dividing the
+    // IPU-Link domain, the link configuration, the algorithm) is bad input, found here.
+    coll::CollectiveRequest req;
+    req.op = coll::CollectiveOp::AllReduce;
+    req.dtype = spec.dtype;
+    req.elements_per_replica = spec.elements;
+    req.groups.resize(1);
+    for (std::uint32_t r = 0; r < spec.replicas; ++r) req.groups[0].push_back(r);
+    req.topology = collective_topology(system, spec.ipus_per_replica, spec.link_config);
+    req.algorithm = spec.algorithm;
+    try {
+      coll::validate_request(req);
+    } catch (const coll::RequestError& e) {
+      const coll::RequestField f = e.field();
+      node.fail(f == coll::RequestField::IpusPerReplica ? "ipus_per_replica"
+                : f == coll::RequestField::LinkConfig   ? "link_config"
+                                                        : "algorithm",
+                e.what());
+    }
+  }
   spec.cbr = node.get_bool("cbr");
   spec.grain = node.get_uint("grain");
   const Json mapping = node.get_json("tile_mapping");

@@ -32,8 +32,8 @@ TEST_CASE("the checks name where the arguments came from when asked", "[groups]"
           "--stride/--group-size (numReplicas=4, stride=3, groupSize=1): The number of replicas"));
   CHECK_THROWS_WITH(checkReplicaGroupingArguments(4, 0, 1, "x"),
                     Contains("The stride in a `popart::ReplicaGrouping`"));
-  // Without a source, the text is exactly PopART's.
-  CHECK_THROWS_WITH(
-      ReplicaGrouping(0, 1, 1),
-      "The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.");
+  // Without a source, PopART's sentence comes first, then the values.
+  CHECK_THROWS_WITH(ReplicaGrouping(0, 1, 1),
+                    Catch::StartsWith("The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.") &&
+                        Contains("numReplicas=0"));
 }
