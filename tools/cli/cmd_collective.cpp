@@ -1,5 +1,6 @@
 // `ipusim collective`: time one collective on a system (and check it on real data).
 // It builds the same config a `"kind": "collective"` workload would have and runs it.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -88,8 +89,12 @@ int cmd_collective(const Args& args) {
     check_choice("--" + flag, vm[flag].as<std::string>(), registry_choices(pointer));
   }
   ConfigDoc doc = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
+  // Each flag is copied into /workload; errors about the value name the flag, not a --set.
   auto set = [&](const std::string& key, const Json& value) {
     doc.apply_override("/workload/" + key + "=" + value.dump());
+    std::string flag = key == "sharding_domain" ? "shard-domain" : key == "output_values" ? "outputs" : key == "cbr" ? "no-cbr" : key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (key != "kind") doc.set_origin("/workload/" + key, "--" + flag + " " + (value.is_string() ? value.get<std::string>() : value.dump()));
   };
   const bool sharded = vm.count("shard-domain") > 0;
   // A file given by a flag: limits of json_parse.hpp (regular file, size, depth), and errors

@@ -143,7 +143,8 @@ int cmd_validate(const Args& args) {
     work = temp->path();
   }
   const bool verbose = vm.count("quiet") == 0;
-  CaseRunner runner(work, std::max(1u, vm["jobs"].as<unsigned>()),
+  check_jobs_option(vm["jobs"].as<unsigned>());  // before any case runs
+  CaseRunner runner(work, vm["jobs"].as<unsigned>(),
                     vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, "");
   std::vector<CaseOutcome> outcomes;
   {

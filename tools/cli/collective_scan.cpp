@@ -98,7 +98,7 @@ int cmd_collective_scan(const Args& args) {
   const std::string exe = self_executable();
   std::vector<ProcessResult> results(sizes.size());
   run_processes(
-      sizes.size(), std::max(1u, vm["jobs"].as<unsigned>()),
+      sizes.size(), vm["jobs"].as<unsigned>(),  // 0 and -1 are refused by run_processes (exit 2)
       [&](std::size_t i) {
         std::vector<std::string> argv = {exe, "collective"};
         argv.insert(argv.end(), passthrough.begin(), passthrough.end());

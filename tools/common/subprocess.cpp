@@ -166,14 +166,18 @@ Interrupted::Interrupted(int signal_number)
     : std::runtime_error(std::string("interrupted by ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM")),
       signal_(signal_number) {}
 
-void run_processes(std::size_t count, unsigned jobs,
-                   const std::function<ProcessSpec(std::size_t)>& make,
-                   const std::function<void(std::size_t, const ProcessResult&)>& done) {
+void check_jobs_option(unsigned jobs) {
   // -j 0 would start nothing, and "-j -1" arrives as 4294967295 through an unsigned option.
   if (jobs == 0 || jobs > kMaxJobs) {
     throw ConfigError("--jobs " + std::to_string(jobs) + ": expected 1 to " + std::to_string(kMaxJobs) +
                       " simulations at once (a negative value wraps around)");
   }
+}
+
+void run_processes(std::size_t count, unsigned jobs,
+                   const std::function<ProcessSpec(std::size_t)>& make,
+                   const std::function<void(std::size_t, const ProcessResult&)>& done) {
+  check_jobs_option(jobs);
   const StopSignalScope catch_stop_signals;
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;

@@ -47,6 +47,9 @@ ProcessResult run_process(const ProcessSpec& spec);
 /// Most child processes run_processes() keeps alive at once (the -j / --jobs limit).
 constexpr unsigned kMaxJobs = 4096;
 
+/// Throws ConfigError naming --jobs unless 1 <= jobs <= kMaxJobs (call before running anything).
+void check_jobs_option(unsigned jobs);
+
 /// Runs `count` commands with at most `jobs` (1..kMaxJobs, else ConfigError) alive at once: `make(i)` builds command i
 /// just before it starts (in index order), `done(i, result)` runs as each one ends.
 /// Each child runs in its own process group and is killed if this process dies (even by
