@@ -213,12 +213,36 @@ ResourceStats Network::resource_stats(ResourceId id) const {
   return packet_ ? packet_->stats(id) : engine_.stats(id, now_ns());
 }
 
+void write_resource_stats(Json& out, const ResourceStats& s, double capacity_Bpns, double now_ns) {
+  if (s.transfers == 0) return;
+  // Bytes and busy time are integrated rate x time in the fluid model: round away the
+  // floating-point dust (to whole bytes and to the kernel's 1 ps), so the figures do not depend
+  // on the order of the sums (a collective replayed from the executor's cache adds its
+  // original's totals at once; playing it again adds them step by step).
+  const double bytes = static_cast<double>(std::llround(s.bytes));
+  out["bytes"] = static_cast<std::uint64_t>(bytes);
+  out["busy_ns"] = static_cast<double>(std::llround(s.busy_ns * 1000.0)) / 1000.0;
+  out["utilisation"] = now_ns > 0 ? bytes / (capacity_Bpns * now_ns) : 0.0;
+  out["transfers"] = s.transfers;
+  out["max_concurrent"] = s.max_concurrent;
+}
+
 void Network::collect_stats(Json& out) const {
   out["model"] = to_string(options_.model);
   out["flows"] = packet_ ? packet_->flows_started() : engine_.flows_started();
   // Wake-ups are a simulator-speed figure (wakeups()), not a result: a collective replayed
   // from the executor's cache gives the same result with fewer, so they stay out of the report.
   if (packet_) out["chunk_hops"] = packet_->chunk_hops();
+  if (report_resources_) {
+    const double now = now_ns();
+    Json res = Json::object();
+    for (ResourceId id = 0; id < engine_.num_resources(); ++id) {
+      Json r = Json::object();
+      write_resource_stats(r, resource_stats(id), engine_.resource(id).capacity_Bpns, now);
+      if (!r.empty()) res[engine_.resource(id).name] = std::move(r);
+    }
+    out["resources"] = std::move(res);
+  }
 }
 
 }  // namespace ipusim

@@ -39,6 +39,10 @@ struct TransferResult {
   double duration_ns() const { return end_ns - start_ns; }
 };
 
+/// Writes one used resource's `bytes`, `busy_ns`, `utilisation` (bytes / (capacity x now)),
+/// `transfers` and `max_concurrent` into `out` (nothing for an unused one).
+void write_resource_stats(Json& out, const ResourceStats& s, double capacity_Bpns, double now_ns);
+
 /// Which engine times the transfers, and the packet engine's budget.
 struct NetworkOptions {
   NetworkModel model = NetworkModel::Fluid;
@@ -73,6 +77,9 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// control), in the packet model it carries no flows.
   const FlowEngine& engine() const { return engine_; }
   NetworkModel model() const { return options_.model; }
+  /// Systems too large for a LinkModule per resource report per-resource stats here instead,
+  /// under `resources` (see System).
+  void set_report_resources(bool on) { report_resources_ = on; }
   /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
   /// the simulation was stopped and this says why, with the estimate and what to change.
   const std::string& refusal() const { return refusal_; }
@@ -108,6 +115,7 @@ class Network : public sc_core::sc_module, public StatsProvider {
   NetworkOptions options_;
   std::unique_ptr<PacketEngine> packet_;  ///< set in the packet model
   double planned_chunk_hops_ = 0;
+  bool report_resources_ = false;
   std::string refusal_;
   sc_core::sc_event wake_event_;
   std::vector<Callback> callbacks_;          // indexed by engine slot
