@@ -48,21 +48,23 @@ std::vector<ParamSpec> chip_specs() {
       real("/chip/compute/amp_efficiency", "", 0.359, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 14.5, 0, 4096,
+      real("/chip/compute/amp_inner_dim_half", "element", 11.9, 0, 4096,
            "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k means more partial "
            "sums to accumulate per output. 0 = no penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 2514, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 2583, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a poplibs op is "
               "several compute sets). " kFitted),
-      real("/chip/compute/vector_efficiency", "", 0.966, 0.01, 1,
+      real("/chip/compute/vector_efficiency", "", 0.962, 0.01, 1,
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that vector-bound ops "
            "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. " kFitted),
-      real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
+      real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 0.63, 0.01, 64,
            "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links or to the gateway: a transfer "
-           "from T tiles is bounded by T x this x clock as well as by the links. ASSUMPTION: the on-chip exchange rate "
-           "(to be fitted by ipusim calibrate; gc-iputraffictest alone cannot tell it from external_exchange_fixed_cycles)"),
-      integer("/chip/external_exchange_fixed_cycles", "cycle", 57274, 0, 1e7,
-              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). " kFitted),
+           "from T tiles is bounded by T x this x clock as well as by the links (assumption before the fit: 0.5, an "
+           "eighth of the on-chip exchange rate, low enough for gc-iputraffictest's 32-tile transfer to be port-bound). " kFitted),
+      integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
+              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). "
+              "ASSUMPTION: 1000 cycles (under 1 us). Not fitted: gc-iputraffictest alone cannot tell it from the "
+              "per-tile port rate, and a fixed cost of tens of us per exchange (what fitting it gave) has no physical basis."),
   };
 }
 
@@ -150,11 +152,12 @@ std::vector<ParamSpec> machine_specs() {
            "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x 128/130 / 8 (link type VENG; rate derived)."),
       real("/machine/gateway/ipu_gateway_link_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
-      real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
-           "Latency of the IPU <-> gateway link. ASSUMPTION: 0, already inside the streaming-memory and GW-Link latencies."),
-      real("/machine/gateway/buffer_latency_ns", "ns", 1953, 0, 1e9,
-           "Per-transfer latency of a host stream between the gateway buffer and the tiles (request/completion round trip "
-           "over the IPU <-> gateway link plus the gateway's DMA set-up). " kFitted),
+      real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 150, 0, 1e12,
+           "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from the gateway buffer) "
+           "waits 2 x this per transfer, a write does not (assumption before the fit: 250 ns). " kFitted),
+      real("/machine/gateway/buffer_latency_ns", "ns", 1661, 0, 1e9,
+           "Per-transfer latency of a host stream between the gateway buffer and the tiles: the gateway's DMA set-up and "
+           "completion (a read adds the IPU <-> gateway link round trip on top). " kFitted),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
@@ -168,7 +171,9 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/host_link/bandwidth_GBps", "GB/s", 25, 0.001, 1e6,
            "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate derived)."),
       real("/machine/host_link/efficiency", "", 0.282, 0.001, 1, "Usable fraction of the host link for the host streams the tools measured (256-byte transfers). " kFitted),
-      real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12, "Host link latency per transfer. ASSUMPTION: 5 us."),
+      real("/machine/host_link/latency_ns", "ns", 817, 0, 1e12,
+           "One-way host link latency (RoCE); a read over it (the host pulling from the gateway buffer) waits 2 x this "
+           "per transfer, a write stream pays it once (assumption before the fit: 5 us). " kFitted),
   };
 }
 

@@ -65,7 +65,8 @@ TEST_CASE("host writes and reads cross the host link, the DDR buffer and the gat
   const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") * resolved(doc, "/machine/gateway/ddr_efficiency");
   const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps");
   const double bottleneck = std::min({host, ddr, gw});
-  const double lat = resolved(doc, "/machine/host_link/latency_ns") + resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double lat = resolved(doc, "/machine/host_link/latency_ns") + resolved(doc, "/machine/gateway/ddr_latency_ns") +
+                     resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
   const double fill = 2 * resolved(doc, "/ipu_link/chunk_bytes") / bottleneck;
   for (int i = 0; i < 2; ++i) {
     CHECK(b.step(i)["tier"] == "host_io");
@@ -90,7 +91,9 @@ TEST_CASE("transfers between domains use GW-Links: ring (Pod128) hops and switch
   const double gwi = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps");
   const double bottleneck = std::min(gwl, gwi);
   const double chunk = resolved(doc, "/ipu_link/chunk_bytes");
-  const double lat_gw = resolved(doc, "/machine/gw_link/latency_ns");
+  // Two IPU <-> gateway link crossings (out of the source IPU, into the destination IPU) and the cable.
+  const double lat_gw = resolved(doc, "/machine/gw_link/latency_ns") +
+                        2 * resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
   // ipu -> gateway, one ring cable (both cables of the pair), gateway -> ipu.
   CHECK(b.step(0)["tier"] == "gw_link");
   CHECK(b.step(0)["hops"] == 3);
@@ -114,7 +117,8 @@ TEST_CASE("switched GW-Links: uplink, switch, downlink, each domain one hop away
   const double gwl = resolved(doc, "/machine/gw_link/links_per_machine") *
                      resolved(doc, "/machine/gw_link/bandwidth_GBps_per_link") * resolved(doc, "/machine/gw_link/efficiency");
   const double bottleneck = std::min(gwl, resolved(doc, "/machine/gateway/ipu_gateway_link_GBps"));
-  const double lat = resolved(doc, "/machine/gw_link/latency_ns") + resolved(doc, "/machine/gw_link/switch_latency_ns");
+  const double lat = resolved(doc, "/machine/gw_link/latency_ns") + resolved(doc, "/machine/gw_link/switch_latency_ns") +
+                    2 * resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
   const double chunk = resolved(doc, "/ipu_link/chunk_bytes");
   CHECK(b.step(0)["hops"] == 5);
   CHECK(std::fabs(b.duration(0) - (lat + 4 * chunk / bottleneck + bytes / bottleneck)) <= cycle_ns(doc));

@@ -40,8 +40,8 @@ TEST_CASE("calibrate recovers the latency and efficiency that generated the meas
   CHECK(meta["parameters"][kHostLatency]["unit"] == "ns");
   CHECK(meta["parameters"][kHostLatency]["cases"] == Json::array({"host_write_4096", "host_write_67108864"}));
   CHECK_THAT(meta["parameters"][kHostLatency]["description"].get<std::string>(),
-             Catch::StartsWith("Host link latency per transfer. fitted by ipusim calibrate on host_write_4096, "
-                               "host_write_67108864 ("));
+             Catch::StartsWith("One-way host link latency (RoCE)") &&
+                 Catch::Contains("fitted by ipusim calibrate on host_write_4096, host_write_67108864 ("));
   CHECK_THAT(r.out, Catch::Contains("sens. start"));
 
   // The parameter file is a config fragment: including it reproduces the measurement.

@@ -57,7 +57,7 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
   // gives ln eff = mean of their ln r (the geometric mean), and the left-out prediction
   // errs by r_i / eff - 1.
   const std::vector<std::string> sets = {"workload.steps.0.bytes=67108864", "machine.host_link.latency_ns=0",
-                                         "machine.gateway.ddr_latency_ns=0", "machine.host_link.chunk_bytes=0",
+                                         "machine.gateway.ddr_latency_ns=0", "machine.gateway.ipu_gateway_link_latency_ns=0", "machine.host_link.chunk_bytes=0",
                                          "machine.gateway.ddr_chunk_bytes=0",
                                          "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
   const double d1 = simulate(s, config, sets);
