@@ -5,10 +5,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "collectives/cbr.hpp"
-#include "collectives/comm_group.hpp"
-#include "collectives/replica_grouping.hpp"
-#include "collectives/variable_settings.hpp"
+#include "collectives/sharding/cbr.hpp"
+#include "collectives/groups/comm_group.hpp"
+#include "collectives/groups/replica_grouping.hpp"
+#include "collectives/groups/variable_settings.hpp"
 
 namespace py = pybind11;
 using namespace ipusim::coll;

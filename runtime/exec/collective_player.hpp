@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 #include "models/network/routing.hpp"
 #include "sim/json.hpp"
 

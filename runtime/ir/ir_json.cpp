@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "collectives/comm_group_spec.hpp"
-#include "collectives/schedule.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/schedule/schedule.hpp"
 #include "models/ipu/compute.hpp"
 #include "models/params/param_spec_helpers.hpp"
 #include "sim/params.hpp"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "collectives/replica_grouping.hpp"
-#include "collectives/schedule.hpp"
+#include "collectives/groups/replica_grouping.hpp"
+#include "collectives/schedule/schedule.hpp"
 #include "models/params/hw_params.hpp"
 #include "runtime/ir/ir_model.hpp"
 #include "runtime/ir/training_session.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "collectives/comm_group_spec.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
 #include "models/params/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 

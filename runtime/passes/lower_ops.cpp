@@ -1,7 +1,7 @@
 // Lowering: builders of lowered ops and the byte sizes of transfers (see lowerer.hpp).
 #include <algorithm>
 
-#include "collectives/comm_group_spec.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
 #include "runtime/passes/lowerer.hpp"
 
 namespace ipusim::rt::lower {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "collectives/comm_group_spec.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
 
 namespace ipusim::rt {

@@ -1,8 +1,8 @@
 #include "runtime/passes/pass_locations.hpp"
 
-#include "collectives/comm_group_spec.hpp"
-#include "collectives/rts.hpp"
-#include "collectives/variable_settings.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/sharding/rts.hpp"
+#include "collectives/groups/variable_settings.hpp"
 
 namespace ipusim::rt {
 namespace {

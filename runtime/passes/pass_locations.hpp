@@ -1,7 +1,7 @@
 #pragma once
 // Tensor location resolution and RTS (plain C++): for every tensor, whether it lives in
 // streaming memory, through which tile set it is loaded, whether it is sharded across
-// replicas (PopART determineTensorLocation via collectives/rts.hpp, or popxl's
+// replicas (PopART determineTensorLocation via collectives/sharding/rts.hpp, or popxl's
 // "shard over the variable's grouping"), and the replica groups of its collectives.
 #include <cstdint>
 #include <map>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/replica_grouping.hpp"
+#include "collectives/groups/replica_grouping.hpp"
 #include "runtime/ir/ir_model.hpp"
 #include "runtime/ir/training_session.hpp"
 

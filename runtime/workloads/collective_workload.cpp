@@ -6,11 +6,11 @@
 #include <sstream>
 #include <systemc>
 
-#include "collectives/auto_select.hpp"
-#include "collectives/best_candidates.hpp"
-#include "collectives/comm_group_spec.hpp"
-#include "collectives/functional.hpp"
-#include "collectives/replica_grouping.hpp"
+#include "collectives/algorithms/auto_select.hpp"
+#include "collectives/algorithms/best_candidates.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/functional/functional.hpp"
+#include "collectives/groups/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "runtime/workloads/forked_trial.hpp"

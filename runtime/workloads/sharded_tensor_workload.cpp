@@ -6,9 +6,9 @@
 #include <sstream>
 #include <systemc>
 
-#include "collectives/cbr.hpp"
-#include "collectives/comm_group_spec.hpp"
-#include "collectives/rts.hpp"
+#include "collectives/sharding/cbr.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/sharding/rts.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "sim/params.hpp"

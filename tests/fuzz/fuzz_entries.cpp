@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/json_parse.hpp"

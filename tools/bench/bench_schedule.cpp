@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 
 namespace ipusim::cli {
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 #include "sim/errors.hpp"
 #include "sim/json.hpp"
 #include "sim/json_parse.hpp"

@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
-#include "collectives/comm_group.hpp"
-#include "collectives/comm_group_spec.hpp"
-#include "collectives/replica_grouping.hpp"
-#include "collectives/variable_settings.hpp"
+#include "collectives/groups/comm_group.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/groups/replica_grouping.hpp"
+#include "collectives/groups/variable_settings.hpp"
 #include "sim/errors.hpp"
 #include "sim/json.hpp"
 #include "tools/common/cli_util.hpp"

@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
-#include "collectives/cbr.hpp"
-#include "collectives/split_regions.hpp"
+#include "collectives/sharding/cbr.hpp"
+#include "collectives/sharding/split_regions.hpp"
 
 using namespace ipusim::coll;
 

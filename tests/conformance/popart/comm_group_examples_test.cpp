@@ -1,7 +1,7 @@
 // PopART conformance, reference §2.2 (E8–E9, popart test_commgroup.cpp).
 #include <catch2/catch.hpp>
 
-#include "collectives/comm_group.hpp"
+#include "collectives/groups/comm_group.hpp"
 
 using ipusim::coll::CommGroup;
 using ipusim::coll::CommGroupType;

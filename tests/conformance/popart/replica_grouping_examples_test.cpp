@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "collectives/replica_grouping.hpp"
+#include "collectives/groups/replica_grouping.hpp"
 
 using Catch::Matchers::Contains;
 using ipusim::coll::GroupError;

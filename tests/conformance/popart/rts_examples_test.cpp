@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "collectives/cbr.hpp"
-#include "collectives/rts.hpp"
+#include "collectives/sharding/cbr.hpp"
+#include "collectives/sharding/rts.hpp"
 
 using namespace ipusim::coll;
 using Catch::Matchers::Contains;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "collectives/variable_settings.hpp"
+#include "collectives/groups/variable_settings.hpp"
 
 using ipusim::coll::CommGroup;
 using ipusim::coll::CommGroupType;

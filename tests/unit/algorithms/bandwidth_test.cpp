@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "collectives/algorithm_bandwidth.hpp"
+#include "collectives/algorithms/algorithm_bandwidth.hpp"
 
 using namespace ipusim::coll;
 

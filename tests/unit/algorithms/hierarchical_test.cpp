@@ -2,7 +2,7 @@
 // step counts and bytes worked out by hand.
 #include <catch2/catch.hpp>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "collectives/best_candidates.hpp"
+#include "collectives/algorithms/best_candidates.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;

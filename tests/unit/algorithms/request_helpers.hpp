@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 
 namespace ipusim::coll::test {
 

@@ -2,7 +2,7 @@
 // worked out by hand from the reference (§4.2, §4.3).
 #include <catch2/catch.hpp>
 
-#include "collectives/algorithm.hpp"
+#include "collectives/algorithms/algorithm.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;

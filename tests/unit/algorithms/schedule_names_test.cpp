@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "collectives/schedule.hpp"
+#include "collectives/schedule/schedule.hpp"
 
 using namespace ipusim::coll;
 

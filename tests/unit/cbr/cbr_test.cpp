@@ -1,7 +1,7 @@
 // CollectiveBalancedReorder and its host rearrangement: structural properties on random
 // (seeded) tile mappings, byte-exact host round trips for several element sizes, zero
 // padding, the grain > 1 extension and input validation.
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

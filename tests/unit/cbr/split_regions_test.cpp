@@ -1,6 +1,6 @@
 // poputil::splitRegions: the code's worked example (which differs from the poplibs
 // comment), the balance property on random inputs, limits and overflow safety.
-#include "collectives/split_regions.hpp"
+#include "collectives/sharding/split_regions.hpp"
 
 #include <catch2/catch.hpp>
 #include <random>

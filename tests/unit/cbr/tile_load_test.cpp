@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 
 using namespace ipusim::coll;
 using Loads = std::vector<std::vector<std::uint64_t>>;

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "collectives/algorithm.hpp"
-#include "collectives/functional.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/functional/functional.hpp"
 #include "groupings.hpp"
 
 using namespace ipusim::coll;

@@ -7,9 +7,9 @@
 #include <random>
 #include <sstream>
 
-#include "collectives/algorithm.hpp"
-#include "collectives/algorithm_groups.hpp"
-#include "collectives/functional.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/algorithms/algorithm_groups.hpp"
+#include "collectives/functional/functional.hpp"
 #include "groupings.hpp"
 
 using namespace ipusim::coll;

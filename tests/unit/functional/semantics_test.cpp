@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "collectives/algorithm.hpp"
-#include "collectives/fp16_util.hpp"
-#include "collectives/functional.hpp"
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/functional/fp16_util.hpp"
+#include "collectives/functional/functional.hpp"
 #include "groupings.hpp"
 
 using namespace ipusim::coll;

@@ -1,6 +1,6 @@
 // CommGroup: printing, the attribute form, Orthogonal membership (decision (a)), invalid
 // conversions and the deprecated complement helpers.
-#include "collectives/comm_group.hpp"
+#include "collectives/groups/comm_group.hpp"
 
 #include <catch2/catch.hpp>
 #include <vector>

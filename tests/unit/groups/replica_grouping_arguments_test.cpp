@@ -2,7 +2,7 @@
 // a size-1 group (popart_semantics.md §1.2): N % (stride * groupSize) uses the given stride.
 #include <catch2/catch.hpp>
 
-#include "collectives/replica_grouping.hpp"
+#include "collectives/groups/replica_grouping.hpp"
 
 using namespace ipusim::coll;
 using Catch::Contains;

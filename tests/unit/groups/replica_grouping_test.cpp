@@ -1,7 +1,7 @@
 // ReplicaGrouping beyond the upstream examples: membership checked against an independent
 // construction (popxl's "assignment" fill), range errors, and transpose properties over
 // every valid grouping of up to 24 replicas.
-#include "collectives/replica_grouping.hpp"
+#include "collectives/groups/replica_grouping.hpp"
 
 #include <catch2/catch.hpp>
 #include <set>

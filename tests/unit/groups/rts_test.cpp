@@ -1,12 +1,12 @@
 // RTS arithmetic: shard sizes, the sharding decision, sharding domains, the collectives a
 // sharded weight implies, and the host <-> shard layout of remote RTS variables.
-#include "collectives/rts.hpp"
+#include "collectives/sharding/rts.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
 
-#include "collectives/cbr.hpp"
+#include "collectives/sharding/cbr.hpp"
 
 using namespace ipusim::coll;
 using Catch::Matchers::Contains;

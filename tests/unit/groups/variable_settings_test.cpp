@@ -1,6 +1,6 @@
 // VariableSettings: the CommGroup-form table of the reference (§1.5) on R = 16, edge rules,
 // errors, printing, and agreement between the two forms.
-#include "collectives/variable_settings.hpp"
+#include "collectives/groups/variable_settings.hpp"
 
 #include <catch2/catch.hpp>
 #include <numeric>

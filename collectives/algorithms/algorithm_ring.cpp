@@ -1,0 +1,103 @@
+#include "collectives/algorithms/algorithm_ring.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ipusim::coll::detail {
+namespace {
+
+/// (a mod n) for a possibly negative a.
+std::uint32_t wrap(std::int64_t a, std::uint32_t n) {
+  const std::int64_t m = a % static_cast<std::int64_t>(n);
+  return static_cast<std::uint32_t>(m < 0 ? m + n : m);
+}
+
+void emit_lane(StepEmitter& emitter, const Layout& layout, const Lane& lane, bool reduce,
+               std::uint32_t step) {
+  const RingSet& set = *lane.rings;
+  const std::uint32_t n = set.length;
+  const std::int64_t d = lane.direction;
+  const std::int64_t owner_shift =
+      reduce ? d * (static_cast<std::int64_t>(lane.steps) - step + 1) : -d * (step - 1);
+  const std::uint32_t owner_delta = wrap(owner_shift, n);
+  const std::uint32_t dst_delta = wrap(d, n);
+  const std::uint32_t K = layout.ipus;
+  for (std::size_t ring = 0; ring < set.num_rings(); ++ring) {
+    const std::size_t base = ring * n;
+    for (std::uint32_t u = 0; u < n; ++u) {
+      std::uint32_t owner = u + owner_delta;
+      if (owner >= n) owner -= n;
+      std::uint32_t v = u + dst_delta;
+      if (v >= n) v -= n;
+      const std::uint32_t src_ipu0 = set.replica[base + u] * K;
+      const std::uint32_t dst_ipu0 = set.replica[base + v] * K;
+      for (const CellRun* run = set.runs_begin(base + owner); run != set.runs_end(base + owner);
+           ++run) {
+        const std::uint64_t elems = run->count * layout.atom_elems;
+        for (std::uint32_t j = 0; j < K; ++j) {
+          for (std::uint32_t p = lane.part_begin; p < lane.part_begin + lane.part_count; ++p) {
+            const std::uint64_t off = layout.offset(j, p, run->first);
+            emitter.add(src_ipu0 + j, dst_ipu0 + j, off, off, elems);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::uint32_t parts_of(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::BidirectionalPair: return 2;
+    case Algorithm::QuadDirectional: return 4;
+    default: return 1;
+  }
+}
+
+std::vector<Lane> ring_lanes(Algorithm algorithm, const RingSet& primary,
+                             const RingSet* mirrored, std::uint32_t layout_parts) {
+  const std::uint32_t n = primary.length;
+  const std::uint32_t full = n == 0 ? 0 : n - 1;
+  const std::uint32_t span = layout_parts / parts_of(algorithm);  // layout parts per lane
+  switch (algorithm) {
+    case Algorithm::Clockwise:
+      return {{&primary, +1, 0, span, full}};
+    case Algorithm::Anticlockwise:
+      return {{&primary, -1, 0, span, full}};
+    case Algorithm::BidirectionalPair:
+      return {{&primary, +1, 0, span, full}, {&primary, -1, span, span, full}};
+    case Algorithm::MeetInTheMiddle:
+      // Same data both ways; each fragment's chain is cut so the two halves of the ring
+      // (ceil and floor of (N-1)/2 hops) meet at the owner.
+      return {{&primary, +1, 0, span, (full + 1) / 2}, {&primary, -1, 0, span, full / 2}};
+    case Algorithm::QuadDirectional:
+      if (mirrored == nullptr) throw std::logic_error("quad-directional needs a mirrored ring");
+      return {{&primary, +1, 0, span, full},
+              {&primary, -1, span, span, full},
+              {mirrored, +1, 2 * span, span, full},
+              {mirrored, -1, 3 * span, span, full}};
+    default:
+      throw std::logic_error("not a ring method: " + to_string(algorithm));
+  }
+}
+
+void emit_ring_phase(StepEmitter& emitter, const Layout& layout, const std::vector<Lane>& lanes,
+                     bool reduce, const std::string& phase) {
+  std::uint32_t steps = 0;
+  for (const auto& lane : lanes) steps = std::max(steps, lane.steps);
+  for (std::uint32_t s = 1; s <= steps; ++s) {
+    // Each step's owner map is a bijection per ring, so a lane moves every fragment once.
+    std::size_t expected = 0;
+    for (const auto& lane : lanes) {
+      if (s <= lane.steps) expected += lane.rings->runs.size() * layout.ipus * lane.part_count;
+    }
+    emitter.begin(phase, reduce, expected);
+    for (const auto& lane : lanes) {
+      if (s <= lane.steps) emit_lane(emitter, layout, lane, reduce, s);
+    }
+    emitter.end();
+  }
+}
+
+}  // namespace ipusim::coll::detail

@@ -1,0 +1,40 @@
+#pragma once
+// AUTO method selection (reference §4.5, PLRC pickAllGatherMethod / pickReduceScatterMethod).
+#include <cstdint>
+
+#include "collectives/algorithms/algorithm.hpp"
+#include "collectives/schedule/schedule.hpp"
+
+namespace ipusim::coll {
+
+/// Which of GCL's two rule tables applies (AllReduce uses the ReduceScatter one).
+enum class RingPhaseKind { AllGather, ReduceScatter };
+
+/// GCL thresholds (bytes per IPU) where the bidirectional ring pair starts to beat
+/// meet-in-the-middle; "determined experimentally" on Mk1 in 2020.
+struct RingThresholds {
+  std::uint64_t a = 0;  ///< below: meet in the middle
+  std::uint64_t b = 0;  ///< below, with more than 4 ranks: meet in the middle
+  std::uint64_t c = 0;  ///< below, with more than 8 ranks: meet in the middle
+};
+/// Thresholds of one rule table.
+RingThresholds ring_thresholds(RingPhaseKind kind);
+/// BarleyTwist: meet in the middle below this many bytes (ReduceScatter: times ranks).
+inline constexpr std::uint64_t kBarleyTwistThresholdBytes = 196608;
+
+/// GCL's rules 1-4: `ranks` = group members per ILD; `bytes` = input bytes of one replica
+/// (AllGather: the piece gathered; ReduceScatter: the full tensor).
+Algorithm pick_ring_method(RingPhaseKind kind, std::uint32_t ranks, std::uint64_t bytes,
+                           std::uint32_t ipus_per_replica, bool torus, LinkConfig config);
+
+/// GW-Link tier of the hierarchical algorithm: meet in the middle for more than 2 ILDs
+/// (both GW directions, few high-latency steps), else clockwise.
+Algorithm pick_gw_method(std::uint32_t num_ilds);
+
+/// Resolves Algorithm::Auto for a whole request (returns `request.algorithm` otherwise):
+/// AllToAll -> direct; groups spanning ILDs with equal members per ILD -> hierarchical;
+/// Broadcast -> direct; bytes <= direct_max_bytes -> direct; else pick_ring_method with
+/// ranks = the most members a group has in one ILD.
+Algorithm select_algorithm(const CollectiveRequest& request);
+
+}  // namespace ipusim::coll
