@@ -57,16 +57,15 @@ std::uint64_t TileArray::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bo
   const LinearMapping on_compute(bytes, grain_bytes, compute);
   const LinearMapping on_io(bytes, grain_bytes, io > 0 ? io : compute);
   const std::uint32_t io_base = io > 0 ? compute : 0;
-  for (std::uint32_t i = 0; i < compute; ++i) {
-    const std::uint64_t b = on_compute.elements_on(i);
-    if (b == 0) break;  // the linear mapping fills tiles from 0: the rest hold nothing
-    (to_compute ? received_ : sent_)[i] += b;
-  }
-  for (std::uint32_t i = 0; i < on_io.tiles(); ++i) {
-    const std::uint64_t b = on_io.elements_on(i);
-    if (b == 0) break;
-    (to_compute ? sent_ : received_)[io_base + i] += b;
-  }
+  // The linear mapping fills tiles from 0 in at most four runs of equal loads.
+  auto& compute_side = to_compute ? received_ : sent_;
+  auto& io_side = to_compute ? sent_ : received_;
+  on_compute.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t b) {
+    for (std::uint32_t i = first; i < end; ++i) compute_side[i] += b;
+  });
+  on_io.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t b) {
+    for (std::uint32_t i = first; i < end; ++i) io_side[io_base + i] += b;
+  });
   // As balanced as an even split: the same closed form as aggregated fidelity.
   if (on_compute.balanced() && on_io.balanced()) return io_copy_cycles(rates, bytes, io, compute);
   return io_copy_cycles_busiest(rates, std::max(on_compute.max_elements(), on_io.max_elements()));
@@ -84,29 +83,26 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
     // Work follows the output's linear mapping: tile i does the fraction e_i / total of it.
     const LinearMapping map(spec.mapped_bytes, spec.grain_bytes, n);
     const double total = static_cast<double>(spec.mapped_bytes);
-    std::uint64_t prev_e = 0, prev_cycles = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t e = map.elements_on(i);
-      if (e == 0) break;
-      if (e != prev_e) {  // the mapping has at most three distinct tile loads
-        const double share = static_cast<double>(e) / total;
-        prev_cycles = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
-                                          spec.dtype, spec.unit);
-        prev_e = e;
-      }
-      cycles_[i] += prev_cycles;
-    }
+    map.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t e) {
+      const double share = static_cast<double>(e) / total;
+      const std::uint64_t c = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
+                                                  spec.dtype, spec.unit);
+      for (std::uint32_t i = first; i < end; ++i) cycles_[i] += c;
+    });
     if (!map.balanced()) {
       return compute_cycles_with_share(*chip_, spec, static_cast<double>(map.max_elements()) / total);
     }
     return ipusim::compute_cycles(*chip_, spec);
   }
   // Balanced work: tiles that get one byte fewer of an uneven split finish no later.
+  // Only two distinct tile loads (base and base + 1 bytes): cost each once, not per tile.
   const std::uint64_t base = spec.bytes / n, extra = spec.bytes % n;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const double bytes = static_cast<double>(base + (i < extra ? 1 : 0));
-    cycles_[i] += tile_compute_cycles(*chip_, spec.flops / n, bytes, spec.dtype, spec.unit);
-  }
+  const std::uint64_t cycles_base =
+      tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base), spec.dtype, spec.unit);
+  const std::uint64_t cycles_extra =
+      extra > 0 ? tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base + 1), spec.dtype, spec.unit)
+                : cycles_base;
+  for (std::uint32_t i = 0; i < n; ++i) cycles_[i] += i < extra ? cycles_extra : cycles_base;
   return ipusim::compute_cycles(*chip_, spec);
 }
 

@@ -5,6 +5,7 @@
 // grains and the first G mod T tiles one more, so the busiest tile holds up to one grain more
 // than the balanced share: that difference is what per_tile fidelity adds over aggregated.
 #include <cstdint>
+#include <utility>
 
 namespace ipusim {
 
@@ -18,6 +19,29 @@ class LinearMapping {
   std::uint32_t tiles() const { return tiles_; }
   /// Elements on `tile` (0 for tiles past the last grain).
   std::uint64_t elements_on(std::uint32_t tile) const;
+  /// Calls f(first_tile, end_tile, elements) for each run of consecutive tiles holding the
+  /// same number of elements (at most four runs; tiles past the last grain are skipped), so
+  /// callers touch each tile once without re-deriving its interval.
+  template <typename F>
+  void for_each_run(F&& f) const {
+    const std::uint64_t q = grains_ / tiles_, r = grains_ % tiles_;
+    // The last non-empty tile holds the (possibly partial) last grain.
+    const std::uint64_t last = q > 0 ? tiles_ - 1 : (r > 0 ? r - 1 : 0);
+    // Runs end where the one-grain-more tiles stop (r) and around the last tile (its grain may
+    // be partial); in increasing order.
+    std::uint64_t ends[] = {r, last, last + 1};
+    if (ends[0] > ends[1]) std::swap(ends[0], ends[1]);
+    if (ends[1] > ends[2]) std::swap(ends[1], ends[2]);
+    if (ends[0] > ends[1]) std::swap(ends[0], ends[1]);
+    std::uint64_t begin = 0;
+    for (std::uint64_t end : ends) {
+      if (end > begin) {
+        const std::uint64_t e = elements_on(static_cast<std::uint32_t>(begin));
+        if (e > 0) f(static_cast<std::uint32_t>(begin), static_cast<std::uint32_t>(end), e);
+      }
+      begin = end;
+    }
+  }
   /// Elements on the busiest tile (tile 0).
   std::uint64_t max_elements() const { return elements_on(0); }
   /// True if no tile holds more than ceil(elements / tiles): the mapping is as balanced as

@@ -2,6 +2,8 @@
 // compute and IoTileCopy formulas built on it, against hand-worked cases.
 #include "models/ipu/tile_mapping.hpp"
 
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -100,4 +102,23 @@ TEST_CASE(
   CHECK(pt.total_bytes_sent() == 1000);
   // 1024 bytes = 128 grains: 64 per IO tile, balanced: the aggregated closed form.
   CHECK(pt.io_copy(1024, 2, true, 8) == io_copy_cycles(ExchangeRates::from(c), 1024, 2, 6));
+}
+
+TEST_CASE("LinearMapping runs cover every tile exactly as elements_on says", "[tile_mapping]") {
+  // Exhaustive over small shapes: partial last grains, fewer grains than tiles, exact fits.
+  for (std::uint64_t elements = 0; elements <= 40; ++elements) {
+    for (std::uint64_t grain = 1; grain <= 5; ++grain) {
+      for (std::uint32_t tiles = 1; tiles <= 9; ++tiles) {
+        const LinearMapping m(elements, grain, tiles);
+        std::vector<std::uint64_t> from_runs(tiles, 0);
+        m.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t e) {
+          for (std::uint32_t i = first; i < end; ++i) from_runs[i] += e;
+        });
+        for (std::uint32_t i = 0; i < tiles; ++i) {
+          INFO("elements " << elements << " grain " << grain << " tiles " << tiles << " tile " << i);
+          REQUIRE(from_runs[i] == m.elements_on(i));
+        }
+      }
+    }
+  }
 }
