@@ -100,27 +100,33 @@ void Network::transfer_batch(const std::vector<const Route*>& routes, const std:
 
 double Network::next_event_ns() { return packet_ ? packet_->next_event_ns() : engine_.next_event_ns(); }
 
+void Network::deliver_arrivals() {
+  // Take every callback out before running any: a callback may start a flow that reuses the
+  // slot of a later arrival of the same batch.
+  ready_.clear();
+  for (const Arrival& a : arrivals_) {
+    if (a.tag) {
+      Batch* batch = static_cast<Batch*>(a.tag);
+      batch->pending -= a.count;
+      if (batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
+      continue;
+    }
+    ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
+    callbacks_[a.slot] = nullptr;
+  }
+  for (auto& [cb, result] : ready_) {
+    if (cb) cb(result);
+  }
+}
+
 void Network::wake_packet() {
   const double t = now_ns();
   for (;;) {
     arrivals_.clear();
     packet_->advance(t, arrivals_);
     if (arrivals_.empty()) break;
-    ready_.clear();
-    for (const Arrival& a : arrivals_) {
-      if (a.tag) {
-        Batch* batch = static_cast<Batch*>(a.tag);
-        batch->pending -= a.count;
-        if (batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
-        continue;
-      }
-      ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
-      callbacks_[a.slot] = nullptr;
-    }
     // Callbacks may start flows now (zero-latency ones complete at once: loop).
-    for (auto& [cb, result] : ready_) {
-      if (cb) cb(result);
-    }
+    deliver_arrivals();
   }
   // Chunk hops before the next outside activity (or flow completion) cannot be observed by
   // anyone: run them now instead of waking SystemC for each.
@@ -144,22 +150,7 @@ void Network::wake() {
   for (;;) {
     arrivals_.clear();
     engine_.advance(t, arrivals_);
-    // Take every callback out before running any: a callback may start a flow that reuses
-    // the slot of a later arrival of the same batch.
-    ready_.clear();
-    for (const Arrival& a : arrivals_) {
-      if (a.tag) {
-        Batch* batch = static_cast<Batch*>(a.tag);
-        batch->pending -= a.count;
-        if (batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
-        continue;
-      }
-      ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
-      callbacks_[a.slot] = nullptr;
-    }
-    for (auto& [cb, result] : ready_) {
-      if (cb) cb(result);
-    }
+    deliver_arrivals();
     engine_.reallocate(t);
     const double next = engine_.next_event_ns();
     if (next > t + FlowEngine::kTolNs) break;

@@ -102,6 +102,8 @@ class Network : public sc_core::sc_module, public StatsProvider {
 
  private:
   void wake();
+  /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
+  void deliver_arrivals();
   void wake_packet();
   void schedule_next();
   /// Packet model: adds the chunk hops of new transfers to the budget; false (and the run
