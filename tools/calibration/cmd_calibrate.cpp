@@ -170,7 +170,8 @@ int cmd_calibrate(const Args& args) {
     temp = std::make_unique<TempDir>("ipusim_calibrate_");
     work = temp->path();
   }
-  check_jobs_option(vm["jobs"].as<unsigned>());  // -j 0 is bad input (exit 2), as in sweep and validate
+  check_jobs_option(
+      vm["jobs"].as<unsigned>());  // -j 0 is bad input (exit 2), as in sweep and validate
   CaseRunner runner(
       work, vm["jobs"].as<unsigned>(),
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{},
