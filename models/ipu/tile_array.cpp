@@ -21,9 +21,9 @@ Json vector_summary(const std::vector<std::uint64_t>& v) {
 
 TileArray::TileArray(const ChipParams& chip, Fidelity fidelity) : chip_(&chip), fidelity_(fidelity) {
   if (fidelity_ == Fidelity::PerTile) {
-    sent_.assign(chip.tiles, 0);
-    received_.assign(chip.tiles, 0);
-    cycles_.assign(chip.tiles, 0);
+    sent_.assign(chip.tiles);
+    received_.assign(chip.tiles);
+    cycles_.assign(chip.tiles);
     sram_.assign(chip.tiles, 0);
   }
 }
@@ -36,9 +36,9 @@ std::uint64_t TileArray::exchange(const ExchangeSpec& spec) {
   ++exchanges_;
   if (fidelity_ == Fidelity::Aggregated) return exchange_cycles_aggregated(rates, spec, chip_->tiles);
   const std::vector<TileTraffic> traffic = expand_exchange(spec, chip_->tiles);
-  for (std::size_t i = 0; i < traffic.size(); ++i) {
-    sent_[i] += traffic[i].sent;
-    received_[i] += traffic[i].received;
+  for (std::uint32_t i = 0; i < traffic.size(); ++i) {
+    sent_.add_at(i, traffic[i].sent);
+    received_.add_at(i, traffic[i].received);
   }
   return exchange_cycles_per_tile(rates, traffic, receives_same_data(spec));
 }
@@ -61,10 +61,10 @@ std::uint64_t TileArray::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bo
   auto& compute_side = to_compute ? received_ : sent_;
   auto& io_side = to_compute ? sent_ : received_;
   on_compute.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t b) {
-    for (std::uint32_t i = first; i < end; ++i) compute_side[i] += b;
+    compute_side.add_range(first, end, b);
   });
   on_io.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t b) {
-    for (std::uint32_t i = first; i < end; ++i) io_side[io_base + i] += b;
+    io_side.add_range(io_base + first, io_base + end, b);
   });
   // As balanced as an even split: the same closed form as aggregated fidelity.
   if (on_compute.balanced() && on_io.balanced()) return io_copy_cycles(rates, bytes, io, compute);
@@ -87,7 +87,7 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
       const double share = static_cast<double>(e) / total;
       const std::uint64_t c = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
                                                   spec.dtype, spec.unit);
-      for (std::uint32_t i = first; i < end; ++i) cycles_[i] += c;
+      cycles_.add_range(first, end, c);
     });
     if (!map.balanced()) {
       return compute_cycles_with_share(*chip_, spec, static_cast<double>(map.max_elements()) / total);
@@ -102,7 +102,8 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
   const std::uint64_t cycles_extra =
       extra > 0 ? tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base + 1), spec.dtype, spec.unit)
                 : cycles_base;
-  for (std::uint32_t i = 0; i < n; ++i) cycles_[i] += i < extra ? cycles_extra : cycles_base;
+  cycles_.add_range(0, static_cast<std::uint32_t>(extra), cycles_extra);
+  cycles_.add_range(static_cast<std::uint32_t>(extra), n, cycles_base);
   return ipusim::compute_cycles(*chip_, spec);
 }
 
@@ -123,12 +124,9 @@ void TileArray::add_activity_of(const TileArray& twin) {
   agg_max_cycles_ += twin.agg_max_cycles_;
   exchanges_ += twin.exchanges_;
   computes_ += twin.computes_;
-  auto add = [](std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) a[i] += b[i];
-  };
-  add(sent_, twin.sent_);
-  add(received_, twin.received_);
-  add(cycles_, twin.cycles_);
+  sent_.add(twin.sent_);
+  received_.add(twin.received_);
+  cycles_.add(twin.cycles_);
 }
 
 void TileArray::allocate_sram(std::uint64_t bytes, std::uint32_t tiles) {
@@ -171,10 +169,10 @@ void TileArray::collect_stats(Json& out) const {
   }
   if (fidelity_ == Fidelity::PerTile) {
     Json per_tile = Json::object();
-    if (computes_ > 0) per_tile["compute_cycles"] = vector_summary(cycles_);
+    if (computes_ > 0) per_tile["compute_cycles"] = vector_summary(cycles_.values());
     if (exchanges_ > 0) {
-      per_tile["bytes_sent"] = vector_summary(sent_);
-      per_tile["bytes_received"] = vector_summary(received_);
+      per_tile["bytes_sent"] = vector_summary(sent_.values());
+      per_tile["bytes_received"] = vector_summary(received_.values());
     }
     if (sram_known_) per_tile["sram_bytes"] = vector_summary(sram_);
     if (!per_tile.empty()) out["per_tile"] = std::move(per_tile);

@@ -1,12 +1,13 @@
 #pragma once
 // The tiles of one IPU (plain C++). In per_tile fidelity it keeps every tile's SRAM use,
-// compute cycles and exchange bytes in plain vectors; in aggregated fidelity it keeps one
+// compute cycles and exchange bytes (counters with O(1) range additions); in aggregated fidelity it keeps one
 // balanced block (totals and the per-tile maximum only).
 #include <cstdint>
 #include <vector>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
+#include "models/ipu/tile_counters.hpp"
 #include "models/params/hw_params.hpp"
 #include "sim/json.hpp"
 
@@ -52,9 +53,9 @@ class TileArray {
   std::uint64_t total_bytes_sent() const { return total_sent_; }
   std::uint64_t total_bytes_received() const { return total_received_; }
   /// Per-tile vectors (empty in aggregated fidelity).
-  const std::vector<std::uint64_t>& bytes_sent() const { return sent_; }
-  const std::vector<std::uint64_t>& bytes_received() const { return received_; }
-  const std::vector<std::uint64_t>& compute_cycles() const { return cycles_; }
+  const std::vector<std::uint64_t>& bytes_sent() const { return sent_.values(); }
+  const std::vector<std::uint64_t>& bytes_received() const { return received_.values(); }
+  const std::vector<std::uint64_t>& compute_cycles() const { return cycles_.values(); }
   const std::vector<std::uint64_t>& sram_used() const { return sram_; }
 
   /// Summary stats: totals and, per tile, max and mean of cycles, bytes and SRAM. Only what
@@ -66,7 +67,8 @@ class TileArray {
  private:
   const ChipParams* chip_;
   Fidelity fidelity_;
-  std::vector<std::uint64_t> sent_, received_, cycles_, sram_;
+  TileCounters sent_, received_, cycles_;  // range adds in O(1) (see tile_counters.hpp)
+  std::vector<std::uint64_t> sram_;
   std::uint64_t total_sent_ = 0, total_received_ = 0;
   std::uint64_t agg_max_cycles_ = 0;   // aggregated: busiest tile's accumulated cycles
   std::uint64_t agg_sram_total_ = 0;   // aggregated: SRAM bytes, spread evenly
