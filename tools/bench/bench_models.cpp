@@ -16,6 +16,7 @@
 
 #include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/runtime_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 
@@ -54,6 +55,7 @@ int elaborate(const std::string& preset_name) {
 
 int transfers(const std::string& scenario, std::uint64_t n) {
   using ipusim::Json;
+  ipusim::register_runtime_params();  // the microbenchmark's step keys (strict config)
   Json kids = Json::array();
   if (scenario == "saturated") {
     // 8 streams of back-to-back transfers share the rail link IPU 0 -> IPU 2. Sizes differ
