@@ -25,6 +25,12 @@ class RunProgress {
   void done(std::uint64_t units, const char* what);
   /// Fraction of the known total done (0 when no total is known).
   double fraction_done() const;
+  /// The known total (0 when none was added) and its unit.
+  std::uint64_t total() const { return total_; }
+  /// Units of the total or, without one, of the work done ("ops", "supersteps").
+  const std::string& unit() const { return what_; }
+  /// Units of work done that count towards the total.
+  std::uint64_t done_units() const { return done_; }
   /// Ends the redrawn line (if one was drawn).
   void finish();
   /// The progress text (no "\r"); exposed for tests.

@@ -49,9 +49,24 @@ double parse_ns(const std::string& text, const std::string& what) {
   return v;
 }
 
-constexpr std::uint64_t kEstimateWarnBytes = 1ull << 30;  // 1 GiB
+/// The filters to narrow a trace, for the size warnings.
+const char* const kNarrowHint =
+    "narrow it with --trace-ipus LIST, --trace-window START_NS:END_NS, "
+    "--trace-tiers ipu_link,gw_link,ddr,host,compute or cap it with --trace-max-bytes N";
 
 }  // namespace
+
+std::string trace_size_warning(double bytes, double events, const TraceFilter& filter) {
+  if (filter.has_window()) return "";
+  const bool capped = filter.max_bytes > 0 && static_cast<double>(filter.max_bytes) < bytes;
+  if ((capped ? static_cast<double>(filter.max_bytes) : bytes) <= kTraceWarnBytes) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "ipusim: warning: the trace will be about %.2f GB (%.3g events, estimated before the run)",
+                bytes / 1e9, events);
+  std::string text = buf;
+  if (capped) text += "; it will stop at --trace-max-bytes " + std::to_string(filter.max_bytes);
+  return text + "; " + kNarrowHint;
+}
 
 TraceTier parse_trace_tier(const std::string& name) {
   if (name == "ipu_link") return TraceTier::IpuLink;
@@ -126,6 +141,8 @@ void TraceWriter::open(const std::string& path, const TraceFilter& filter) {
   first_event_ = true;
   bytes_ = 0;
   events_ = 0;
+  has_estimate_ = false;
+  estimate_events_ = estimate_bytes_ = 0;
   pids_.clear();
   tracks_.clear();
   const std::string head = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
@@ -146,7 +163,13 @@ void TraceWriter::close() {
               << " events, up to simulated time " << last_ts_ns_ << " ns); narrow it with --trace-window, "
               << "--trace-ipus or --trace-tiers\n";
   }
-  std::fputs("\n]}\n", file_);
+  std::fputs("\n]", file_);
+  if (has_estimate_) {
+    // The pre-run estimate next to the events, so that it can be checked against the file.
+    std::fprintf(file_, ", \"otherData\": {\"ipusim_estimated_events\": %.0f, \"ipusim_estimated_bytes\": %.0f}",
+                 estimate_events_, estimate_bytes_);
+  }
+  std::fputs("}\n", file_);
   bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
   int err = ok ? 0 : errno;
   if (ok && ::fsync(fileno(file_)) != 0) {
@@ -169,6 +192,18 @@ void TraceWriter::close() {
     std::remove(tmp_path_.c_str());
     throw WriteError("cannot write trace file '" + path_ + "': " + std::strerror(err ? err : EIO));
   }
+}
+
+void TraceWriter::add_estimate(double events, double bytes) {
+  if (!enabled_) return;
+  has_estimate_ = true;
+  estimate_events_ += events;
+  estimate_bytes_ += bytes;
+  if (warned_) return;
+  const std::string warning = trace_size_warning(estimate_bytes_, estimate_events_, filter_);
+  if (warning.empty()) return;
+  warned_ = true;
+  std::cerr << warning << "\n";
 }
 
 bool TraceWriter::ipu_selected(std::uint32_t ipu) const {
@@ -199,17 +234,18 @@ void TraceWriter::emit(const std::string& text) {
   std::fputs(text.c_str(), file_);
   const std::uint64_t before = bytes_;
   bytes_ += len;
-  // Estimate the whole trace from the part of the run done so far; warn once above 1 GiB.
+  // Without an estimate from before the run (workloads that do not register one) or with a
+  // --trace-window (whose share of the run was unknown then), extrapolate the part of the
+  // run done so far; warn once above 1 GiB.
   constexpr std::uint64_t kCheckEvery = 16ull << 20;
-  if (bytes_ / kCheckEvery != before / kCheckEvery && !warned_) {
+  if (bytes_ / kCheckEvery != before / kCheckEvery && !warned_ && (!has_estimate_ || filter_.has_window())) {
     const double frac = RunProgress::instance().fraction_done();
     // Below 1 % of the run the extrapolation is mostly noise (set-up phases are atypical).
-    if (frac >= 0.01 && static_cast<double>(bytes_) / frac > static_cast<double>(kEstimateWarnBytes)) {
+    if (frac >= 0.01 && static_cast<double>(bytes_) / frac > kTraceWarnBytes) {
       warned_ = true;
-      std::cerr << "ipusim: the trace will be about " << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6)
+      std::cerr << "ipusim: warning: the trace will be about " << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6)
                 << " MB (" << bytes_ / 1000000 << " MB written at " << static_cast<int>(frac * 100)
-                << " % of the run); narrow it with --trace-ipus LIST, --trace-window START_NS:END_NS, "
-                << "--trace-tiers ipu_link,gw_link,ddr,host,compute or cap it with --trace-max-bytes N\n";
+                << " % of the run); " << kNarrowHint << "\n";
     }
   }
 }

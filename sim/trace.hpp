@@ -13,7 +13,9 @@
 //   - counter tracks ("C" events) in the "utilisation" process: each link tier's and the DDRs'
 //     utilisation (fraction of their capacity in use), written in time order.
 // Filters (IPUs, a time window, tiers) drop events before they are formatted, and a byte cap
-// stops writing (the file stays valid JSON and says where it stopped).
+// stops writing (the file stays valid JSON and says where it stopped). Workloads register
+// an estimate of the trace before the run (add_estimate): above 1 GiB the writer says so on
+// stderr at once, with the filters to use; the estimate is recorded in the file's otherData.
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -45,7 +47,21 @@ struct TraceFilter {
   void set_window(const std::string& spec);
   /// Parses "ipu_link,gw_link,ddr,host,compute" into `tiers` (ConfigError on bad input).
   void set_tiers(const std::string& list);
+  /// True when `--trace-window` restricts the time range.
+  bool has_window() const { return window_start_ns > 0 || window_end_ns >= 0; }
+  /// True when events of `tier` are kept (None always is).
+  bool tier_selected(TraceTier tier) const {
+    return tier == TraceTier::None || tiers.empty() || tiers.count(tier) > 0;
+  }
 };
+
+/// Traces estimated above this size are announced before the run (1 GiB).
+inline constexpr double kTraceWarnBytes = 1073741824.0;
+
+/// The stderr warning for a trace estimated at `bytes` (`events` events) before the run, or
+/// "" when it stays within kTraceWarnBytes — after the `--trace-max-bytes` cap — or when a
+/// `--trace-window` is set (its share of the run is unknown before the run).
+std::string trace_size_warning(double bytes, double events, const TraceFilter& filter);
 
 /// The process-wide streaming trace writer. Disabled unless enable()d or open()ed.
 class TraceWriter {
@@ -65,6 +81,13 @@ class TraceWriter {
   bool truncated() const { return truncated_; }
   /// Bytes written so far.
   std::uint64_t bytes_written() const { return bytes_; }
+  /// The active filters (workloads take them into account in their estimates).
+  const TraceFilter& filter() const { return filter_; }
+  /// Adds a workload's estimate of what it will trace (after the filters), before the run;
+  /// prints trace_size_warning() once when the total calls for it. No-op when not tracing.
+  void add_estimate(double events, double bytes);
+  /// Estimated trace size registered for this run (0 when none).
+  double estimated_bytes() const { return estimate_bytes_; }
 
   /// Whether events of IPU `ipu` are kept (the `--trace-ipus` filter).
   bool ipu_selected(std::uint32_t ipu) const;
@@ -110,6 +133,8 @@ class TraceWriter {
   std::uint64_t bytes_ = 0;
   std::size_t events_ = 0;
   std::uint64_t next_async_id_ = 1;
+  bool has_estimate_ = false;
+  double estimate_events_ = 0, estimate_bytes_ = 0;
   double last_ts_ns_ = 0;
   std::map<std::string, int> pids_;
   std::map<std::pair<int, std::string>, Track> tracks_;

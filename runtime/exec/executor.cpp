@@ -7,6 +7,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "runtime/exec/compute_timing.hpp"
+#include "runtime/exec/trace_estimate.hpp"
 #include "runtime/exec/watchdog.hpp"
 #include "models/system/system.hpp"
 #include "sim/progress.hpp"
@@ -48,6 +49,7 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
   std::uint64_t ops = 0;
   for (const auto& phase : program.phases) ops += phase.ops.size();
   RunProgress::instance().add_total(ops, "ops");
+  announce_program_trace(program, replicas_, ipr_, system_.num_ipus());  // warns before a > 1 GiB trace
   sync_ns_ = system_.sync_cost(all_ipus_).ns;
   SC_THREAD(master);
   for (std::uint32_t vg = 0; vg < ipr_; ++vg) {
