@@ -4,38 +4,58 @@
 
 namespace ipusim::rt::lower {
 
-void Lowerer::phase_memory(int p, int v) {
-  // Activations loaded for this phase at phase level live on the compute tiles while it runs.
-  for (const auto& t : arrived_[{p, v}]) mem(v, t, on_chip_bytes(t), TileSet::Compute, "activation");
+void Lowerer::index_phase_tensors() {
+  phase_tensors_.clear();
+  gather_names_.clear();
+  // Tensors in name order (uses_ is a map), so every (phase, vg) list keeps that order.
   for (const auto& [t, uses] : uses_) {
     const Tensor& x = model_->tensor(t);
+    const ResolvedTensor& r = res_.at(t);
+    if (x.kind == TensorKind::Weight && !r.off_chip && r.sharded)
+      for (const TensorUse& u : uses)
+        if (u.reads) gather_names_[{u.phase, u.vg}].push_back(t);
     if (x.kind == TensorKind::Activation || x.kind == TensorKind::Gradient) continue;
-    if (res_.at(t).off_chip && kept_across(uses, p, v))
-      mem(v, t, on_chip_bytes(t), res_.at(t).storage, to_string(x.kind) + " (kept live)");
-    for (const TensorUse& u : uses) {
-      if (u.phase != p || u.vg != v) continue;
-      // The ops use a copy on the compute tiles; an IO-tile home (storageTileSet io) keeps its own.
-      mem(v, t, on_chip_bytes(t), TileSet::Compute, to_string(x.kind));
-      if (res_.at(t).storage == TileSet::Io) mem(v, t, on_chip_bytes(t), TileSet::Io, to_string(x.kind) + " (IO-tile home)");
+    // Kept live across p on vg v: p lies strictly between two consecutive uses on v (uses are
+    // sorted by phase, one per (phase, vg)) and the later use needs no load (one kept copy
+    // serves both). Used: the phase has a use on v. The two never hold for the same (p, v).
+    std::vector<bool> need;
+    if (r.off_chip) need = loads_needed(uses, keep_live_rule(s_), false, true);
+    std::map<int, int> prev_phase;  // per vg: phase of the previous use there
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+      const TensorUse& u = uses[i];
+      auto prev = prev_phase.find(u.vg);
+      if (r.off_chip && prev != prev_phase.end() && !need[i])
+        for (int p = prev->second + 1; p < u.phase; ++p) phase_tensors_[{p, u.vg}].push_back({&t, true});
+      phase_tensors_[{u.phase, u.vg}].push_back({&t, false});
+      prev_phase[u.vg] = u.phase;
     }
   }
 }
 
-bool Lowerer::kept_across(const std::vector<TensorUse>& uses, int p, int v) const {
-  // Live at p when a use before p and the next use after p on this IPU share one kept copy.
-  const std::vector<bool> need = loads_needed(uses, keep_live_rule(s_), false, true);
-  bool before = false;
-  for (std::size_t i = 0; i < uses.size(); ++i) {
-    const TensorUse& u = uses[i];
-    if (u.vg != v) continue;
-    if (u.phase == p) return false;
-    if (u.phase < p) before = true;
-    if (u.phase > p) return before && !need[i];
+void Lowerer::phase_memory(int p, int v) {
+  // Activations loaded for this phase at phase level live on the compute tiles while it runs.
+  for (const auto& t : arrived_[{p, v}]) mem(v, t, on_chip_bytes(t), TileSet::Compute, "activation");
+  auto it = phase_tensors_.find({p, v});
+  if (it == phase_tensors_.end()) return;
+  for (const PhaseTensor& e : it->second) {
+    const std::string& t = *e.name;
+    const Tensor& x = model_->tensor(t);
+    if (e.kept) {
+      mem(v, t, on_chip_bytes(t), res_.at(t).storage, to_string(x.kind) + " (kept live)");
+      continue;
+    }
+    // The ops use a copy on the compute tiles; an IO-tile home (storageTileSet io) keeps its own.
+    mem(v, t, on_chip_bytes(t), TileSet::Compute, to_string(x.kind));
+    if (res_.at(t).storage == TileSet::Io) mem(v, t, on_chip_bytes(t), TileSet::Io, to_string(x.kind) + " (IO-tile home)");
   }
-  return false;
 }
 
 void Lowerer::live_activations(int rep) {
+  // This repetition's phases by index (-1 first): looking a range up scanned every phase,
+  // which made this quadratic in the number of layers.
+  std::vector<LPhase*> by_index(static_cast<std::size_t>(L_.total_phases) + 1, nullptr);
+  for (LPhase& ph : prog_.phases)
+    if (ph.repetition == rep && ph.index >= -1 && ph.index < L_.total_phases) by_index[ph.index + 1] = &ph;
   for (const auto& [t, uses] : uses_) {
     const Tensor& x = model_->tensor(t);
     if (x.kind != TensorKind::Activation) continue;
@@ -43,8 +63,8 @@ void Lowerer::live_activations(int rep) {
     if (prod == uses.end()) continue;
     const std::uint64_t bytes = x.bytes() * (x.per_micro_batch ? K_ : 1);
     auto live_in = [&](int vg, int from, int to) {
-      for (LPhase& ph : prog_.phases)
-        if (ph.repetition == rep && ph.index >= from && ph.index <= to) ph.memory[vg].push_back({t, bytes, TileSet::Compute, "activation"});
+      for (int i = std::max(from, -1); i <= to && i + 1 < static_cast<int>(by_index.size()); ++i)
+        if (by_index[i + 1]) by_index[i + 1]->memory[vg].push_back({t, bytes, TileSet::Compute, "activation"});
     };
     if (!res_.at(t).off_chip) {
       // On chip: live on its IPU from the producer to the last use there; another IPU holds

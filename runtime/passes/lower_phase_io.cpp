@@ -68,14 +68,9 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
 }
 
 std::vector<int> Lowerer::on_chip_gathers(int p, int v) {
-  std::vector<std::string> names;
-  for (const auto& [t, uses] : uses_) {
-    const Tensor& x = model_->tensor(t);
-    if (x.kind != TensorKind::Weight || res_.at(t).off_chip || !res_.at(t).sharded) continue;
-    for (const TensorUse& u : uses)
-      if (u.phase == p && u.vg == v && u.reads) names.push_back(t);
-  }
-  return gathers(names, v, {}, "gather on-chip shards");
+  static const std::vector<std::string> none;
+  auto it = gather_names_.find({p, v});
+  return gathers(it == gather_names_.end() ? none : it->second, v, {}, "gather on-chip shards");
 }
 
 std::vector<int> Lowerer::gathers(const std::vector<std::string>& names, int v, std::vector<int> deps, const std::string& role) {

@@ -133,9 +133,12 @@ class Lowerer {
   // ---- memory (lower_memory.cpp) -------------------------------------------------------
   /// Memory of the tensors phase p uses on vg v (and of those kept live across it).
   void phase_memory(int p, int v);
-  /// True if phase p on vg v lies strictly between two uses there that keep the tensor live
-  /// (ping-pong: the phase of the other IPU), so it stays in SRAM instead of being reloaded.
-  bool kept_across(const std::vector<TensorUse>& uses, int p, int v) const;
+  /// Indexes, per (phase, vg), the tensors phase_memory lists and the sharded on-chip weights
+  /// on_chip_gathers gathers (scanning every tensor in every phase was quadratic in layers).
+  /// A tensor is kept live across phase p on vg v when p lies strictly between two uses
+  /// there that share one kept copy (ping-pong: the phase of the other IPU), so it stays in
+  /// SRAM instead of being reloaded.
+  void index_phase_tensors();
   /// On-chip activation memory: live from the producing phase to the last kept use.
   void live_activations(int rep);
   /// On-chip weights, states and accumulators stay resident (the shard when sharded).
@@ -156,6 +159,13 @@ class Lowerer {
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
   std::map<std::pair<int, int>, std::vector<std::string>> arrived_;  ///< activations loaded for (phase, vg)
+  /// A tensor phase_memory lists for a (phase, vg): used there, or kept live across it.
+  struct PhaseTensor {
+    const std::string* name;  ///< key of uses_
+    bool kept;
+  };
+  std::map<std::pair<int, int>, std::vector<PhaseTensor>> phase_tensors_;  ///< see index_phase_tensors
+  std::map<std::pair<int, int>, std::vector<std::string>> gather_names_;   ///< see index_phase_tensors
 };
 
 }  // namespace ipusim::rt::lower

@@ -22,6 +22,7 @@ Program Lowerer::run() {
 void Lowerer::lower_repetition(const Model& m, int rep) {
   model_ = &m;
   uses_ = tensor_uses(m);
+  index_phase_tensors();
   placements_ = place_remote_io(m, res_, s_);
   ops_at_.clear();
   for (const ModelOp& o : m.ops) ops_at_[{o.phase, o.vgraph}].push_back(&o);
