@@ -103,7 +103,7 @@ Resolved resolve(const CollectiveRequest& request) {
   return out;
 }
 
-Schedule generate(const CollectiveRequest& request, const StepSink* sink) {
+Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDetail detail) {
   Resolved r = resolve(request);
   const auto K = request.topology.ipus_per_replica;
   Schedule schedule;
@@ -117,7 +117,8 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink) {
   schedule.groups = request.groups;
   schedule.algorithm = r.algorithm;
 
-  detail::StepEmitter emitter(schedule, sink, r.index.num_replicas * K);
+  detail::StepEmitter emitter(schedule, sink, r.index.num_replicas * K,
+                              sink != nullptr && detail == StepDetail::TimingOnly);
   if (schedule.algorithm == Algorithm::Hierarchical) {
     schedule.ild_algorithm = r.tiers.ild_algorithm;
     schedule.gw_algorithm = r.tiers.gw_algorithm;
@@ -132,10 +133,12 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink) {
 
 void validate_request(const CollectiveRequest& request) { resolve(request); }
 
-Schedule build_schedule(const CollectiveRequest& request) { return generate(request, nullptr); }
+Schedule build_schedule(const CollectiveRequest& request) {
+  return generate(request, nullptr, StepDetail::Full);
+}
 
-Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink) {
-  return generate(request, &sink);
+Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink, StepDetail detail) {
+  return generate(request, &sink, detail);
 }
 
 }  // namespace ipusim::coll

@@ -105,12 +105,18 @@ void validate_request(const CollectiveRequest& request);
 /// Receives each superstep as it is generated (the reference is only valid during the call).
 using StepSink = std::function<void(const Superstep&)>;
 
+/// What streamed steps carry. Full: every transfer. TimingOnly: a step that repeats the
+/// previous step's traffic (Superstep::same_traffic_as_previous) comes without its transfers
+/// (their count in elided_transfers), for players that need only the traffic, not offsets.
+enum class StepDetail { Full, TimingOnly };
+
 /// Builds the whole schedule; throws RequestError on an inconsistent request and
 /// std::length_error when a working buffer exceeds 2^32 - 1 elements.
 Schedule build_schedule(const CollectiveRequest& request);
 
 /// Like build_schedule, but hands each step to `sink` instead of storing it (memory stays
 /// at one step); the returned schedule has everything except `steps`.
-Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink);
+Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
+                           StepDetail detail = StepDetail::Full);
 
 }  // namespace ipusim::coll

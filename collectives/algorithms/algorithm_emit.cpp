@@ -134,21 +134,38 @@ std::vector<std::uint32_t> find_slots(const RingSet& rings,
   return slots;
 }
 
-StepEmitter::StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus)
+StepEmitter::StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus, bool elide_repeats)
     : schedule_(schedule),
       sink_(sink),
       elem_bytes_(dtype_bytes(schedule.dtype)),
+      elide_repeats_(elide_repeats && sink != nullptr),
       received_bytes_(num_ipus, 0) {}
 
-void StepEmitter::begin(const std::string& phase, bool reduce, std::size_t expected_transfers) {
+void StepEmitter::begin(const std::string& phase, bool reduce, std::size_t expected_transfers, bool same_traffic) {
   current_.transfers.clear();
   current_.transfers.reserve(expected_transfers);
   current_.phase = phase;
   current_.reduce = reduce;
   current_.max_reduce_elems_per_ipu = 0;
+  current_.same_traffic_as_previous = same_traffic;
+  current_.elided_transfers = 0;
+}
+
+void StepEmitter::repeat() {
+  if (!elide_repeats_) throw std::logic_error("StepEmitter::repeat() without elide_repeats");
+  if (last_transfers_ == 0) return;  // the step it repeats was empty, and dropped
+  // current_ still holds the previous step's phase, reduce flag and reduce size (same traffic,
+  // same receivers: the same busiest IPU).
+  current_.transfers.clear();
+  current_.same_traffic_as_previous = true;
+  current_.elided_transfers = last_transfers_;
+  ++schedule_.num_steps;
+  schedule_.num_transfers += last_transfers_;
+  (*sink_)(current_);
 }
 
 void StepEmitter::end() {
+  last_transfers_ = current_.transfers.size();
   if (current_.transfers.empty()) return;
   if (current_.reduce) {
     // Every received element is combined on the receiving IPU; the busiest IPU sets the

@@ -45,6 +45,24 @@ void emit_lane(StepEmitter& emitter, const Layout& layout, const Lane& lane, boo
   }
 }
 
+/// True when, in every ring, all members own fragments of the same shape (the same sequence
+/// of run lengths): then a lane's step moves the same (src, dst, bytes) sequence whichever
+/// member's fragment each slot forwards, i.e. every step of a ring phase has the same traffic.
+bool uniform_fragments(const RingSet& set) {
+  const std::uint32_t n = set.length;
+  for (std::size_t ring = 0; ring < set.num_rings(); ++ring) {
+    const std::size_t first = ring * n;
+    const auto runs0 = set.run_begin[first + 1] - set.run_begin[first];
+    for (std::size_t slot = first + 1; slot < first + n; ++slot) {
+      if (set.run_begin[slot + 1] - set.run_begin[slot] != runs0) return false;
+      for (std::uint32_t i = 0; i < runs0; ++i) {
+        if (set.runs_begin(slot)[i].count != set.runs_begin(first)[i].count) return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::uint32_t parts_of(Algorithm algorithm) {
@@ -85,14 +103,27 @@ std::vector<Lane> ring_lanes(Algorithm algorithm, const RingSet& primary,
 void emit_ring_phase(StepEmitter& emitter, const Layout& layout, const std::vector<Lane>& lanes,
                      bool reduce, const std::string& phase) {
   std::uint32_t steps = 0;
-  for (const auto& lane : lanes) steps = std::max(steps, lane.steps);
+  bool uniform = true;
+  for (const auto& lane : lanes) {
+    steps = std::max(steps, lane.steps);
+    uniform = uniform && uniform_fragments(*lane.rings);
+  }
   for (std::uint32_t s = 1; s <= steps; ++s) {
+    // Step s moves step s - 1's traffic when the same lanes run (no lane ended at s - 1) and
+    // every ring's fragments have one shape (see uniform_fragments).
+    bool same_lanes = s > 1;
+    for (const auto& lane : lanes) same_lanes = same_lanes && lane.steps != s - 1;
+    const bool same_traffic = uniform && same_lanes;
+    if (same_traffic && emitter.elides_repeats()) {
+      emitter.repeat();
+      continue;
+    }
     // Each step's owner map is a bijection per ring, so a lane moves every fragment once.
     std::size_t expected = 0;
     for (const auto& lane : lanes) {
       if (s <= lane.steps) expected += lane.rings->runs.size() * layout.ipus * lane.part_count;
     }
-    emitter.begin(phase, reduce, expected);
+    emitter.begin(phase, reduce, expected, same_traffic);
     for (const auto& lane : lanes) {
       if (s <= lane.steps) emit_lane(emitter, layout, lane, reduce, s);
     }

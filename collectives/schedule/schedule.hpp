@@ -63,6 +63,13 @@ struct Superstep {
   /// (a ring reduce step). False: every transfer overwrites (a gather/copy step). Steps
   /// are homogeneous because a BSP step is "exchange, then local reduce".
   bool reduce = false;
+  /// True when the step moves exactly the previous step's traffic: the same sequence of
+  /// (src_ipu, dst_ipu, bytes), offsets aside (the steps of one ring phase). Timing players
+  /// then reuse the previous step's routes and, on an idle network, its network outcome.
+  bool same_traffic_as_previous = false;
+  /// Transfers left out of `transfers` (timing-only streaming, StepDetail::TimingOnly: a step
+  /// with same_traffic_as_previous carries none). The step has transfers.size() + this.
+  std::uint64_t elided_transfers = 0;
 };
 
 /// A contiguous run mapping logical elements (of an input or output) to working elements.

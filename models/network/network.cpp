@@ -47,7 +47,8 @@ void Network::start(const TransferRequest& req, Callback on_arrival) {
     if (!admit(packet_->chunk_hops_of(req.route, req.bytes))) return;
     slot = packet_->start(now_ns(), req.route, req.bytes);
   } else {
-    slot = engine_.start(now_ns(), req.route, req.bytes);
+    rebase_if_idle();
+    slot = engine_.start(engine_now_ns(), req.route, req.bytes);
   }
   if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
   callbacks_[slot] = std::move(on_arrival);
@@ -89,7 +90,8 @@ void Network::transfer_batch(const std::vector<const Route*>& routes, const std:
     for (std::size_t i = 0; i < routes.size(); ++i) packet_->start(now_ns(), *routes[i], bytes[i], &batch);
   } else {
     // Batch flows arrive tagged with their Batch (a fast-path group arrives as one entry).
-    engine_.start_batch(now_ns(), routes, bytes, &batch);
+    rebase_if_idle();
+    engine_.start_batch(engine_now_ns(), routes, bytes, &batch);
   }
   if (!in_wake_ && !delta_pending_) {
     delta_pending_ = true;
@@ -99,6 +101,21 @@ void Network::transfer_batch(const std::vector<const Route*>& routes, const std:
 }
 
 double Network::next_event_ns() { return packet_ ? packet_->next_event_ns() : engine_.next_event_ns(); }
+
+double Network::engine_now_ns() const {
+  return static_cast<double>(sc_core::sc_time_stamp().value() - origin_ps_) * 1e-3;
+}
+
+bool Network::idle() {
+  return !packet_ && engine_.active_flows() == 0 && engine_.next_event_ns() == FlowEngine::kInf;
+}
+
+void Network::rebase_if_idle() {
+  // Idle, every resource's total rate is 0, so the engine's per-resource reference times
+  // carry no state that a new origin could change (integrate() skips negative intervals).
+  if (in_wake_ || !idle()) return;
+  origin_ps_ = sc_core::sc_time_stamp().value();
+}
 
 void Network::deliver_arrivals() {
   // Take every callback out before running any: a callback may start a flow that reuses the
@@ -111,7 +128,9 @@ void Network::deliver_arrivals() {
       if (batch->pending == 0) batch->done.notify(sc_core::SC_ZERO_TIME);
       continue;
     }
-    ready_.emplace_back(std::move(callbacks_[a.slot]), TransferResult{a.id, a.start_ns, a.end_ns, a.bytes});
+    const double origin_ns = static_cast<double>(origin_ps_) * 1e-3;  // 0 in the packet model
+    ready_.emplace_back(std::move(callbacks_[a.slot]),
+                        TransferResult{a.id, origin_ns + a.start_ns, origin_ns + a.end_ns, a.bytes});
     callbacks_[a.slot] = nullptr;
   }
   for (auto& [cb, result] : ready_) {
@@ -146,7 +165,7 @@ void Network::wake() {
   }
   delta_pending_ = false;
   in_wake_ = true;
-  const double t = now_ns();
+  const double t = engine_now_ns();
   for (;;) {
     arrivals_.clear();
     engine_.advance(t, arrivals_);
@@ -156,7 +175,7 @@ void Network::wake() {
     if (next > t + FlowEngine::kTolNs) break;
   }
   in_wake_ = false;
-  if (TraceWriter::instance().enabled()) trace_utilisation(t);
+  if (TraceWriter::instance().enabled()) trace_utilisation(now_ns());
   schedule_next();
 }
 
@@ -183,7 +202,8 @@ void Network::schedule_next() {
   wake_event_.cancel();
   delta_pending_ = false;
   if (next == FlowEngine::kInf) return;
-  const sc_core::sc_time target = ns_to_sc(next);
+  // The fluid engine's times count from origin_ps_ (0 in the packet model).
+  const sc_core::sc_time target = ns_to_sc(next) + sc_core::sc_time(static_cast<double>(origin_ps_), sc_core::SC_PS);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (target <= now) {
     delta_pending_ = true;
@@ -201,7 +221,7 @@ void Network::credit_replay(std::uint64_t flows, std::uint64_t wakeups,
 }
 
 ResourceStats Network::resource_stats(ResourceId id) const {
-  return packet_ ? packet_->stats(id) : engine_.stats(id, now_ns());
+  return packet_ ? packet_->stats(id) : engine_.stats(id, engine_now_ns());
 }
 
 void write_resource_stats(Json& out, const ResourceStats& s, double capacity_Bpns, double now_ns) {

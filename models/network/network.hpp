@@ -8,6 +8,13 @@
 //   (sc_time_to_pending_activity) or the next flow completion, whichever is first, so
 //   SystemC wakes once per completion, not once per chunk.
 // The LinkModules of the hierarchy are views onto the resources of this network.
+//
+// Time origin (fluid): the engine works in ns since the start of the current busy period.
+// When a transfer starts on an idle network (no flow in flight, no event pending), the
+// engine's origin moves to that instant, so a batch started on an idle network gives the
+// same floating-point times, durations and per-resource increments whenever it starts. That
+// is what lets a BSP step that repeats the previous step's traffic be replayed exactly
+// (runtime/exec/step_memo.*).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -89,6 +96,9 @@ class Network : public sc_core::sc_module, public StatsProvider {
   }
   /// Stats of one resource up to now.
   ResourceStats resource_stats(ResourceId id) const;
+  /// True in the fluid model when no flow is draining or in flight and no event is pending:
+  /// a batch started now is timed from its own start (see the time origin above).
+  bool idle();
   /// Number of network wake-ups so far (simulator-speed metric).
   std::uint64_t wakeups() const { return wakeups_; }
   /// Fluid model: credits a replayed interval's use (flows started, wake-ups and per-resource
@@ -110,6 +120,11 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// stopped, refusal() set) when the budget is exceeded.
   bool admit(double chunk_hops);
   double next_event_ns();
+  /// Fluid: the engine's time (ns since origin_ps_) of the current simulated time.
+  double engine_now_ns() const;
+  /// Fluid: moves the engine's time origin to now if the network is idle (not inside a wake,
+  /// whose loop holds the engine time of its start).
+  void rebase_if_idle();
   /// Trace counters: utilisation of each resource kind after a wake.
   void trace_utilisation(double now);
 
@@ -132,6 +147,7 @@ class Network : public sc_core::sc_module, public StatsProvider {
   bool in_wake_ = false;
   bool delta_pending_ = false;
   std::uint64_t wakeups_ = 0;
+  std::uint64_t origin_ps_ = 0;  ///< fluid: simulated time (ps) of the engine's time 0
 };
 
 }  // namespace ipusim

@@ -9,6 +9,7 @@
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
 #include "sim/sim_time.hpp"
+#include "runtime/exec/step_memo.hpp"
 #include "sim/trace.hpp"
 
 namespace ipusim {
@@ -117,51 +118,68 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
       request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
   const bool tracing = trace_steps_ && TraceWriter::instance().enabled();
 
+  // The traffic of the previous step: routes (of the transfers that cross links), bytes,
+  // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
+  // the same IPU pairs (ring steps): routes and tiers are then looked up once, and a step that
+  // the schedule marks as repeating the previous step's traffic is not looked at at all.
   std::vector<const Route*> step_routes;
-  std::vector<std::uint64_t> step_bytes;
+  std::vector<std::uint64_t> step_bytes, new_bytes;
   std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
-  // Consecutive steps often move data between the same IPU pairs (ring steps): their routes
-  // and highest tier are looked up once.
   std::vector<std::uint64_t> pairs, prev_pairs;
   std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
   LinkTier prev_highest = LinkTier::Local;
+  std::uint64_t prev_max_sent = 0;
+  bool have_prev = false;
+  // Steps that repeat the previous step's traffic replay its network outcome (exact; see
+  // step_memo.hpp) when nothing else can use the network meanwhile and nothing traces it.
+  Network& network = system_.network();
+  const bool memo_on = exclusive_network_ && network.model() == NetworkModel::Fluid &&
+                       network.engine().params().fast_paths && !TraceWriter::instance().enabled();
+  StepMemo memo(network);
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
   std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
   auto play_step = [&](const coll::Superstep& step) {
     const double t0 = now_ns();
+    const std::uint64_t num_transfers = step.transfers.size() + step.elided_transfers;
     ++timing.steps;
-    timing.transfers += step.transfers.size();
-    model_event_counter() += step.transfers.size() + 1;
+    timing.transfers += num_transfers;
+    model_event_counter() += num_transfers + 1;
 
-    LinkTier highest = LinkTier::Local;
-    std::uint64_t max_sent = 0;
-    if (tile_bound) sent_per_ipu.clear();
-    pairs.clear();
-    for (const auto& t : step.transfers) pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
-    step_bytes.clear();
-    if (pairs == prev_pairs) {
-      highest = prev_highest;
-    } else {
-      step_routes.clear();
-      crosses_links.clear();
-      for (const auto& t : step.transfers) {
-        const Route& r = route(t.src_ipu, t.dst_ipu);
-        crosses_links.push_back(!r.empty());
-        if (r.empty()) continue;
-        step_routes.push_back(&r);
-        const LinkTier tier = system_.tier(r);
-        if (static_cast<int>(tier) > static_cast<int>(highest)) highest = tier;
+    if (!(have_prev && step.same_traffic_as_previous)) {
+      pairs.clear();
+      for (const auto& t : step.transfers) pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
+      const bool same_pairs = have_prev && pairs == prev_pairs;
+      if (!same_pairs) {
+        step_routes.clear();
+        crosses_links.clear();
+        prev_highest = LinkTier::Local;
+        for (const auto& t : step.transfers) {
+          const Route& r = route(t.src_ipu, t.dst_ipu);
+          crosses_links.push_back(!r.empty());
+          if (r.empty()) continue;
+          step_routes.push_back(&r);
+          const LinkTier tier = system_.tier(r);
+          if (static_cast<int>(tier) > static_cast<int>(prev_highest)) prev_highest = tier;
+        }
+        prev_pairs.swap(pairs);
       }
-      prev_pairs.swap(pairs);
-      prev_highest = highest;
+      new_bytes.clear();
+      prev_max_sent = 0;
+      if (tile_bound) sent_per_ipu.clear();
+      for (std::size_t i = 0; i < step.transfers.size(); ++i) {
+        if (!crosses_links[i]) continue;
+        const auto& t = step.transfers[i];
+        new_bytes.push_back(t.bytes);
+        if (tile_bound) prev_max_sent = std::max(prev_max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
+      }
+      // Other traffic than the recorded step's: the memo no longer applies.
+      if (!same_pairs || new_bytes != step_bytes) memo.clear();
+      step_bytes.swap(new_bytes);
+      have_prev = true;
     }
-    for (std::size_t i = 0; i < step.transfers.size(); ++i) {
-      if (!crosses_links[i]) continue;
-      const auto& t = step.transfers[i];
-      step_bytes.push_back(t.bytes);
-      if (tile_bound) max_sent = std::max(max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
-    }
+    const LinkTier highest = prev_highest;
+    const std::uint64_t max_sent = prev_max_sent;
     // BSP: sync (domain-local unless the exchange crosses GW-Links), then the exchange.
     const SyncCost& sync = highest == LinkTier::GwLink ? sync_cost : local_sync_cost;
     ++syncs;
@@ -172,7 +190,13 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
 
     const double tx0 = now_ns();
     const std::uint64_t tx0_ps = sc_core::sc_time_stamp().value();
-    system_.network().transfer_batch(step_routes, step_bytes);
+    if (memo_on && memo.can_replay()) {
+      memo.replay();
+    } else if (memo_on) {
+      memo.play_and_record(step_routes, step_bytes);
+    } else {
+      network.transfer_batch(step_routes, step_bytes);
+    }
     timing.flows += step_routes.size();
     const std::uint64_t link_ps = sc_core::sc_time_stamp().value() - tx0_ps;
     double link_ns = now_ns() - tx0;
@@ -203,7 +227,12 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
     if (tracing) trace_step(step, highest, t0, tx0, t1);
     RunProgress::instance().done(1, "supersteps");
   };
-  coll::Schedule s = coll::generate_schedule(request, play_step);
+  // Timing only: steps that repeat the previous step's traffic come without transfers (the
+  // per-IPU trace slices need them all).
+  coll::Schedule s = coll::generate_schedule(request, play_step,
+                                             tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
+  memo.flush();
+  replayed_steps_ += memo.replayed();
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
   if (syncs > 0) system_.sync(ipus, syncs);

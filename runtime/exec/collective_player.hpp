@@ -52,6 +52,13 @@ class CollectivePlayer {
   /// link for small systems or --trace-ipus). The executor turns it off: its ops already have
   /// one slice per IPU, and a training step's collectives have millions of supersteps.
   void set_trace_steps(bool on) { trace_steps_ = on; }
+  /// Declares that no other process uses the network while this player plays (a collective
+  /// or sharded-tensor workload; not the executor, whose lanes overlap). Then, with
+  /// /sim/fast_paths and no trace, a step that repeats the previous step's traffic on an idle
+  /// network replays its recorded outcome (StepMemo) instead of starting its transfers.
+  void set_exclusive_network(bool on) { exclusive_network_ = on; }
+  /// Exchange steps replayed from the step memo so far (for tests and benchmarks).
+  std::uint64_t replayed_steps() const { return replayed_steps_; }
 
  private:
   const Route& route(std::uint32_t src, std::uint32_t dst);
@@ -61,6 +68,8 @@ class CollectivePlayer {
   static constexpr std::uint32_t kMaxTracedIpus = 256;
   System& system_;
   bool trace_steps_ = true;
+  bool exclusive_network_ = false;
+  std::uint64_t replayed_steps_ = 0;
   std::unordered_map<std::uint64_t, Route> routes_;
 };
 

@@ -76,6 +76,20 @@ TEST_CASE("fast paths: flat clockwise ring over pod256 is byte-identical", "[fas
   check_same(source_path("configs/workloads/allreduce_pod256.json"),
              {"workload.algorithm=clockwise", "workload.bytes=1048576"});
 }
+// Collective workloads own the network: with fast paths, every ring step after the first of
+// a phase replays the recorded outcome of the previous one (runtime/exec/step_memo.hpp), and
+// the first step of the all-gather replays the reduce-scatter's (same traffic). Without fast
+// paths every step is simulated flow by flow.
+TEST_CASE("fast paths: replayed steps of a multi-Pod flat ring (pod128, 4 KiB) are byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/allreduce_pod128.json"),
+             {"workload.algorithm=clockwise", "workload.bytes=4096"});
+}
+TEST_CASE("fast paths: replayed steps of multi-Pod rings of several lanes are byte-identical", "[fast_paths]") {
+  check_same(source_path("configs/workloads/allreduce_pod256.json"),
+             {"workload.algorithm=meet_in_the_middle", "workload.bytes=65536", "workload.ipus_per_replica=2"});
+  check_same(source_path("configs/workloads/allreduce_pod128.json"),
+             {"workload.op=reduce_scatter", "workload.algorithm=bidirectional_pair", "workload.bytes=1000000"});
+}
 TEST_CASE("fast paths: mnist_phased is byte-identical", "[fast_paths]") {
   check_same(source_path("configs/workloads/mnist_phased.json"));
 }
