@@ -6,6 +6,34 @@
 #include <systemc>
 
 namespace ipusim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The run's wall clock: set by start_wall_clock (one simulation per process).
+struct WallClock {
+  bool started = false;
+  Clock::time_point start;
+  double limit_s = 0;
+};
+WallClock& wall_clock() {
+  static WallClock c;
+  return c;
+}
+
+}  // namespace
+
+void start_wall_clock(double max_wall_s) {
+  wall_clock() = WallClock{true, Clock::now(), max_wall_s > 0 ? max_wall_s : 0.0};
+}
+
+double wall_limit_s() { return wall_clock().limit_s; }
+
+double wall_seconds_left() {
+  const WallClock& c = wall_clock();
+  if (!c.started || c.limit_s <= 0) return 1e300;
+  return c.limit_s - std::chrono::duration<double>(Clock::now() - c.start).count();
+}
 
 std::string run_kernel(double max_time_ns, double max_wall_s) {
   using namespace sc_core;
@@ -17,8 +45,7 @@ std::string run_kernel(double max_time_ns, double max_wall_s) {
     }
     return "";
   }
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
+  const auto start = wall_clock().started ? wall_clock().start : Clock::now();
   double slice_ns = 1000.0;  // grows quickly; small first so that short runs stay short
   // The first slice always runs: before it the kernel has not initialised, so nothing is
   // pending yet.

@@ -34,6 +34,8 @@ SimulationResult simulate(ConfigDoc& doc) {
   const double max_wall_s = sim.get_double("max_wall_s");
   read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   sim.finish();
+  // The wall limit covers elaboration too: algorithm "best" simulates its candidates there.
+  start_wall_clock(max_wall_s);
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));
   root.finish();
 

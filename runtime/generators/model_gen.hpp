@@ -13,7 +13,7 @@ namespace ipusim::rt {
 /// A multi-layer perceptron (W13/W14: 784 -> 512 -> 512 -> 512 -> 10).
 struct MlpSpec {
   std::vector<std::int64_t> layer_sizes = {784, 512, 512, 512, 10};
-  std::int64_t micro_batch = 8;
+  std::int64_t micro_batch = 8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
   DType dtype = DType::Float32;
   OptimizerSpec optimizer;
 };
@@ -23,7 +23,7 @@ struct MlpSpec {
 /// all with P = layers / layers_per_phase + 2.
 struct TransformerSpec {
   std::int64_t layers = 24, hidden = 1024, heads = 16, sequence_length = 128, vocab = 30522;
-  std::int64_t micro_batch = 8;
+  std::int64_t micro_batch = 8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
   DType dtype = DType::Float16;
   std::int64_t layers_per_phase = 1;
   std::int64_t tensor_parallel = 1;          ///< weights split over consecutive groups of this size

@@ -465,7 +465,7 @@ void register_cnn_params() {
   const std::string c = "/workload/model/cnn/";
   ParamRegistry::instance().add({
       choice(c + "architecture", "resnet50", {"resnet50"}, "CNN architecture (ResNet-50 v1.5, the MLPerf reference)"),
-      integer(c + "micro_batch", "images", 20, 1, {}, "Images per micro-batch (per batch-serialisation step)"),
+      integer(c + "micro_batch", "images", 20, 1, {}, "Images per micro-batch (PopART micro-batch; batch serialisation is not modelled for this generator)"),
       integer(c + "image_size", "px", 224, 32, {}, "Square input image side (multiple of 32; ImageNet 224)"),
       integer(c + "classes", "", 1000, 1, {}, "Classes of the final fully connected layer (ImageNet 1000)"),
       choice(c + "dtype", "float16", {"float16", "float32"}, "Weights and activations dtype"),

@@ -1,7 +1,9 @@
 #include "runtime/workloads/collective_workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <systemc>
@@ -13,8 +15,10 @@
 #include "collectives/groups/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
-#include "runtime/exec/trace_estimate.hpp"
+#include "runtime/workloads/collective_estimate.hpp"
 #include "runtime/workloads/forked_trial.hpp"
+#include "sim/errors.hpp"
+#include "sim/kernel_run.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 
@@ -74,8 +78,6 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   SC_HAS_PROCESS(CollectiveWorkload);
   CollectiveWorkload(sc_core::sc_module_name name, System& system, CollectiveSpec spec)
       : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
-    player_.set_exclusive_network(true);  // the only user of the network: steps may be replayed
-    announce_collective_run(spec_.request, spec_.repeat, system_.num_ipus());  // progress total, trace size
     SC_THREAD(run);
   }
 
@@ -290,7 +292,10 @@ std::string request_key(coll::RequestField field, bool by_group_size, bool by_el
 /// algorithm "best": simulates every algorithm that can run this request, each in a forked
 /// trial (its own copy of the elaborated system, so the reported run carries no trial
 /// traffic), and sets the request to the fastest; ties go to the earlier candidate in
-/// best_candidates() order. Records every candidate's time and what auto picks.
+/// best_candidates() order. Records every candidate's time and what auto picks. The trials
+/// share the run's /sim/max_wall_s deadline: a trial still running at it stops (between
+/// events) and the run ends with a SimulationError (exit 3) naming the candidate and the
+/// simulated time it had reached.
 void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
   coll::CollectiveRequest req = spec.request;
   req.algorithm = coll::Algorithm::Auto;
@@ -311,12 +316,33 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
     trial.repeat = 1;
     trial.data = "none";
     trial.input = Json();
-    const Json got = run_forked_trial([&system, &trial]() -> Json {
-      auto* w = new CollectiveWorkload("collective", system, trial);
-      sc_core::sc_start();
-      if (!w->finished()) return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
-      return {{"time_ns", w->results()["time_ns"]}};
-    });
+    const std::string which = "algorithm best: the trial of candidate '" + coll::to_string(a) + "'";
+    const double limit_s = wall_limit_s();
+    std::ostringstream limit_text;
+    limit_text << limit_s;
+    if (limit_s > 0 && wall_seconds_left() <= 0) {
+      throw SimulationError(which + " did not start: the /sim/max_wall_s limit of " + limit_text.str() +
+                            " s was reached before it (building the system or simulating the earlier candidates; raise /sim/max_wall_s, or name an algorithm)");
+    }
+    const Json got = run_forked_trial(
+        [&system, &trial, limit_s]() -> Json {
+          auto* w = new CollectiveWorkload("collective", system, trial);
+          // The trial stops itself at the run's deadline (the clock is inherited across fork).
+          const std::string wall = run_kernel(0, limit_s);
+          if (!wall.empty()) return {{"error", wall}, {"wall_limit", wall}};
+          if (!w->finished()) return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
+          return {{"time_ns", w->results()["time_ns"]}};
+        },
+        // Backstop: a trial that cannot stop itself (e.g. still elaborating) is killed 1 s after the deadline.
+        limit_s > 0 ? std::max(0.0, wall_seconds_left()) + 1.0 : 0.0);
+    if (got.contains("wall_limit")) {
+      throw SimulationError(which + " was stopped: " + got["wall_limit"].get<std::string>() +
+                            "; naming an algorithm instead of best skips the trials");
+    }
+    if (got.value("timed_out", false)) {
+      throw SimulationError(which + " was stopped: it was still running 1 s after the /sim/max_wall_s limit of " +
+                            limit_text.str() + " s (raise /sim/max_wall_s, or name an algorithm)");
+    }
     if (!got.contains("time_ns")) {
       failed.push_back({{"algorithm", coll::to_string(a)}, {"error", got.value("error", std::string("?"))}});
       continue;
@@ -457,6 +483,26 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   spec.output_values = node.get_bool("output_values");
   node.mark_used("kind");
   node.finish();
+  {
+    // Guards before work: the functional buffers and the kernel events, from the schedule's
+    // closed forms. An inconsistent request is left to validate_request below.
+    std::vector<coll::Algorithm> algorithms = {req.algorithm};
+    if (spec.best) {
+      algorithms.clear();
+      coll::CollectiveRequest c = req;
+      for (const coll::Algorithm a : coll::best_candidates()) {
+        c.algorithm = a;
+        if (coll::why_not_candidate(c).empty()) algorithms.push_back(a);
+      }
+    }
+    const bool functional = spec.data != "none" || !spec.input.is_null();
+    std::optional<rt::CollectiveRunEstimate> estimate;
+    try {
+      if (!algorithms.empty()) estimate = rt::collective_run_estimate(req, algorithms, spec.repeat, functional);
+    } catch (const coll::RequestError&) {
+    }
+    if (estimate) rt::check_collective_run(*estimate, node, spec.input.is_null() ? "data" : "input");
+  }
   if ((spec.data != "none" || !spec.input.is_null()) &&
       spec.replicas * (req.elements_per_replica + req.elements_per_replica / 2 + 64) > kMaxFunctionalElems) {
     node.fail("data", "functional mode on " + std::to_string(spec.replicas) + " x " +

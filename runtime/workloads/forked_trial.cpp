@@ -1,11 +1,15 @@
 #include "runtime/workloads/forked_trial.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -29,7 +33,7 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-Json run_forked_trial(const std::function<Json()>& trial) {
+Json run_forked_trial(const std::function<Json()>& trial, double max_seconds) {
   int fds[2];
   if (::pipe(fds) != 0) return Json{{"error", std::string("pipe failed: ") + std::strerror(errno)}};
   const pid_t pid = ::fork();
@@ -62,9 +66,29 @@ Json run_forked_trial(const std::function<Json()>& trial) {
     ::_exit(0);
   }
   ::close(fds[1]);
+  using Clock = std::chrono::steady_clock;
+  // Clamped to a year: a larger wait is no wait, and the conversion must not overflow.
+  const auto give_up =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(std::min(max_seconds, 3.2e7)));
   std::string text;
+  bool timed_out = false;
   char buf[4096];
   for (;;) {
+    if (max_seconds > 0) {
+      // Wait for the child's result no longer than the caller's deadline.
+      const double left_ms =
+          std::chrono::duration<double, std::milli>(give_up - Clock::now()).count();
+      pollfd p{fds[0], POLLIN, 0};
+      const int ready =
+          left_ms <= 0 ? 0 : ::poll(&p, 1, static_cast<int>(std::min(left_ms + 1, 1e9)));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        timed_out = true;
+        ::kill(pid, SIGKILL);
+        break;
+      }
+    }
     const ssize_t n = ::read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -73,6 +97,11 @@ Json run_forked_trial(const std::function<Json()>& trial) {
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    return Json{{"error", "the trial was still running after " + std::to_string(max_seconds) +
+                              " s and was stopped"},
+                {"timed_out", true}};
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
     return Json{

@@ -11,6 +11,7 @@
 #include "collectives/sharding/rts.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/workloads/collective_estimate.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 
@@ -60,7 +61,6 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
   SC_HAS_PROCESS(ShardedTensorWorkload);
   ShardedTensorWorkload(sc_core::sc_module_name name, System& system, ShardedSpec spec)
       : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
-    player_.set_exclusive_network(true);  // the only user of the network: steps may be replayed
     k_ = coll::shardingDomainShardFactor(spec_.domain, spec_.replicas);
     elem_bytes_ = coll::dtype_bytes(spec_.dtype);
     if (k_ > 1) {
@@ -290,6 +290,40 @@ void register_sharded_tensor_params() {
   });
 }
 
+namespace {
+
+/// Guards before work: the step's collectives as the workload will play them (shards of at
+/// least ceil(n / k) elements; CBR may pad more), counted in closed form (exit 2 when above
+/// /sim/max_events or /sim/max_memory_bytes).
+void check_work(const System& system, const ShardedSpec& spec, const ConfigNode& node) {
+  const unsigned k = coll::shardingDomainShardFactor(spec.domain, spec.replicas);
+  std::vector<coll::CollectiveRequest> requests;
+  auto add = [&](coll::CollectiveOp op, const coll::ReplicaGrouping& grouping, std::uint64_t elements) {
+    coll::CollectiveRequest req;
+    req.op = op;
+    req.dtype = spec.dtype;
+    req.elements_per_replica = elements;
+    for (const auto& g : grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
+    req.topology = collective_topology(system, spec.ipus_per_replica, spec.link_config);
+    req.algorithm = spec.algorithm;
+    requests.push_back(std::move(req));
+  };
+  if (k > 1) {
+    const std::uint64_t shard = coll::rtsShardElems(spec.elements, k);
+    for (const auto& c : coll::rtsWeightCollectives(spec.replicas, spec.domain))
+      add(c.op, c.grouping, c.op == coll::CollectiveOp::ReduceScatter ? shard * k : shard);
+  } else {
+    add(coll::CollectiveOp::AllReduce, coll::ReplicaGrouping(spec.replicas), spec.elements);
+  }
+  try {
+    rt::check_sharded_tensor_run(requests, spec.mapping.size(), k, node);
+  } catch (const coll::RequestError&) {
+    // A request the schedules refuse is reported when it is played, as before.
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Workload> make_sharded_tensor_workload(System& system, ConfigNode node) {
   ShardedSpec spec;
   try {
@@ -363,6 +397,7 @@ std::unique_ptr<Workload> make_sharded_tensor_workload(System& system, ConfigNod
   }
   node.mark_used("kind");
   node.finish();
+  check_work(system, spec, node);
   return std::unique_ptr<Workload>(new ShardedTensorWorkload("sharded_tensor", system, std::move(spec)));
 }
 

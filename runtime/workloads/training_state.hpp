@@ -35,7 +35,7 @@ struct TrainingState {
   bool pipelined = false;          ///< lowered by lower_pipeline (pipelined or plain accumulation loop)
   PipelinePlan plan;               ///< when pipelined
   double sequences_per_sample = 1; ///< packed data: sequences per sample
-  std::uint64_t micro_batch = 1;   ///< samples per micro-batch
+  std::uint64_t micro_batch = 1;   ///< samples per micro-batch (PopART's; a serialised step runs micro_batch / factor)
 };
 
 /// results() of a pipelined / accumulation-loop run: step, stages (busy vs idle), IpuCopy

@@ -76,6 +76,34 @@ void guard_program_size(const ProgramCounts& c, const SessionOptions& s, const C
                       workload);
 }
 
+/// Samples of one batch-serialised step. `micro_batch` is PopART's micro-batch: the batch
+/// axis of the step's tensors. Batch serialisation with factor K splits that axis into K equal
+/// slices (PopART's ShardingHelper::dynamicShard reshapes [M, ...] to [K, M / K, ...]; an axis
+/// smaller than K is "Batch axis: M is smaller than the batch serialization factor: K"), so K
+/// must divide M, and the lowering plays K steps of M / K samples (ConfigError otherwise).
+std::int64_t serialised_step_batch(const ConfigNode& g, std::int64_t micro_batch, const SessionOptions& session) {
+  const std::int64_t K = std::max<std::uint32_t>(1, session.batchSerializationFactor);
+  if (micro_batch % K != 0) {
+    g.fail("micro_batch",
+           std::to_string(micro_batch) + " is not divisible by /workload/session/batchSerializationSettings/factor (" + std::to_string(K) +
+               "): PopART's batch serialisation splits the micro-batch (the batch axis) into factor equal slices "
+               "(batch axis [M] reshaped to [factor, M / factor]; \"Batch axis: M is smaller than the batch serialization factor\" "
+               "below it); use a micro_batch that is a multiple of " +
+               std::to_string(K) + " or a factor that divides " + std::to_string(micro_batch));
+  }
+  return micro_batch / K;
+}
+
+/// Refuses batch serialisation where the lowering would not play it (ConfigError): the
+/// pipelined / accumulation-loop lowering runs whole micro-batches, so a factor there would be
+/// silently ignored.
+void check_serialisation_lowered(const TrainingState& st) {
+  if (!st.pipelined || st.session.batchSerializationFactor <= 1) return;
+  throw ConfigError("/workload/session/batchSerializationSettings/factor: " + std::to_string(st.session.batchSerializationFactor) +
+                    ": batch serialisation is modelled in phased execution only; this run uses the pipelined / accumulation-loop "
+                    "lowering (enablePipelining, or a model without execution phases such as the cnn generator): set factor 1");
+}
+
 Model build_model(ConfigNode& node, TrainingState& st) {
   st.generator = node.get_enum("generator");
   OptimizerSpec opt;
@@ -96,8 +124,9 @@ Model build_model(ConfigNode& node, TrainingState& st) {
       if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) g.fail("layer_sizes", "expected positive integers, got " + v.dump());
       s.layer_sizes.push_back(v.get<std::int64_t>());
     }
-    s.micro_batch = g.get_int("micro_batch");
-    st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    const std::int64_t micro_batch = g.get_int("micro_batch");
+    st.micro_batch = static_cast<std::uint64_t>(micro_batch);
+    s.micro_batch = serialised_step_batch(g, micro_batch, st.session);
     s.dtype = read_dtype(g, "dtype");
     s.optimizer = opt;
     g.finish();
@@ -111,8 +140,9 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     s.heads = g.get_int("heads");
     s.sequence_length = g.get_int("sequence_length");
     s.vocab = g.get_int("vocab");
-    s.micro_batch = g.get_int("micro_batch");
-    st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
+    const std::int64_t micro_batch = g.get_int("micro_batch");
+    st.micro_batch = static_cast<std::uint64_t>(micro_batch);
+    s.micro_batch = serialised_step_batch(g, micro_batch, st.session);
     s.dtype = read_dtype(g, "dtype");
     s.layers_per_phase = g.get_int("layers_per_phase");
     s.tensor_parallel = g.get_int("tensor_parallel");
@@ -221,7 +251,9 @@ void register_training_params() {
       integer(t + "heads", "", 16, 1, {}, "Attention heads"),
       integer(t + "sequence_length", "", 128, 1, {}, "Sequence length"),
       integer(t + "vocab", "", 30522, 1, {}, "Vocabulary size"),
-      integer(t + "micro_batch", "", 8, 1, {}, "Micro-batch size (per batch-serialisation step)"),
+      integer(t + "micro_batch", "", 8, 1, {},
+              "PopART micro-batch (the batch axis of a step's tensors); batchSerializationSettings.factor must divide it and each serialised step "
+              "processes micro_batch / factor samples"),
       choice(t + "dtype", "float16", {"float16", "float32"}, "Weights and activations dtype"),
       integer(t + "layers_per_phase", "", 1, 1, {}, "Layers per forward phase (PopXL apps 1, PopART legacy BERT 3)"),
       integer(t + "tensor_parallel", "", 1, 1, {}, "Tensor-parallel degree: weights split over consecutive replica groups of this size"),
@@ -238,7 +270,9 @@ void register_training_params() {
       integer(t + "embedding_ipu", "", 0, 0, 63, "Pipelining: IPU of the embedding (pipeline stage of that IPU)"),
       integer(t + "head_ipu", "", -1, -1, 63, "Pipelining: IPU of the heads (-1 = the embedding's IPU: the MLM decoder is tied to the word embedding, so the heads form a last pipeline stage there)"),
       raw(p + "layer_sizes", Json::array({784, 512, 512, 512, 10}), "MLP layer widths (W13: 784 512 512 512 10)"),
-      integer(p + "micro_batch", "", 8, 1, {}, "Micro-batch size"),
+      integer(p + "micro_batch", "", 8, 1, {},
+              "PopART micro-batch (the batch axis of a step's tensors); batchSerializationSettings.factor must divide it and each serialised step "
+              "processes micro_batch / factor samples"),
       choice(p + "dtype", "float32", {"float16", "float32"}, "Weights and activations dtype"),
       choice("/workload/memory/on_overflow", "warn", {"warn", "error"}, "SRAM overflow: warn (report it) or error (exit 2)"),
       integer("/workload/memory/code_bytes_per_tile", "B", 0, 0, {}, "SRAM per tile reserved for code and control (ASSUMPTION: set per preset)"),
@@ -264,6 +298,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   st->model = build_model(model_node, *st);
   model_node.finish();
   st->pipelined = uses_pipeline_lowering(st->model, st->session);
+  check_serialisation_lowered(*st);
   if (st->pipelined) {
     try {
       st->plan = plan_pipeline(st->model, st->session);

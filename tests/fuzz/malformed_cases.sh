@@ -4,9 +4,8 @@
 # of address space) and a 60 s timeout: PASS = the expected exit code (2, or 3 for the full
 # disk) and a message naming the file, flag or path. Exit 1 if any case fails. CTest runs it
 # as reliability:malformed_cases (tests/regression/reliability/CMakeLists.txt).
-# Not an error by design (no case here): micro_batch 5 with batch serialisation factor 4 --
-# ipusim's micro_batch is the size of one serialised step (PopART's batch = micro_batch x
-# factor, divisible by construction).
+# micro_batch is PopART's micro-batch: a batch-serialisation factor that does not divide it
+# is exit 2 naming both paths (case serial-not-divide).
 root=$(cd "$(dirname "$0")/../.." && pwd)
 B=${IPUSIM_BIN:-$root/build/ci/tools/ipusim}
 C=$root/configs
@@ -73,7 +72,8 @@ check layers-99999 2 "/workload/model/transformer/layers" -- $B run $BERT --set 
 check layers-10002 2 "/workload/model/transformer/layers" -- $B run $BERT --set workload.model.transformer.layers=10002 --out $D/l4
 check hidden-huge 2 "/machine/gateway/capacity_GiB" -- $B run $BERT --set workload.model.transformer.hidden=1048576 --out $D/hh
 check vocab-huge 2 "/machine/gateway/capacity_GiB" -- $B run $BERT --set workload.model.transformer.vocab=1000000000 --out $D/vh
-check serial-x-accum 2 "/workload/session" -- $B run $BERT --set workload.session.batchSerializationSettings.factor=65536 --set workload.session.accumulationFactor=1048576 --out $D/sa
+check serial-x-accum 2 "/workload/session" -- $B run $BERT --set workload.session.batchSerializationSettings.factor=65536 --set workload.model.transformer.micro_batch=262144 --set workload.session.accumulationFactor=1048576 --out $D/sa
+check serial-not-divide 2 "/workload/model/transformer/micro_batch: 5 is not divisible by /workload/session/batchSerializationSettings/factor (4)" -- $B run $BERT --set workload.model.transformer.micro_batch=5 --out $D/sd
 check phase-1e6 2 "/workload/model" -- $B run $D/phase.json --out $D/ph
 check op-cycle 2 "'A' -> 'B' -> 'A'" -- $B run $D/cycle.json --out $D/cy
 check load-never-stored 2 "/workload/model/ops/0" -- $B run $D/load.json --out $D/ld
