@@ -65,12 +65,14 @@ double FlowEngine::path_latency_ns(const Route& route) const {
   return lat;
 }
 
-void FlowEngine::route_timing(const Route& route, std::uint64_t bytes, double& latency_ns, double& cap) const {
+void FlowEngine::route_timing(const Route& route, std::uint64_t bytes, double& latency_ns,
+                              double& cap) const {
   // Sums of whole chunk sizes are exact in a double, so a route whose tiers share one chunk
   // size gives bit for bit (hops - 1) x chunk / bottleneck.
   const double lat = path_latency_ns(route);
   std::uint64_t fill_bytes = 0;
-  for (std::size_t i = 1; i < route.size(); ++i) fill_bytes += std::min<std::uint64_t>(bytes, flow_[route[i]].chunk_bytes);
+  for (std::size_t i = 1; i < route.size(); ++i)
+    fill_bytes += std::min<std::uint64_t>(bytes, flow_[route[i]].chunk_bytes);
   latency_ns = lat + static_cast<double>(fill_bytes) / route_bottleneck(specs_, route);
   cap = kInf;
   for (ResourceId r : route) {
@@ -129,6 +131,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   f.t_ref = now_ns;
   f.start_ns = now_ns;
   f.tag = tag;
+  f.repeats_left = 0;
   ++active_;
   if (route.empty()) {  // same IPU: nothing crosses a link
     f.latency_ns = 0;
@@ -143,20 +146,80 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
     return slot;
   }
   f.state = State::Draining;
-  for (std::size_t i = 0; i < route.size(); ++i) {
-    Res& r = res_[route[i]];
+  join_resources(slot);
+  return slot;
+}
+
+void FlowEngine::join_resources(std::uint32_t slot) {
+  Flow& f = flows_[slot];
+  for (std::size_t i = 0; i < f.route.size(); ++i) {
+    const ResourceId rid = f.route[i];
+    Res& r = res_[rid];
     f.pos[i] = static_cast<std::uint32_t>(r.flows.size());
     r.flows.push_back(slot);
     r.st.transfers++;
     r.bytes_started += f.bytes;
-    r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent,
-                                                  static_cast<std::uint32_t>(r.flows.size()));
+    r.st.max_concurrent =
+        std::max<std::uint32_t>(r.st.max_concurrent, static_cast<std::uint32_t>(r.flows.size()));
     if (!r.dirty) {
       r.dirty = true;
-      dirty_.push_back(route[i]);
+      dirty_.push_back(rid);
     }
   }
+}
+
+std::uint32_t FlowEngine::start_stream(double now_ns, const Route& route, std::uint64_t bytes,
+                                       std::uint64_t count, void* tag) {
+  if (bytes == 0 || route.empty()) {
+    throw SimulationError(
+        "a stream of transfers needs bytes > 0 and a route over at least one resource");
+  }
+  const std::uint32_t slot = start(now_ns, route, bytes, tag);
+  flows_[slot].repeats_left = count > 1 ? count - 1 : 0;
+  if (flows_[slot].repeats_left > 0) ++streams_;
   return slot;
+}
+
+void FlowEngine::restart(std::uint32_t slot, double now_ns) {
+  // start() for the same route and bytes: ungroup what the route touches, take a new id, and
+  // join the resources in the same order a callback's start() would (after this instant's
+  // drain ends). Latency and credit cap depend on route and bytes only: they are unchanged.
+  for (std::size_t i = 0; i < flows_[slot].route.size(); ++i) {
+    const ResourceId rid = flows_[slot].route[i];  // ungroup() may grow flows_: index anew
+    if (res_[rid].group != kNoGroup) ungroup(res_[rid].group);
+  }
+  Flow& f = flows_[slot];
+  if (--f.repeats_left == 0) --streams_;
+  f.id = next_id_++;
+  f.finish_ns = kInf;
+  f.heap_pos = kNotInHeap;
+  f.remaining = static_cast<double>(f.bytes);
+  f.rate = 0;
+  f.t_ref = now_ns;
+  f.start_ns = now_ns;
+  f.state = State::Draining;
+  join_resources(slot);
+}
+
+bool FlowEngine::only_internal_events_due(double now_ns) {
+  const double due = now_ns + kTolNs;
+  if (!arrivals_.empty() && arrivals_.top().t <= due) return false;
+  clean_group_heaps();
+  if (!group_drains_.empty() && group_drains_.top().t <= due) return false;
+  if (!group_arrivals_.empty() && group_arrivals_.top().t <= due) return false;
+  // A drain due now whose flow arrives by now too (zero latency) and does not restart.
+  stack_.clear();
+  if (!drain_heap_.empty()) stack_.push_back(0);
+  while (!stack_.empty()) {
+    const std::uint32_t i = stack_.back();
+    stack_.pop_back();
+    const Flow& f = flows_[drain_heap_[i].slot];
+    if (f.finish_ns > due) continue;  // nor is any of its heap descendants
+    if (f.repeats_left == 0 && f.finish_ns + f.latency_ns <= due) return false;
+    for (std::uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < drain_heap_.size(); ++c)
+      stack_.push_back(c);
+  }
+  return true;
 }
 
 void FlowEngine::integrate(Res& r, double now_ns) {
@@ -197,14 +260,14 @@ void FlowEngine::remove_from_resources(std::uint32_t slot, double now_ns) {
 
 void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
   while (!drain_heap_.empty()) {
-    const std::uint32_t slot = drain_heap_.front();
+    const std::uint32_t slot = drain_heap_.front().slot;
     Flow& f = flows_[slot];
     if (f.finish_ns > now_ns + kTolNs) break;
     drain_remove(slot);
     remove_from_resources(slot, now_ns);
     f.state = State::InFlight;
     f.remaining = 0;
-    arrivals_.push({f.finish_ns + f.latency_ns, f.id, slot});
+    (f.repeats_left > 0 ? restarts_ : arrivals_).push({f.finish_ns + f.latency_ns, f.id, slot});
   }
   clean_group_heaps();
   while (!group_drains_.empty() && group_drains_.top().t <= now_ns + kTolNs) {
@@ -222,13 +285,21 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     group_arrivals_.push({g.finish_ns + g.latency_ns, g.ids.front(), e.group, g.gen});
     clean_group_heaps();
   }
+  // Streams restart first, in (time, id) order: the only flows a callback starts while a
+  // stream runs are the stream's own repeats (microbenchmark), so ids follow the same order.
+  while (!restarts_.empty() && restarts_.top().t <= now_ns + kTolNs) {
+    const std::uint32_t slot = restarts_.top().slot;
+    restarts_.pop();
+    restart(slot, now_ns);
+  }
   // Arrivals in (time, id) order, flows and groups merged.
   for (;;) {
     const bool flow_due = !arrivals_.empty() && arrivals_.top().t <= now_ns + kTolNs;
     const bool group_due = !group_arrivals_.empty() && group_arrivals_.top().t <= now_ns + kTolNs;
     if (!flow_due && !group_due) break;
     if (group_due && (!flow_due || arrivals_.top().t > group_arrivals_.top().t ||
-                      (arrivals_.top().t == group_arrivals_.top().t && arrivals_.top().id > group_arrivals_.top().id))) {
+                      (arrivals_.top().t == group_arrivals_.top().t &&
+                       arrivals_.top().id > group_arrivals_.top().id))) {
       const GroupEntry e = group_arrivals_.top();
       group_arrivals_.pop();
       Group& g = groups_[e.group];
@@ -259,8 +330,8 @@ void FlowEngine::clean_group_heaps() {
   }
 }
 
-void FlowEngine::lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns,
-                           double& cap) const {
+void FlowEngine::lone_rate(const Route& route, std::uint64_t bytes, double& rate,
+                           double& latency_ns, double& cap) const {
   // The same operations, in the same order, as start() and the allocation of a lone flow.
   route_timing(route, bytes, latency_ns, cap);
   rate = cap;
@@ -325,11 +396,14 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
           }
         }
         bool all_fair = true;
-        for (ResourceId rid : route) all_fair = all_fair && flow_[rid].arbitration == Arbitration::Fair;
+        for (ResourceId rid : route)
+          all_fair = all_fair && flow_[rid].arbitration == Arbitration::Fair;
         if (shared_count == 1 && all_fair) {
-          const double share = specs_[k.shared].capacity_Bpns / static_cast<double>(res_[k.shared].batch_uses);
+          const double share =
+              specs_[k.shared].capacity_Bpns / static_cast<double>(res_[k.shared].batch_uses);
           bool below = share < k.cap;
-          for (ResourceId rid : route) below = below && (rid == k.shared || share < specs_[rid].capacity_Bpns);
+          for (ResourceId rid : route)
+            below = below && (rid == k.shared || share < specs_[rid].capacity_Bpns);
           k.rate = below ? share : 0.0;  // 0: not groupable
         } else if (shared_count > 0) {
           k.rate = 0.0;
@@ -338,12 +412,13 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
         if (k.rate >= 1e-12) {
           for (std::uint32_t j = 0; j < keys_.size() && key == kNoGroup; ++j) {
             const GroupKey& o = keys_[j];
-            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns && o.cap == k.cap &&
-                o.shared == k.shared) {
+            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns &&
+                o.cap == k.cap && o.shared == k.shared) {
               key = j;
             }
           }
-          constexpr std::size_t kMaxGroupsPerBatch = 64;  // beyond this, distinct flows go one by one
+          constexpr std::size_t kMaxGroupsPerBatch =
+              64;  // beyond this, distinct flows go one by one
           if (key == kNoGroup && keys_.size() < kMaxGroupsPerBatch) {
             key = static_cast<std::uint32_t>(keys_.size());
             keys_.push_back(k);
@@ -374,7 +449,8 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     for (std::size_t i = 0; i < routes.size(); ++i) {
       if (cache_key_[i] != kNoGroup) continue;
       for (ResourceId rid : *routes[i]) {
-        if (res_[rid].batch_uses > 1 && res_[rid].shared_mark == mark) res_[rid].shared_key = kMixedKeys;
+        if (res_[rid].batch_uses > 1 && res_[rid].shared_mark == mark)
+          res_[rid].shared_key = kMixedKeys;
       }
     }
     for (std::size_t i = 0; i < routes.size(); ++i) {
@@ -395,7 +471,8 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       // The shared resource may already belong to this batch's group of its flows.
       const bool mine = rid == shared && key_group_[key] != kNoGroup && r.group == key_group_[key];
       independent = independent && r.flows.empty() &&
-                    (rid == shared ? (r.group == kNoGroup || mine) : (r.batch_uses == 1 && r.group == kNoGroup));
+                    (rid == shared ? (r.group == kNoGroup || mine)
+                                   : (r.batch_uses == 1 && r.group == kNoGroup));
     }
     if (!independent) {
       start(now_ns, route, bytes[i], tag);
@@ -479,6 +556,7 @@ void FlowEngine::ungroup(std::uint32_t gi) {
     f.heap_pos = kNotInHeap;
     f.state = State::Draining;
     f.tag = g.tag;
+    f.repeats_left = 0;
     for (std::size_t j = 0; j < f.route.size(); ++j) {
       Res& r = res_[f.route[j]];
       f.pos[j] = static_cast<std::uint32_t>(r.flows.size());
@@ -491,51 +569,56 @@ void FlowEngine::ungroup(std::uint32_t gi) {
   free_groups_.push_back(gi);
 }
 
-bool FlowEngine::drain_less(std::uint32_t a, std::uint32_t b) const {
-  const Flow& fa = flows_[a];
-  const Flow& fb = flows_[b];
-  return fa.finish_ns != fb.finish_ns ? fa.finish_ns < fb.finish_ns : fa.id < fb.id;
-}
-
 void FlowEngine::drain_sift_up(std::uint32_t i) {
-  const std::uint32_t slot = drain_heap_[i];
+  const DrainEntry e = drain_heap_[i];
   while (i > 0) {
     const std::uint32_t parent = (i - 1) / 2;
-    if (!drain_less(slot, drain_heap_[parent])) break;
+    if (!drain_less(e, drain_heap_[parent])) break;
     drain_heap_[i] = drain_heap_[parent];
-    flows_[drain_heap_[i]].heap_pos = i;
+    flows_[drain_heap_[i].slot].heap_pos = i;
     i = parent;
   }
-  drain_heap_[i] = slot;
-  flows_[slot].heap_pos = i;
+  drain_heap_[i] = e;
+  flows_[e.slot].heap_pos = i;
 }
 
 void FlowEngine::drain_sift_down(std::uint32_t i) {
-  const std::uint32_t slot = drain_heap_[i];
+  const DrainEntry e = drain_heap_[i];
   const std::uint32_t n = static_cast<std::uint32_t>(drain_heap_.size());
   for (;;) {
     std::uint32_t child = 2 * i + 1;
     if (child >= n) break;
     if (child + 1 < n && drain_less(drain_heap_[child + 1], drain_heap_[child])) ++child;
-    if (!drain_less(drain_heap_[child], slot)) break;
+    if (!drain_less(drain_heap_[child], e)) break;
     drain_heap_[i] = drain_heap_[child];
-    flows_[drain_heap_[i]].heap_pos = i;
+    flows_[drain_heap_[i].slot].heap_pos = i;
     i = child;
   }
-  drain_heap_[i] = slot;
-  flows_[slot].heap_pos = i;
+  drain_heap_[i] = e;
+  flows_[e.slot].heap_pos = i;
+}
+
+void FlowEngine::drain_heapify() {
+  for (std::uint32_t i = static_cast<std::uint32_t>(drain_heap_.size() / 2); i-- > 0;)
+    drain_sift_down(i);
 }
 
 void FlowEngine::drain_set(std::uint32_t slot, double finish_ns) {
   Flow& f = flows_[slot];
   f.finish_ns = finish_ns;
   if (f.heap_pos == kNotInHeap) {
-    drain_heap_.push_back(slot);
+    drain_heap_.push_back({finish_ns, f.id, slot});
     drain_sift_up(static_cast<std::uint32_t>(drain_heap_.size() - 1));
     return;
   }
-  drain_sift_up(f.heap_pos);
-  drain_sift_down(flows_[slot].heap_pos);
+  DrainEntry& e = drain_heap_[f.heap_pos];
+  const bool earlier = finish_ns < e.finish_ns;
+  e.finish_ns = finish_ns;
+  if (earlier) {
+    drain_sift_up(f.heap_pos);
+  } else {
+    drain_sift_down(f.heap_pos);
+  }
 }
 
 void FlowEngine::drain_remove(std::uint32_t slot) {
@@ -543,13 +626,13 @@ void FlowEngine::drain_remove(std::uint32_t slot) {
   const std::uint32_t i = f.heap_pos;
   if (i == kNotInHeap) return;
   f.heap_pos = kNotInHeap;
-  const std::uint32_t last = drain_heap_.back();
+  const DrainEntry last = drain_heap_.back();
   drain_heap_.pop_back();
-  if (last == slot) return;
+  if (last.slot == slot) return;
   drain_heap_[i] = last;
-  flows_[last].heap_pos = i;
+  flows_[last.slot].heap_pos = i;
   drain_sift_up(i);
-  drain_sift_down(flows_[last].heap_pos);
+  drain_sift_down(flows_[last.slot].heap_pos);
 }
 
 void FlowEngine::freeze(std::uint32_t slot, double rate) {
@@ -647,7 +730,9 @@ void FlowEngine::allocate_mixed() {
     double rate = f.cap;
     for (ResourceId rid : f.route) {
       const Res& r = res_[rid];
-      rate = std::min(rate, flow_[rid].arbitration == Arbitration::Fifo ? r.rem : r.rem / std::max<std::uint32_t>(1, r.unf));
+      rate = std::min(rate, flow_[rid].arbitration == Arbitration::Fifo
+                                ? r.rem
+                                : r.rem / std::max<std::uint32_t>(1, r.unf));
     }
     if (rate < 1e-12) rate = 0;
     f.rate = rate;
@@ -656,6 +741,33 @@ void FlowEngine::allocate_mixed() {
       if (res_[rid].unf > 0) --res_[rid].unf;
     }
   }
+}
+
+bool FlowEngine::allocate_uniform() {
+  // Every flow of the component on the same route, all resources fair: progressive filling
+  // saturates the route's smallest capacity / n (or the common credit cap first) for all n
+  // flows at once, so each gets min(cap, min over the route of capacity / n): the value
+  // allocate_fair() computes (capacity / 1 is exact for a lone flow), in O(n + route).
+  if (comp_flows_.empty()) return false;
+  const Flow& first = flows_[comp_flows_.front()];
+  const std::size_t hops = first.route.size();
+  for (std::uint32_t slot : comp_flows_) {
+    const Route& route = flows_[slot].route;
+    if (route.size() != hops) return false;
+    for (std::size_t i = 0; i < hops; ++i) {
+      if (route[i] != first.route[i]) return false;
+    }
+  }
+  if (fifo_resources_ > 0) {
+    for (ResourceId rid : first.route) {
+      if (flow_[rid].arbitration != Arbitration::Fair) return false;
+    }
+  }
+  const double n = static_cast<double>(static_cast<std::uint32_t>(comp_flows_.size()));
+  double rate = first.cap;
+  for (ResourceId rid : first.route) rate = std::min(rate, specs_[rid].capacity_Bpns / n);
+  for (std::uint32_t slot : comp_flows_) flows_[slot].rate = rate;
+  return true;
 }
 
 void FlowEngine::reallocate(double now_ns) {
@@ -698,7 +810,9 @@ void FlowEngine::reallocate(double now_ns) {
     f.remaining = std::max(0.0, f.remaining - f.rate * (now_ns - f.t_ref));
     f.t_ref = now_ns;
   }
-  if (fifo_resources_ == 0) {
+  if (allocate_uniform()) {
+    // Done: one route for every flow of the component (see allocate_uniform()).
+  } else if (fifo_resources_ == 0) {
     allocate_fair(now_ns);
   } else {
     std::size_t fifo = 0;
@@ -716,23 +830,39 @@ void FlowEngine::reallocate(double now_ns) {
     for (std::uint32_t slot : res_[rid].flows) sum += flows_[slot].rate;
     set_sum_rate(rid, sum);
   }
+  // Re-keying most of the drain heap (a saturated link's flows): set the keys, heapify once.
+  const bool rebuild = comp_flows_.size() >= 4 && 2 * comp_flows_.size() >= drain_heap_.size();
   for (std::uint32_t slot : comp_flows_) {
     Flow& f = flows_[slot];
+    double finish_ns;
     if (f.remaining <= 0) {
-      drain_set(slot, now_ns);
+      finish_ns = now_ns;
     } else if (f.rate > 0) {
-      drain_set(slot, now_ns + f.remaining / f.rate);
+      finish_ns = now_ns + f.remaining / f.rate;
     } else {
       drain_remove(slot);  // stalled behind earlier flows (fifo)
       f.finish_ns = kInf;
+      continue;
+    }
+    if (!rebuild) {
+      drain_set(slot, finish_ns);
+    } else if (f.heap_pos == kNotInHeap) {
+      f.finish_ns = finish_ns;
+      f.heap_pos = static_cast<std::uint32_t>(drain_heap_.size());
+      drain_heap_.push_back({finish_ns, f.id, slot});
+    } else {
+      f.finish_ns = finish_ns;
+      drain_heap_[f.heap_pos].finish_ns = finish_ns;
     }
   }
+  if (rebuild) drain_heapify();
 }
 
 double FlowEngine::next_event_ns() {
   double t = kInf;
-  if (!drain_heap_.empty()) t = flows_[drain_heap_.front()].finish_ns;
+  if (!drain_heap_.empty()) t = drain_heap_.front().finish_ns;
   if (!arrivals_.empty()) t = std::min(t, arrivals_.top().t);
+  if (!restarts_.empty()) t = std::min(t, restarts_.top().t);
   clean_group_heaps();
   if (!group_drains_.empty()) t = std::min(t, group_drains_.top().t);
   if (!group_arrivals_.empty()) t = std::min(t, group_arrivals_.top().t);

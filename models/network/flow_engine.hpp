@@ -62,9 +62,9 @@ struct ResourceFlow {
 
 /// Accumulated use of one resource.
 struct ResourceStats {
-  double bytes = 0;               ///< bytes carried (integrated drain rate)
-  double busy_ns = 0;             ///< time with at least one flow draining
-  std::uint64_t transfers = 0;    ///< flows that started on it
+  double bytes = 0;             ///< bytes carried (integrated drain rate)
+  double busy_ns = 0;           ///< time with at least one flow draining
+  std::uint64_t transfers = 0;  ///< flows that started on it
   std::uint32_t max_concurrent = 0;
 };
 
@@ -119,6 +119,20 @@ class FlowEngine {
   /// Starts a flow at `now_ns`; it gets a rate at the next reallocate(). Returns its slot,
   /// which is reported back in the Arrival. Throws SimulationError on an invalid route.
   std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag = nullptr);
+  /// Starts `count` transfers of `bytes` along `route` back to back: each repeat starts at the
+  /// time given to the advance() that finds its predecessor arrived, exactly as if that
+  /// arrival's callback had called start() (same ids, rates, times and stats as `count`
+  /// separate start() calls chained by callbacks), but without reporting the arrival: only the
+  /// last repeat arrives. The flow keeps its slot throughout. Needs bytes > 0 and a non-empty
+  /// route (a zero-time repeat would never let time advance); throws SimulationError else.
+  std::uint32_t start_stream(double now_ns, const Route& route, std::uint64_t bytes,
+                             std::uint64_t count, void* tag = nullptr);
+  /// True when advance(now_ns) would append no arrival: everything due by `now_ns` is a drain
+  /// end or a stream restart. Such instants concern no one outside the engine, so the caller
+  /// may process them ahead of the SystemC kernel (Network's run-ahead). Changes nothing.
+  bool only_internal_events_due(double now_ns);
+  /// Streams (start_stream) with repeats still to start.
+  std::size_t active_streams() const { return streams_; }
   /// Starts `bytes[i]` along `*routes[i]` for every i, all tagged `tag` (arrivals carry it).
   /// With fast_paths, the flows whose resources are used by no other flow of the batch and
   /// no flow in flight are grouped by (bytes, rate, latency): a group drains and arrives as
@@ -147,9 +161,13 @@ class FlowEngine {
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
   /// Sum of the current rates on all resources of `kind` (bytes per ns), for trace counters.
-  double kind_rate_Bpns(ResourceKind kind) const { return kind_rate_[static_cast<std::size_t>(kind)]; }
+  double kind_rate_Bpns(ResourceKind kind) const {
+    return kind_rate_[static_cast<std::size_t>(kind)];
+  }
   /// Sum of the capacities of all resources of `kind` (bytes per ns).
-  double kind_capacity_Bpns(ResourceKind kind) const { return kind_cap_[static_cast<std::size_t>(kind)]; }
+  double kind_capacity_Bpns(ResourceKind kind) const {
+    return kind_cap_[static_cast<std::size_t>(kind)];
+  }
   /// Number of resource kinds (for iterating kind_rate_Bpns).
   static constexpr std::size_t kNumKinds = 6;
   /// Flows started through a fast-path group so far (for tests and benchmarks).
@@ -170,19 +188,21 @@ class FlowEngine {
     double cap = kInf;      ///< credit window cap
     std::uint64_t epoch = 0;
     std::uint64_t frozen_epoch = 0;
-    double finish_ns = kInf;                  ///< drain end at the current rate
-    std::uint32_t heap_pos = kNotInHeap;      ///< index in drain_heap_
+    double finish_ns = kInf;              ///< drain end at the current rate
+    std::uint32_t heap_pos = kNotInHeap;  ///< index in drain_heap_
     State state = State::Free;
     void* tag = nullptr;
+    std::uint64_t repeats_left = 0;  ///< start_stream(): repeats still to start after this one
   };
   static constexpr std::uint32_t kNotInHeap = 0xffffffffu;
   static constexpr std::uint32_t kNoGroup = 0xffffffffu;
   /// Fast path: flows of one batch with equal bytes, rate, latency and credit cap, each alone
   /// on every resource of its route. Their common finish and arrival times are computed once.
   struct Group {
-    std::vector<FlowId> ids;              ///< member flow ids (start order)
-    std::vector<ResourceId> resources;    ///< member routes, concatenated
-    std::vector<std::uint32_t> offsets;   ///< member i's route is resources[offsets[i], offsets[i+1])
+    std::vector<FlowId> ids;            ///< member flow ids (start order)
+    std::vector<ResourceId> resources;  ///< member routes, concatenated
+    std::vector<std::uint32_t>
+        offsets;  ///< member i's route is resources[offsets[i], offsets[i+1])
     std::uint64_t bytes = 0;
     double rate = 0;
     double latency_ns = 0;
@@ -197,16 +217,16 @@ class FlowEngine {
     std::vector<std::uint32_t> flows;  ///< draining flow slots
     double sum_rate = 0;
     double t_ref = 0;
-    double rem = 0;          ///< scratch: capacity left during allocation
-    std::uint32_t unf = 0;   ///< scratch: unfrozen flows during allocation
+    double rem = 0;         ///< scratch: capacity left during allocation
+    std::uint32_t unf = 0;  ///< scratch: unfrozen flows during allocation
     std::uint64_t epoch = 0;
     bool dirty = false;
-    std::uint32_t group = kNoGroup;  ///< draining fast-path group that owns this resource
-    std::uint64_t batch_mark = 0;    ///< scratch of start_batch(): batch that used it
-    std::uint32_t batch_uses = 0;    ///< scratch of start_batch(): uses in that batch
-    std::uint64_t shared_mark = 0;   ///< scratch of start_batch(): batch of shared_key
+    std::uint32_t group = kNoGroup;          ///< draining fast-path group that owns this resource
+    std::uint64_t batch_mark = 0;            ///< scratch of start_batch(): batch that used it
+    std::uint32_t batch_uses = 0;            ///< scratch of start_batch(): uses in that batch
+    std::uint64_t shared_mark = 0;           ///< scratch of start_batch(): batch of shared_key
     std::uint32_t shared_key = 0xffffffffu;  ///< scratch: group key of the flows sharing it
-    std::uint32_t group_members = 0; ///< members of `group` crossing it
+    std::uint32_t group_members = 0;         ///< members of `group` crossing it
     ResourceStats st;
     /// Exact totals, so that a report does not depend on the order of floating-point sums (a
     /// collective replayed from the executor's cache credits its totals at once): bytes of
@@ -253,7 +273,8 @@ class FlowEngine {
   /// Greedy allocation for components mixing fair and fifo resources (see allocate_mixed()).
   void allocate_mixed();
   /// Rate and latency of a flow alone on an idle route (what allocation would give it).
-  void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns, double& cap) const;
+  void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns,
+                 double& cap) const;
   /// Turns a draining group back into individual flows (state as if started one by one).
   void ungroup(std::uint32_t group);
   /// A flow slot: a freed one if any, else a new one at the end of flows_.
@@ -262,12 +283,30 @@ class FlowEngine {
   /// Drops group heap entries whose group has since ended or been ungrouped.
   void clean_group_heaps();
   void remove_from_resources(std::uint32_t slot, double now_ns);
+  /// Puts a just (re)started flow with bytes on its route's resources (counts its stats).
+  void join_resources(std::uint32_t slot);
+  /// Starts the next repeat of a stream in its slot (what start() does for a new flow).
+  void restart(std::uint32_t slot, double now_ns);
   void allocate_fair(double now_ns);
+  /// Fast allocation of a component whose flows all share one route (all fair): false, and
+  /// nothing changed, for any other component.
+  bool allocate_uniform();
   void allocate_fifo();
   void freeze(std::uint32_t slot, double rate);
   // Indexed min-heap of draining flows by (finish_ns, id): rate changes update a flow in
   // place, so the heap never holds stale entries.
-  bool drain_less(std::uint32_t a, std::uint32_t b) const;
+  /// Drain heap entry: the key (finish_ns, id) next to the slot, so sifts compare in place.
+  struct DrainEntry {
+    double finish_ns;
+    FlowId id;
+    std::uint32_t slot;
+  };
+  static bool drain_less(const DrainEntry& a, const DrainEntry& b) {
+    return a.finish_ns != b.finish_ns ? a.finish_ns < b.finish_ns : a.id < b.id;
+  }
+  /// Restores the heap property over the whole drain heap (Floyd): cheaper than one sift per
+  /// flow when a reallocation re-keys most of it.
+  void drain_heapify();
   void drain_set(std::uint32_t slot, double finish_ns);
   void drain_remove(std::uint32_t slot);
   void drain_sift_up(std::uint32_t i);
@@ -281,8 +320,11 @@ class FlowEngine {
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_slots_;
   std::vector<ResourceId> dirty_;
-  std::vector<std::uint32_t> drain_heap_;
+  std::vector<DrainEntry> drain_heap_;
   MinHeap<TimedEntry> arrivals_;
+  /// Arrivals of stream flows with repeats left: they restart instead of arriving.
+  MinHeap<TimedEntry> restarts_;
+  std::size_t streams_ = 0;
   double kind_rate_[kNumKinds] = {};
   double kind_cap_[kNumKinds] = {};
   std::vector<Group> groups_;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/errors.hpp"
 #include "sim/sim_time.hpp"
 #include "sim/trace.hpp"
 
@@ -53,6 +54,18 @@ void Network::start(const TransferRequest& req, Callback on_arrival) {
   if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
   callbacks_[slot] = std::move(on_arrival);
   // Batch: all starts of this delta cycle are allocated together in the next one.
+  if (!in_wake_ && !delta_pending_) {
+    delta_pending_ = true;
+    wake_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Network::start_stream(const TransferRequest& req, std::uint64_t count, Callback on_last_arrival) {
+  if (packet_) throw SimulationError("Network::start_stream: the packet model has no streams");
+  rebase_if_idle();
+  const std::uint32_t slot = engine_.start_stream(engine_now_ns(), req.route, req.bytes, count);
+  if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
+  callbacks_[slot] = std::move(on_last_arrival);
   if (!in_wake_ && !delta_pending_) {
     delta_pending_ = true;
     wake_event_.notify(sc_core::SC_ZERO_TIME);
@@ -174,9 +187,42 @@ void Network::wake() {
     const double next = engine_.next_event_ns();
     if (next > t + FlowEngine::kTolNs) break;
   }
-  in_wake_ = false;
   if (TraceWriter::instance().enabled()) trace_utilisation(now_ns());
-  schedule_next();
+  const std::uint64_t resume_ps = engine_.active_streams() > 0 ? run_ahead() : kNoResume;
+  in_wake_ = false;
+  if (resume_ps == kNoResume) return schedule_next();
+  wake_event_.cancel();
+  delta_pending_ = false;
+  wake_event_.notify(sc_core::sc_time(static_cast<double>(origin_ps_ + resume_ps - sc_core::sc_time_stamp().value()),
+                                      sc_core::SC_PS));
+}
+
+std::uint64_t Network::run_ahead() {
+  // Up to the next activity of any other process, nobody can start a flow or observe one, so
+  // instants where no arrival is due (drain ends, stream restarts) need no SystemC wake: run
+  // them here at the times schedule_next() would wake at (ns_to_sc rounds to whole ps).
+  const std::uint64_t now_ps = sc_core::sc_time_stamp().value() - origin_ps_;
+  const std::uint64_t idle_ps = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
+  const std::uint64_t horizon_ps = idle_ps > kNoResume - now_ps ? kNoResume : now_ps + idle_ps;
+  // At most this many instants per wake: SystemC then runs, so run limits and progress see time pass.
+  constexpr int kMaxInstants = 1 << 16;
+  for (int i = 0; i < kMaxInstants; ++i) {
+    const double next = engine_.next_event_ns();
+    if (next == FlowEngine::kInf) break;
+    const auto t_ps = static_cast<std::uint64_t>(static_cast<long long>(next * 1000.0 + 0.5));
+    // Strictly before the horizon: at it, SystemC's process order decides who goes first.
+    if (t_ps >= horizon_ps || !engine_.only_internal_events_due(static_cast<double>(t_ps) * 1e-3)) break;
+    const double t = static_cast<double>(t_ps) * 1e-3;
+    for (;;) {  // wake()'s loop at t
+      arrivals_.clear();
+      engine_.advance(t, arrivals_);  // appends nothing: checked above
+      engine_.reallocate(t);
+      if (engine_.next_event_ns() > t + FlowEngine::kTolNs) break;
+      if (!engine_.only_internal_events_due(t)) return t_ps;
+    }
+    if (TraceWriter::instance().enabled()) trace_utilisation(static_cast<double>(origin_ps_ + t_ps) * 1e-3);
+  }
+  return kNoResume;
 }
 
 void Network::trace_utilisation(double now) {

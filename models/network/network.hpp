@@ -70,6 +70,12 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
   void start(const TransferRequest& req, Callback on_arrival);
+  /// Fluid model only: starts `count` transfers of `req` back to back (FlowEngine::start_stream),
+  /// each at the instant its predecessor arrives: the times and stats of chaining start() from
+  /// each arrival's callback, but only the last arrival runs `on_last_arrival`, and the
+  /// repeats run inside the network without a SystemC wake each (see run_ahead()).
+  /// Needs bytes > 0 and a non-empty route.
+  void start_stream(const TransferRequest& req, std::uint64_t count, Callback on_last_arrival);
   /// Blocking: starts one transfer and waits for it. Call from an SC_THREAD only.
   TransferResult transfer(const TransferRequest& req);
   /// Blocking: starts all transfers at once and waits until the last one arrives.
@@ -125,6 +131,13 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// Fluid: moves the engine's time origin to now if the network is idle (not inside a wake,
   /// whose loop holds the engine time of its start).
   void rebase_if_idle();
+  /// Fluid, while streams run: processes the engine's instants that concern no one else
+  /// (drain ends, stream restarts) before any other process's next activity, exactly as the
+  /// wakes SystemC would give them. Returns the engine time (ps) of an instant it had to leave
+  /// half done (an arrival became due in it), which a wake must resume at exactly that time;
+  /// else kNoResume.
+  std::uint64_t run_ahead();
+  static constexpr std::uint64_t kNoResume = ~std::uint64_t{0};
   /// Trace counters: utilisation of each resource kind after a wake.
   void trace_utilisation(double now);
 
