@@ -58,8 +58,9 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
       b[3].push_back(collective(coll::CollectiveOp::AllGather, *shard->shard_group, shard->shard_elems, wt.dtype, v,
                                 "gather updated weight", {w}));
     std::map<Lane, std::vector<LTransfer>> st;
-    for (const IoPlacement& pl : placements_) {
-      if (!pl.store || pl.phase != p || pl.vg != v) continue;
+    for (const IoPlacement* ppl : placements_at(p, v)) {
+      const IoPlacement& pl = *ppl;
+      if (!pl.store) continue;
       if (std::find(o->outputs.begin(), o->outputs.end(), pl.tensor) == o->outputs.end()) continue;
       st[lane_of(res_.at(pl.tensor).load)].push_back({pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
       stored.insert(pl.tensor);

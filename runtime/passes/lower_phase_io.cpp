@@ -13,8 +13,9 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
   // 1. Phase-level loads landing here: this phase's OnDemand ones, then the next phase's preloads.
   for (int fp : {p, p + 1}) {
     std::map<Lane, std::vector<LTransfer>> by_lane;
-    for (const IoPlacement& pl : placements_) {
-      if (pl.store || pl.phase != p || pl.vg != v || pl.for_phase != fp) continue;
+    for (const IoPlacement* ppl : placements_at(p, v)) {
+      const IoPlacement& pl = *ppl;
+      if (pl.store || pl.for_phase != fp) continue;
       const Tensor& t = model_->tensor(pl.tensor);
       LTransfer tr{pl.tensor, loaded_bytes(pl.tensor), false, pl.schedule, fp};
       if (fp == p && t.kind != TensorKind::Weight && opt_tensors.count(pl.tensor) &&
@@ -99,8 +100,9 @@ std::vector<int> Lowerer::gathers(const std::vector<std::string>& names, int v, 
 
 void Lowerer::phase_stores(int p, int v, int& tail, const std::set<std::string>& stored) {
   std::map<Lane, std::vector<LTransfer>> by_lane;
-  for (const IoPlacement& pl : placements_) {
-    if (!pl.store || pl.phase != p || pl.vg != v || stored.count(pl.tensor)) continue;
+  for (const IoPlacement* ppl : placements_at(p, v)) {
+    const IoPlacement& pl = *ppl;
+    if (!pl.store || stored.count(pl.tensor)) continue;
     by_lane[lane_of(res_.at(pl.tensor).load)].push_back({pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
   }
   // Whole-batch activations are joined after the loop and stored once (concatOnExecutionPhaseChange).

@@ -44,6 +44,8 @@ class Lowerer {
   void lower_phase(int p, int v);
   /// Ops of phase p on vg v, in model order.
   const std::vector<const ModelOp*>& ops_at(int p, int v);
+  /// The remote-IO placements of phase p on vg v (placements_ order).
+  const std::vector<const IoPlacement*>& placements_at(int p, int v) const;
 
   // ---- op builders and sizes (lower_ops.cpp) ------------------------------------------
   /// Appends `op` to the current phase; returns its index.
@@ -156,6 +158,9 @@ class Lowerer {
   LPhase* cur_ = nullptr;
   std::map<std::string, std::vector<TensorUse>> uses_;
   std::vector<IoPlacement> placements_;
+  /// placements_ by (phase, vg), in placements_ order (scanning them all per phase and per
+  /// optimizer op was quadratic in layers).
+  std::map<std::pair<int, int>, std::vector<const IoPlacement*>> placements_at_;
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
   std::map<std::pair<int, int>, std::vector<std::string>> arrived_;  ///< activations loaded for (phase, vg)

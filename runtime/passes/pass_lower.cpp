@@ -24,6 +24,8 @@ void Lowerer::lower_repetition(const Model& m, int rep) {
   uses_ = tensor_uses(m);
   index_phase_tensors();
   placements_ = place_remote_io(m, res_, s_);
+  placements_at_.clear();
+  for (const IoPlacement& pl : placements_) placements_at_[{pl.phase, pl.vg}].push_back(&pl);
   ops_at_.clear();
   for (const ModelOp& o : m.ops) ops_at_[{o.phase, o.vgraph}].push_back(&o);
   pending_copy_.clear();
@@ -42,6 +44,12 @@ void Lowerer::lower_repetition(const Model& m, int rep) {
   }
   live_activations(rep);
   resident(rep);
+}
+
+const std::vector<const IoPlacement*>& Lowerer::placements_at(int p, int v) const {
+  static const std::vector<const IoPlacement*> none;
+  auto it = placements_at_.find({p, v});
+  return it == placements_at_.end() ? none : it->second;
 }
 
 const std::vector<const ModelOp*>& Lowerer::ops_at(int p, int v) {
