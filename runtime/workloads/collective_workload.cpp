@@ -15,6 +15,7 @@
 #include "collectives/groups/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/exec/trace_estimate.hpp"
 #include "runtime/workloads/collective_estimate.hpp"
 #include "runtime/workloads/forked_trial.hpp"
 #include "sim/errors.hpp"
@@ -78,6 +79,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   SC_HAS_PROCESS(CollectiveWorkload);
   CollectiveWorkload(sc_core::sc_module_name name, System& system, CollectiveSpec spec)
       : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
+    player_.set_exclusive_network(true);  // the only user of the network: steps may be replayed
+    announce_collective_run(spec_.request, spec_.repeat, system_.num_ipus());  // progress total, trace size
     SC_THREAD(run);
   }
 

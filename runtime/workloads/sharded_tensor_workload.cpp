@@ -61,6 +61,7 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
   SC_HAS_PROCESS(ShardedTensorWorkload);
   ShardedTensorWorkload(sc_core::sc_module_name name, System& system, ShardedSpec spec)
       : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
+    player_.set_exclusive_network(true);  // the only user of the network: steps may be replayed
     k_ = coll::shardingDomainShardFactor(spec_.domain, spec_.replicas);
     elem_bytes_ = coll::dtype_bytes(spec_.dtype);
     if (k_ > 1) {
