@@ -6,18 +6,13 @@
 #include <algorithm>
 
 #include "models/network/flow_engine.hpp"
+#include "tests/unit/models/resource_spec_helper.hpp"
 
 using namespace ipusim;
 
 namespace {
 
-ResourceSpec res(const char* name, double cap_Bpns, double latency_ns) {
-  ResourceSpec r;
-  r.name = name;
-  r.capacity_Bpns = cap_Bpns;
-  r.latency_ns = latency_ns;
-  return r;
-}
+using ipusim::test::res;
 
 FlowEngineParams params(bool fast) {
   FlowEngineParams p;

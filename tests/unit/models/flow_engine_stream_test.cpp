@@ -5,18 +5,13 @@
 #include <map>
 
 #include "models/network/flow_engine.hpp"
+#include "tests/unit/models/resource_spec_helper.hpp"
 
 using namespace ipusim;
 
 namespace {
 
-ResourceSpec res(const char* name, double cap_Bpns, double latency_ns) {
-  ResourceSpec r;
-  r.name = name;
-  r.capacity_Bpns = cap_Bpns;
-  r.latency_ns = latency_ns;
-  return r;
-}
+using ipusim::test::res;
 
 /// The SystemC time (ns) Network wakes at for an engine event at `ns` (ns_to_sc: whole ps).
 double wake_ns(double ns) {

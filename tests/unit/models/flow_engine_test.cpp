@@ -4,18 +4,13 @@
 #include <cmath>
 
 #include "models/network/flow_engine.hpp"
+#include "tests/unit/models/resource_spec_helper.hpp"
 
 using namespace ipusim;
 
 namespace {
 
-ResourceSpec res(const char* name, double cap_Bpns, double latency_ns) {
-  ResourceSpec r;
-  r.name = name;
-  r.capacity_Bpns = cap_Bpns;
-  r.latency_ns = latency_ns;
-  return r;
-}
+using ipusim::test::res;
 
 /// Runs the engine event by event until idle; returns arrivals by flow id.
 std::vector<Arrival> run_to_idle(FlowEngine& e, double t0 = 0) {
