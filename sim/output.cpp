@@ -10,14 +10,29 @@
 
 namespace ipusim {
 
-std::string write_json_file(const std::string& dir, const std::string& name, const Json& value) {
+JsonWriteResult try_write_json_file(const std::string& dir, const std::string& name,
+                                    const Json& value) {
+  JsonWriteResult r;
+  r.path = (std::filesystem::path(dir) / name).string();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError("cannot create output folder '" + dir + "': " + ec.message());
-  const std::string path = (std::filesystem::path(dir) / name).string();
+  if (ec) {
+    r.error = "cannot create output folder '" + dir + "': " + ec.message();
+    r.exit_code = 2;
+    return r;
+  }
   // Streamed (no second copy of a large report in memory), then renamed into place.
-  write_file_atomic(path, [&](std::ostream& out) { out << std::setw(2) << value << "\n"; });
-  return path;
+  r.error = try_write_file_atomic(r.path,
+                                  [&](std::ostream& out) { out << std::setw(2) << value << "\n"; });
+  r.exit_code = r.error.empty() ? 0 : 3;
+  return r;
+}
+
+std::string write_json_file(const std::string& dir, const std::string& name, const Json& value) {
+  const JsonWriteResult r = try_write_json_file(dir, name, value);
+  if (r.exit_code == 2) throw ConfigError(r.error);
+  if (r.exit_code != 0) throw WriteError(r.error);
+  return r.path;
 }
 
 void register_sim_params() {

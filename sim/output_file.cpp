@@ -65,7 +65,8 @@ std::atomic<unsigned> temp_counter{0};
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& produce) {
+std::string try_write_file_atomic(const std::string& path,
+                                  const std::function<void(std::ostream&)>& produce) {
   namespace fs = std::filesystem;
   const fs::path final_path(path);
   const std::string temp =
@@ -74,12 +75,13 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
           .string();
   // 0666 filtered by the umask: the same permissions an ofstream would have given.
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw WriteError("cannot write '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
 
   auto fail = [&](int err, const std::string& what) {
     ::close(fd);
     ::unlink(temp.c_str());
-    throw WriteError("cannot write '" + path + "': " + what + (err ? std::string(": ") + std::strerror(err) : ""));
+    return "cannot write '" + path + "': " + what +
+           (err ? std::string(": ") + std::strerror(err) : "");
   };
 
   FdBuf buf(fd);
@@ -94,19 +96,27 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     }
     out.flush();
   }
-  if (!buf.drain() || buf.error() != 0) fail(buf.error(), "write failed (the file was not changed)");
+  if (!buf.drain() || buf.error() != 0)
+    return fail(buf.error(), "write failed (the file was not changed)");
   // fsync: some file systems (NFS, ext4 with delayed allocation) report a full disk only here.
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) fail(errno, "flush to disk failed");
+  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+    return fail(errno, "flush to disk failed");
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    throw WriteError("cannot write '" + path + "': close failed: " + std::strerror(err));
+    return "cannot write '" + path + "': close failed: " + std::strerror(err);
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(temp.c_str());
-    throw WriteError("cannot write '" + path + "': rename from " + temp + " failed: " + std::strerror(err));
+    return "cannot write '" + path + "': rename from " + temp + " failed: " + std::strerror(err);
   }
+  return "";
+}
+
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& produce) {
+  const std::string error = try_write_file_atomic(path, produce);
+  if (!error.empty()) throw WriteError(error);
 }
 
 void write_text_file_atomic(const std::string& path, const std::string& text) {

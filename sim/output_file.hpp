@@ -26,6 +26,13 @@ class WriteError : public SimulationError {
 /// the temporary file and propagate unchanged.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& produce);
 
+/// write_file_atomic() without throwing on a write failure: returns the WriteError message
+/// ("" on success), with the same guarantees about `path` and the temporary file. For the
+/// CLI's writes after sc_start, where a throw would confuse AddressSanitizer (SystemC's
+/// coroutine stacks are still alive). Exceptions thrown by `produce` still propagate.
+std::string try_write_file_atomic(const std::string& path,
+                                  const std::function<void(std::ostream&)>& produce);
+
 /// write_file_atomic() for a string that is already in memory.
 void write_text_file_atomic(const std::string& path, const std::string& text);
 

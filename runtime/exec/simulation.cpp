@@ -7,7 +7,6 @@
 #include "models/system/system.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/clock.hpp"
-#include "sim/errors.hpp"
 #include "sim/format.hpp"
 #include "sim/kernel_run.hpp"
 #include "sim/output.hpp"
@@ -40,19 +39,21 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.finish();
 
   const std::string wall_limit_hit = run_kernel(max_time_ns, max_wall_s);
-  // The packet model refuses traffic over its chunk budget when it starts: bad input (exit 2).
-  if (!system->network().refusal().empty()) throw ConfigError(system->network().refusal());
   // Failures after sc_start are returned, not thrown: SystemC's coroutine stacks are still
   // alive here, and unwinding across them confuses AddressSanitizer (dev preset).
-  if (!workload->failure().empty()) return {Json(), "", "the workload failed: " + workload->failure()};
+  // The packet model refuses traffic over its chunk budget when it starts: bad input (exit 2).
+  if (!system->network().refusal().empty()) return {Json(), "", system->network().refusal(), 2};
+  if (!workload->failure().empty())
+    return {Json(), "", "the workload failed: " + workload->failure(), 3};
   if (!workload->finished()) {
     return {Json(), "",
-            "the workload did not finish: simulation stopped at " + sc_core::sc_time_stamp().to_string() +
-                " with work outstanding (" +
+            "the workload did not finish: simulation stopped at " +
+                sc_core::sc_time_stamp().to_string() + " with work outstanding (" +
                 (!wall_limit_hit.empty() ? wall_limit_hit
                  : max_time_ns > 0       ? std::string("the /sim/max_time_ns limit was reached")
                                          : std::string("deadlock")) +
-                ")" + (workload->stall_report().empty() ? "" : ": " + workload->stall_report())};
+                ")" + (workload->stall_report().empty() ? "" : ": " + workload->stall_report()),
+            3};
   }
   const ClockDomain clock(system->clock_GHz());
   const double time_ns = workload->total_time_ns();
@@ -86,7 +87,7 @@ SimulationResult simulate(ConfigDoc& doc) {
     summary << line;
   }
   summary << workload->summary();
-  return {report, summary.str(), ""};
+  return {report, summary.str(), "", 0};
 }
 
 }  // namespace ipusim

@@ -12,11 +12,17 @@ namespace ipusim {
 struct SimulationResult {
   Json report;          ///< report.json without run_info
   std::string summary;  ///< lines for stdout
-  std::string failure;  ///< non-empty: the simulation failed (exit 3); report is empty
+  std::string failure;  ///< non-empty: the run failed (exit failure_exit_code); report is empty
+  /// Exit code of a failure: 3 (the simulation failed) or 2 (bad input found only while the
+  /// kernel ran, e.g. the packet model's chunk budget); the CLI prints `failure` the way it
+  /// prints a SimulationError or a ConfigError respectively.
+  int failure_exit_code = 0;
 };
 
-/// Runs the config once. Throws ConfigError for bad input (before simulating); a workload
-/// that fails or does not finish (deadlock, time limit) is returned in `failure`.
+/// Runs the config once. Throws ConfigError for bad input found before simulating; anything
+/// found after sc_start (bad input refused by the network, a workload that fails or does not
+/// finish) is returned in `failure` instead of thrown: SystemC's coroutine stacks are alive
+/// then, and unwinding across them confuses AddressSanitizer (dev preset).
 /// Call at most once per process (SystemC).
 SimulationResult simulate(ConfigDoc& doc);
 

@@ -50,13 +50,42 @@ class TrainingWorkload : public Workload {
 
 DType read_dtype(ConfigNode& n, const std::string& key) { return parse_ir_dtype(n.get_enum(key)); }
 
+/// Refuses (ConfigError at `layers`) remote buffers that cannot fit in a machine's streaming
+/// memory: the gateway's own check after lowering (StreamingMemory::allocate), made from the
+/// probes' estimate before generating and lowering (10,002 BERT-Large layers took ~2 min of CPU
+/// to reach that check).
+void guard_streaming_memory(double bytes, System& system, std::int64_t layers,
+                            const ConfigNode& g) {
+  if (bytes <= 0) return;
+  std::uint32_t fullest = 0;
+  for (std::uint32_t mc = 1; mc < system.num_machines(); ++mc)
+    if (system.gateway(mc).memory().free_bytes() < system.gateway(fullest).memory().free_bytes())
+      fullest = mc;
+  const StreamingMemory& mem = system.gateway(fullest).memory();
+  // The extrapolation is exact but computed in doubles: a relative margin of 1e-9 keeps a
+  // run that the check after lowering would accept from ever being refused here.
+  if (bytes <= static_cast<double>(mem.free_bytes()) * (1 + 1e-9)) return;
+  g.fail("layers",
+         "the remote buffers in streaming memory (weights, optimizer state, accumulators and "
+         "stashed activations, "
+         "extrapolated from two small generations before generating the model) would need " +
+             format_bytes(bytes) + " per machine, more than the " +
+             format_bytes(static_cast<double>(mem.free_bytes())) + " free of " +
+             format_bytes(static_cast<double>(mem.capacity_bytes())) + " in machine " +
+             std::to_string(fullest) + "; fewer layers (" + std::to_string(layers) +
+             " now), or raise /machine/gateway/capacity_GiB");
+}
+
 /// Refuses a transformer too large to generate and lower (ConfigError) before generating it:
 /// generation alone takes ~5 ms per layer, so 100,000 layers would run for minutes first.
-void guard_transformer_size(const TransformerSpec& s, const SessionOptions& session, const ConfigNode& g) {
+void guard_transformer_size(const TransformerSpec& s, const SessionOptions& session,
+                            const ConfigNode& g, System& system) {
   if (s.layers <= 64) return;  // the presets' sizes: the estimate after generation suffices
-  check_work_estimate(training_work_estimate(transformer_program_counts(s, session), session, "layers",
+  const ProgramCounts c = transformer_program_counts(s, session, system.ipus_per_machine());
+  check_work_estimate(training_work_estimate(c, session, "layers",
                                              "fewer layers (" + std::to_string(s.layers) + " now)"),
                       g);
+  guard_streaming_memory(c.streaming_bytes_per_machine, system, s.layers, g);
 }
 
 /// Refuses a lowered program too large to build or play (ConfigError), naming what makes it
@@ -104,7 +133,7 @@ void check_serialisation_lowered(const TrainingState& st) {
                     "lowering (enablePipelining, or a model without execution phases such as the cnn generator): set factor 1");
 }
 
-Model build_model(ConfigNode& node, TrainingState& st) {
+Model build_model(ConfigNode& node, TrainingState& st, System& system) {
   st.generator = node.get_enum("generator");
   OptimizerSpec opt;
   {
@@ -181,7 +210,7 @@ Model build_model(ConfigNode& node, TrainingState& st) {
     if (!s.layers_per_ipu.empty() && static_cast<std::int64_t>(s.layers_per_ipu.size()) != ipr)
       g.fail("layers_per_ipu", "has " + std::to_string(s.layers_per_ipu.size()) + " entries but ipusPerReplica is " + std::to_string(ipr) +
                                    " (one entry per IPU of the pipeline)");
-    guard_transformer_size(s, st.session, g);
+    guard_transformer_size(s, st.session, g, system);
     try {
       return generate_transformer(s, st.session.replicatedGraphCount);
     } catch (const std::invalid_argument& e) {
@@ -295,7 +324,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
                       std::to_string(chip.tiles) + "-tile IPU");
   }
   ConfigNode model_node = node.child("model");
-  st->model = build_model(model_node, *st);
+  st->model = build_model(model_node, *st, system);
   model_node.finish();
   st->pipelined = uses_pipeline_lowering(st->model, st->session);
   check_serialisation_lowered(*st);

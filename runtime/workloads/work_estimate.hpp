@@ -18,6 +18,9 @@ struct ProgramCounts {
   double model_ops = 0;    ///< ops of the model (generated or explicit)
   double lowered_ops = 0;  ///< ops of the lowered program (lower bound)
   double phases = 0;  ///< phases of the lowered program (each: a sync and per-IPU memory lists)
+  /// Peak bytes of remote buffers in the fullest machine's streaming memory (what the
+  /// training workload allocates in each gateway after lowering); 0 = not estimated.
+  double streaming_bytes_per_machine = 0;
 };
 
 /// Lower bounds of a phased program's size: every phase runs accumulationFactor times (the
@@ -32,10 +35,14 @@ ProgramCounts pipelined_program_counts(const Model& model, const SessionOptions&
 
 /// Program size of the transformer `spec` before generating it, extrapolated linearly in the
 /// layers from two small phased generations (1x and 2x layers_per_phase layers): model ops,
-/// and for phased sessions the lowered ops and phases of phased_program_counts(). All zero
-/// when a probe fails (the real generation then reports the error).
-ProgramCounts transformer_program_counts(const TransformerSpec& spec,
-                                         const SessionOptions& session);
+/// and for phased sessions the lowered ops and phases of phased_program_counts(). With
+/// `ipus_per_machine` > 0, a phased session without executionPhaseSettings.phases also gets
+/// streaming_bytes_per_machine: the two probes are lowered (accumulationFactor 1, which does
+/// not change the remote buffers) and their streaming memory extrapolated (every layer adds
+/// the same buffers, so this is exact; skipped when a probe's lowering would be large). All
+/// zero when a probe fails (the real generation then reports the error).
+ProgramCounts transformer_program_counts(const TransformerSpec& spec, const SessionOptions& session,
+                                         std::uint32_t ipus_per_machine = 0);
 
 /// The estimate of `counts` for check_work_estimate(): memory of the model, the lowered ops
 /// and phases (times the IPUs of a replica for the per-phase memory lists) and events;

@@ -12,8 +12,9 @@
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
-#include "tools/common/cli_util.hpp"
+#include "tools/cli/run_outputs.hpp"
 #include "tools/cli/trace_options.hpp"
+#include "tools/common/cli_util.hpp"
 
 namespace ipusim::cli {
 
@@ -158,17 +159,14 @@ int cmd_collective(const Args& args) {
   begin_run(out_dir, trace, vm.count("quiet") > 0);
   SimulationResult result = simulate(doc);
   end_run();
-  if (!result.failure.empty()) {
-    std::cerr << "ipusim: simulation error: " << result.failure << "\n";
-    return 3;
-  }
+  // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
+  if (const int code = report_simulation_failure(result)) return code;
   // Like `run`, a trace without --out goes to a default folder named after the op.
   if (vm.count("out") || trace) {
     const std::string& out = out_dir;
     Json report = result.report;
     report["run_info"] = info.to_json();
-    write_json_file(out, "report.json", report);
-    write_json_file(out, "resolved_config.json", doc.resolved());
+    if (const int code = write_run_outputs(out, report, doc.resolved())) return code;
     if (!vm.count("out") && !vm.count("quiet") && !vm.count("json")) std::cout << "wrote " << out << "/trace.json\n";
   }
   if (vm.count("json")) {

@@ -8,8 +8,9 @@
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
-#include "tools/common/cli_util.hpp"
+#include "tools/cli/run_outputs.hpp"
 #include "tools/cli/trace_options.hpp"
+#include "tools/common/cli_util.hpp"
 #include "tools/sweep/sweep_input.hpp"
 
 namespace ipusim::cli {
@@ -19,14 +20,13 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   begin_run(out_dir, trace, quiet);
   SimulationResult result = simulate(doc);
   end_run();
-  if (!result.failure.empty()) {
-    std::cerr << "ipusim: simulation error: " << result.failure << "\n";
-    return 3;
-  }
+  // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
+  if (const int code = report_simulation_failure(result)) return code;
   Json report = result.report;
   report["run_info"] = info.to_json();
-  const std::string report_path = write_json_file(out_dir, "report.json", report);
-  write_json_file(out_dir, "resolved_config.json", doc.resolved());
+  std::string report_path;
+  if (const int code = write_run_outputs(out_dir, report, doc.resolved(), &report_path))
+    return code;
   if (!quiet) {
     std::cout << result.summary;
     std::cout << "  wrote " << report_path << ", resolved_config.json" << (trace ? ", trace.json" : "")

@@ -124,3 +124,35 @@ TEST_CASE("atomic write: an exception from the producer removes the temporary fi
   CHECK(names_in(dir).empty());
   fs::remove_all(dir);
 }
+
+TEST_CASE("atomic write: the non-throwing variants return the same message and exit code",
+          "[output]") {
+  const fs::path dir = scratch_dir("try");
+  // Success: empty error, the file whole.
+  JsonWriteResult ok = try_write_json_file(dir.string(), "ok.json", Json{{"a", 1}});
+  CHECK(ok.error.empty());
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.path == (dir / "ok.json").string());
+  CHECK(read_all(dir / "ok.json") == Json{{"a", 1}}.dump(2) + "\n");
+  // A folder that cannot be created (a regular file is in the way): bad --out, exit 2, with
+  // the text write_json_file throws as ConfigError.
+  { std::ofstream(dir / "plain") << "x"; }
+  const JsonWriteResult bad_dir =
+      try_write_json_file((dir / "plain" / "sub").string(), "r.json", Json::object());
+  CHECK(bad_dir.exit_code == 2);
+  CHECK(bad_dir.error.find("cannot create output folder '" + (dir / "plain" / "sub").string() +
+                           "'") == 0);
+  // EFBIG: exit 3, the file named, nothing left behind but the earlier files.
+  limit_file_size(1000);
+  Json big = Json::array();
+  for (int i = 0; i < 5000; ++i) big.push_back(i);
+  const JsonWriteResult failed = try_write_json_file(dir.string(), "report.json", big);
+  CHECK(failed.exit_code == 3);
+  CHECK(failed.error.find("cannot write '" + (dir / "report.json").string() + "'") == 0);
+  CHECK(failed.error.find("File too large") != std::string::npos);
+  const std::string raw = try_write_file_atomic(
+      (dir / "t.txt").string(), [](std::ostream& out) { out << std::string(5000, 'z'); });
+  CHECK(raw.find("File too large") != std::string::npos);
+  CHECK(names_in(dir) == std::vector<std::string>{"ok.json", "plain"});
+  fs::remove_all(dir);
+}

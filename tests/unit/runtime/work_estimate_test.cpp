@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "runtime/passes/memory_accounting.hpp"
 #include "runtime/passes/pass_locations.hpp"
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_phases.hpp"
@@ -68,6 +69,48 @@ TEST_CASE(
   CHECK(est.lowered_ops <= static_cast<double>(lowered));
   CHECK(est.lowered_ops >= 0.25 * static_cast<double>(lowered));  // a useful bound, not a token one
   CHECK(est.phases <= static_cast<double>(prog.phases.size()) + 1);
+}
+
+TEST_CASE(
+    "work estimate: the streaming memory of 69 layers, extrapolated from two probes, equals the "
+    "lowered program's",
+    "[runtime][guards]") {
+  TransformerSpec spec;
+  spec.layers = 69;
+  spec.layers_per_phase = 3;
+  spec.hidden = 128;
+  spec.heads = 4;
+  spec.sequence_length = 16;
+  spec.vocab = 500;
+  spec.micro_batch = 2;
+  spec.optimizer.type = "lamb";
+  spec.optimizer.accumulate = true;
+  SessionOptions s;
+  s.replicatedGraphCount = 8;
+  s.accumulationFactor = 2;  // the probes lower with 1: repetitions do not add buffers
+  s.batchSerializationFactor = 2;
+  TensorLocation off;
+  off.storage = Storage::OffChip;
+  s.weight.location = s.optimizerState.location = s.accumulator.location = off;
+  s.weight.location.replicatedTensorSharding = true;
+  s.activation.location = off;
+  const ProgramCounts est = transformer_program_counts(spec, s, 4);
+  // The exact figure: generate all 69 layers, lower with accumulationFactor 2, account.
+  Model m = generate_transformer(spec, s.replicatedGraphCount);
+  const PhaseLayout layout = assign_phases(m, s.stages, s.phases, 1);
+  const Program prog = lower_program(m, layout, resolve_locations(m, s), s);
+  MemoryParams mp;
+  mp.ipus_per_machine = 4;
+  mp.replicas = s.replicatedGraphCount;
+  const double exact =
+      static_cast<double>(account_memory(prog, mp).streaming_memory_per_machine_bytes);
+  REQUIRE(exact > 0);
+  CHECK(est.streaming_bytes_per_machine == Approx(exact).epsilon(1e-12));
+  // Not estimated: without the machine size, or with layers that layers_per_phase does not
+  // divide (the generator's own error is clearer).
+  CHECK(transformer_program_counts(spec, s).streaming_bytes_per_machine == 0);
+  spec.layers = 70;
+  CHECK(transformer_program_counts(spec, s, 4).streaming_bytes_per_machine == 0);
 }
 
 TEST_CASE("graph checks: a three-op cycle is named in data-flow order; the optimizer loop is none",
