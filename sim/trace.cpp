@@ -151,7 +151,12 @@ void TraceWriter::open(const std::string& path, const TraceFilter& filter) {
 }
 
 void TraceWriter::close() {
-  if (!file_) return;
+  const std::string error = try_close();
+  if (!error.empty()) throw WriteError(error);
+}
+
+std::string TraceWriter::try_close() {
+  if (!file_) return {};
   if (truncated_) {
     // Where the cap stopped the trace: a global instant event, and a note on stderr.
     const std::string note = "{\"name\": \"trace stopped: --trace-max-bytes " + std::to_string(filter_.max_bytes) +
@@ -190,8 +195,9 @@ void TraceWriter::close() {
   }
   if (!ok) {
     std::remove(tmp_path_.c_str());
-    throw WriteError("cannot write trace file '" + path_ + "': " + std::strerror(err ? err : EIO));
+    return "cannot write trace file '" + path_ + "': " + std::strerror(err ? err : EIO);
   }
+  return {};
 }
 
 void TraceWriter::add_estimate(double events, double bytes) {

@@ -77,6 +77,9 @@ class TraceWriter {
   /// Finishes the JSON document, flushes, fsyncs and renames it to its name (no-op when not
   /// open); WriteError naming the file if any write failed (the partial file is removed).
   void close();
+  /// close() without throwing: the WriteError's message, or "" when the trace was written (or
+  /// none was open). For callers past sc_start, where unwinding confuses ASan (run_outputs.hpp).
+  std::string try_close();
   /// True once the byte cap stopped the writing.
   bool truncated() const { return truncated_; }
   /// Bytes written so far.

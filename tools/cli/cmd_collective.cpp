@@ -158,8 +158,8 @@ int cmd_collective(const Args& args) {
                                               : "out/collective_" + (sharded ? std::string("sharded") : vm["op"].as<std::string>());
   begin_run(out_dir, trace, vm.count("quiet") > 0);
   SimulationResult result = simulate(doc);
-  end_run();
   // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
+  if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
   // Like `run`, a trace without --out goes to a default folder named after the op.
   if (vm.count("out") || trace) {

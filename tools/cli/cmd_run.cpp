@@ -19,8 +19,8 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   RunInfo info;
   begin_run(out_dir, trace, quiet);
   SimulationResult result = simulate(doc);
-  end_run();
   // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
+  if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
   Json report = result.report;
   report["run_info"] = info.to_json();

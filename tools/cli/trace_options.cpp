@@ -6,6 +6,7 @@
 
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
+#include "tools/cli/run_outputs.hpp"
 
 namespace ipusim::cli {
 namespace {
@@ -45,9 +46,10 @@ void begin_run(const std::string& out_dir, bool trace, bool quiet) {
   RunProgress::instance().start(!quiet, isatty(STDERR_FILENO) != 0);
 }
 
-void end_run() {
+int end_run() {
   RunProgress::instance().finish();
-  TraceWriter::instance().close();
+  const std::string error = TraceWriter::instance().try_close();
+  return error.empty() ? 0 : print_run_failure(error, 3);
 }
 
 }  // namespace ipusim::cli

@@ -15,6 +15,8 @@ void read_trace_options(const boost::program_options::variables_map& vm);
 /// progress line (stderr; nothing when `quiet`).
 void begin_run(const std::string& out_dir, bool trace, bool quiet);
 /// After simulate(): closes the trace (valid JSON even after a failure) and the progress line.
-void end_run();
+/// Throws nothing (SystemC's stacks are alive; run_outputs.hpp): a failed trace write is
+/// printed as a simulation error and its exit code, 3, returned; 0 otherwise.
+int end_run();
 
 }  // namespace ipusim::cli

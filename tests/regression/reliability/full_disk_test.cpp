@@ -51,3 +51,16 @@ TEST_CASE("run with enough room: the same command writes both files whole", "[re
   CHECK(ipusim::cli::read_json_file(dir + "/report.json").contains("simulated"));
   CHECK(ipusim::cli::read_json_file(dir + "/resolved_config.json").is_object());
 }
+
+TEST_CASE("run --trace on a full disk: exit 3 naming trace.json, no partial trace", "[reliability][cli]") {
+  Scratch scratch;
+  const std::string dir = scratch.path("out");
+  // The streamed trace of this config is ~1.2 KB; it is closed (and fails) before the
+  // report is written, so nothing at all may be left in the folder.
+  const CliResult r =
+      run_cli_with_file_limit(scratch, 2, "run " + rail_transfer_config() + " --out " + dir + " --trace --quiet");
+  INFO(r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find(dir + "/trace.json") != std::string::npos);
+  CHECK(names_in(dir).empty());
+}
