@@ -9,6 +9,13 @@
 namespace ipusim {
 namespace {
 
+/// std::llround of a positive picosecond count, without the libm call (the hot path of
+/// integrate()): x - floor(x) is exact in a double, so halves round away from zero as llround.
+std::uint64_t round_ps(double x) {
+  const double whole = std::floor(x);
+  return static_cast<std::uint64_t>(x - whole >= 0.5 ? whole + 1.0 : whole);
+}
+
 double route_bottleneck(const std::vector<ResourceSpec>& specs, const Route& route) {
   double cap = FlowEngine::kInf;
   for (ResourceId r : route) cap = std::min(cap, specs[r].capacity_Bpns);
@@ -42,7 +49,7 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     s.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) busy_ps += static_cast<std::uint64_t>(std::llround(dt * 1e3));
+    if (r.sum_rate > 0) busy_ps += round_ps(dt * 1e3);
   }
   s.busy_ns = static_cast<double>(busy_ps) * 1e-3;
   // Idle: every flow started on it has drained all its bytes, so the exact total holds.
@@ -208,8 +215,17 @@ bool FlowEngine::only_internal_events_due(double now_ns) {
   if (!group_drains_.empty() && group_drains_.top().t <= due) return false;
   if (!group_arrivals_.empty() && group_arrivals_.top().t <= due) return false;
   // A drain due now whose flow arrives by now too (zero latency) and does not restart.
+  if (drain_heap_.empty()) return true;
+  {
+    // The usual case without the walk below: only the root is due (one flow ends).
+    const Flow& root = flows_[drain_heap_[0].slot];
+    if (root.finish_ns > due) return true;
+    if (root.repeats_left == 0 && root.finish_ns + root.latency_ns <= due) return false;
+    const std::size_t n = drain_heap_.size();
+    if ((n < 2 || drain_heap_[1].finish_ns > due) && (n < 3 || drain_heap_[2].finish_ns > due)) return true;
+  }
   stack_.clear();
-  if (!drain_heap_.empty()) stack_.push_back(0);
+  stack_.push_back(0);
   while (!stack_.empty()) {
     const std::uint32_t i = stack_.back();
     stack_.pop_back();
@@ -226,7 +242,7 @@ void FlowEngine::integrate(Res& r, double now_ns) {
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     r.st.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) r.busy_ps += static_cast<std::uint64_t>(std::llround(dt * 1e3));
+    if (r.sum_rate > 0) r.busy_ps += round_ps(dt * 1e3);
   }
   r.t_ref = now_ns;
 }
@@ -743,30 +759,29 @@ void FlowEngine::allocate_mixed() {
   }
 }
 
-bool FlowEngine::allocate_uniform() {
-  // Every flow of the component on the same route, all resources fair: progressive filling
+bool FlowEngine::uniform_rate(double& rate) const {
+  // Every flow of the component over the same resources, all fair: progressive filling
   // saturates the route's smallest capacity / n (or the common credit cap first) for all n
   // flows at once, so each gets min(cap, min over the route of capacity / n): the value
   // allocate_fair() computes (capacity / 1 is exact for a lone flow), in O(n + route).
+  // A flow of the component crosses only resources of the component, each at most once
+  // (validate_route), so a route as long as the number of the component's resources in use
+  // crosses all of them: when every route does, every flow crosses the same resources (in
+  // whatever order, which max-min fairness and the min below do not see).
   if (comp_flows_.empty()) return false;
   const Flow& first = flows_[comp_flows_.front()];
-  const std::size_t hops = first.route.size();
-  for (std::uint32_t slot : comp_flows_) {
-    const Route& route = flows_[slot].route;
-    if (route.size() != hops) return false;
-    for (std::size_t i = 0; i < hops; ++i) {
-      if (route[i] != first.route[i]) return false;
-    }
+  std::size_t hops = 0;
+  for (ResourceId rid : comp_res_) {
+    if (res_[rid].flows.empty()) continue;  // a dirty resource its last flow just left
+    if (fifo_resources_ > 0 && flow_[rid].arbitration != Arbitration::Fair) return false;
+    ++hops;
   }
-  if (fifo_resources_ > 0) {
-    for (ResourceId rid : first.route) {
-      if (flow_[rid].arbitration != Arbitration::Fair) return false;
-    }
+  for (std::uint32_t slot : comp_flows_) {
+    if (flows_[slot].route.size() != hops) return false;
   }
   const double n = static_cast<double>(static_cast<std::uint32_t>(comp_flows_.size()));
-  double rate = first.cap;
+  rate = first.cap;
   for (ResourceId rid : first.route) rate = std::min(rate, specs_[rid].capacity_Bpns / n);
-  for (std::uint32_t slot : comp_flows_) flows_[slot].rate = rate;
   return true;
 }
 
@@ -805,18 +820,30 @@ void FlowEngine::reallocate(double now_ns) {
     }
   }
   for (ResourceId rid : comp_res_) integrate(res_[rid], now_ns);
-  for (std::uint32_t slot : comp_flows_) {
-    Flow& f = flows_[slot];
-    f.remaining = std::max(0.0, f.remaining - f.rate * (now_ns - f.t_ref));
-    f.t_ref = now_ns;
-  }
-  if (allocate_uniform()) {
-    // Done: one route for every flow of the component (see allocate_uniform()).
-  } else if (fifo_resources_ == 0) {
-    allocate_fair(now_ns);
+  double uniform = 0;
+  if (uniform_rate(uniform)) {
+    // One rate for all (see uniform_rate()): drain, re-rate and sum in one pass. Every
+    // resource in use carries all n flows, and n additions of one value give the same sum in
+    // any order, so each resource's total equals the per-resource sum below.
+    double sum = 0;
+    for (std::uint32_t slot : comp_flows_) {
+      Flow& f = flows_[slot];
+      f.remaining = std::max(0.0, f.remaining - f.rate * (now_ns - f.t_ref));
+      f.t_ref = now_ns;
+      f.rate = uniform;
+      sum += uniform;
+    }
+    for (ResourceId rid : comp_res_) set_sum_rate(rid, res_[rid].flows.empty() ? 0.0 : sum);
   } else {
+    for (std::uint32_t slot : comp_flows_) {
+      Flow& f = flows_[slot];
+      f.remaining = std::max(0.0, f.remaining - f.rate * (now_ns - f.t_ref));
+      f.t_ref = now_ns;
+    }
     std::size_t fifo = 0;
-    for (ResourceId rid : comp_res_) fifo += flow_[rid].arbitration == Arbitration::Fifo;
+    if (fifo_resources_ > 0) {
+      for (ResourceId rid : comp_res_) fifo += flow_[rid].arbitration == Arbitration::Fifo;
+    }
     if (fifo == 0) {
       allocate_fair(now_ns);
     } else if (fifo == comp_res_.size()) {
@@ -824,11 +851,11 @@ void FlowEngine::reallocate(double now_ns) {
     } else {
       allocate_mixed();
     }
-  }
-  for (ResourceId rid : comp_res_) {
-    double sum = 0;
-    for (std::uint32_t slot : res_[rid].flows) sum += flows_[slot].rate;
-    set_sum_rate(rid, sum);
+    for (ResourceId rid : comp_res_) {
+      double sum = 0;
+      for (std::uint32_t slot : res_[rid].flows) sum += flows_[slot].rate;
+      set_sum_rate(rid, sum);
+    }
   }
   // Re-keying most of the drain heap (a saturated link's flows): set the keys, heapify once.
   const bool rebuild = comp_flows_.size() >= 4 && 2 * comp_flows_.size() >= drain_heap_.size();
@@ -855,7 +882,18 @@ void FlowEngine::reallocate(double now_ns) {
       drain_heap_[f.heap_pos].finish_ns = finish_ns;
     }
   }
-  if (rebuild) drain_heapify();
+  // One rate for all (a uniform component) keeps the finish order of the flows already in
+  // the heap, and a restarted flow (appended last) usually finishes last: the keys often
+  // still form a heap, and then heapify would move nothing.
+  if (rebuild && !drain_is_heap()) drain_heapify();
+}
+
+bool FlowEngine::drain_is_heap() const {
+  const DrainEntry* h = drain_heap_.data();
+  for (std::size_t i = drain_heap_.size(); i-- > 1;) {
+    if (drain_less(h[i], h[(i - 1) / 2])) return false;
+  }
+  return true;
 }
 
 double FlowEngine::next_event_ns() {

@@ -288,9 +288,9 @@ class FlowEngine {
   /// Starts the next repeat of a stream in its slot (what start() does for a new flow).
   void restart(std::uint32_t slot, double now_ns);
   void allocate_fair(double now_ns);
-  /// Fast allocation of a component whose flows all share one route (all fair): false, and
-  /// nothing changed, for any other component.
-  bool allocate_uniform();
+  /// The rate every flow gets when all flows of the component cross the same resources, all
+  /// fair (then the max-min allocation is one closed form); false for any other component.
+  bool uniform_rate(double& rate) const;
   void allocate_fifo();
   void freeze(std::uint32_t slot, double rate);
   // Indexed min-heap of draining flows by (finish_ns, id): rate changes update a flow in
@@ -307,6 +307,8 @@ class FlowEngine {
   /// Restores the heap property over the whole drain heap (Floyd): cheaper than one sift per
   /// flow when a reallocation re-keys most of it.
   void drain_heapify();
+  /// True when every entry of the drain heap is no less than its parent.
+  bool drain_is_heap() const;
   void drain_set(std::uint32_t slot, double finish_ns);
   void drain_remove(std::uint32_t slot);
   void drain_sift_up(std::uint32_t i);

@@ -206,8 +206,9 @@ std::uint64_t Network::run_ahead() {
   const std::uint64_t horizon_ps = idle_ps > kNoResume - now_ps ? kNoResume : now_ps + idle_ps;
   // At most this many instants per wake: SystemC then runs, so run limits and progress see time pass.
   constexpr int kMaxInstants = 1 << 16;
+  double next = engine_.next_event_ns();  // then carried over from the instant before
+  const bool tracing = TraceWriter::instance().enabled();
   for (int i = 0; i < kMaxInstants; ++i) {
-    const double next = engine_.next_event_ns();
     if (next == FlowEngine::kInf) break;
     const auto t_ps = static_cast<std::uint64_t>(static_cast<long long>(next * 1000.0 + 0.5));
     // Strictly before the horizon: at it, SystemC's process order decides who goes first.
@@ -217,10 +218,11 @@ std::uint64_t Network::run_ahead() {
       arrivals_.clear();
       engine_.advance(t, arrivals_);  // appends nothing: checked above
       engine_.reallocate(t);
-      if (engine_.next_event_ns() > t + FlowEngine::kTolNs) break;
+      next = engine_.next_event_ns();
+      if (next > t + FlowEngine::kTolNs) break;
       if (!engine_.only_internal_events_due(t)) return t_ps;
     }
-    if (TraceWriter::instance().enabled()) trace_utilisation(static_cast<double>(origin_ps_ + t_ps) * 1e-3);
+    if (tracing) trace_utilisation(static_cast<double>(origin_ps_ + t_ps) * 1e-3);
   }
   return kNoResume;
 }

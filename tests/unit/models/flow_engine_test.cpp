@@ -73,6 +73,40 @@ TEST_CASE("two equal flows share a resource half and half, and the survivor spee
   CHECK(arr[1].end_ns == Approx(10 + 200 + 400 / 4.0));   // remaining 400 B at 4 B/ns
 }
 
+TEST_CASE("flows over the same resources in any order share as one route", "[flow_engine]") {
+  // A crosses a (cap 10) then b (cap 6), B crosses b then a: both bottlenecked on b, 6 / 2 = 3.
+  FlowEngine e;
+  const ResourceId a = e.add_resource(res("a", 10.0, 0.0));
+  const ResourceId b = e.add_resource(res("b", 6.0, 0.0));
+  const auto fa = e.start(0, {a, b}, 300);
+  const auto fb = e.start(0, {b, a}, 600);
+  e.reallocate(0);
+  CHECK(e.rate_of(fa) == 3.0);
+  CHECK(e.rate_of(fb) == 3.0);
+  const auto arr = run_to_idle(e);
+  REQUIRE(arr.size() == 2);
+  CHECK(arr[0].end_ns == Approx(100));             // 300 B at 3 B/ns
+  CHECK(arr[1].end_ns == Approx(100 + 300 / 6.0)); // then 300 B left alone at 6 B/ns
+}
+
+TEST_CASE("a flow leaving a longer route: the survivors on one resource share it", "[flow_engine]") {
+  // L crosses r and s; A and B cross r only. r (cap 3): L = A = B = 1. When L ends, s is
+  // dirty with no flow left, and A, B (one route again) get 3 / 2 each.
+  FlowEngine e;
+  const ResourceId r = e.add_resource(res("r", 3.0, 0.0));
+  const ResourceId s = e.add_resource(res("s", 100.0, 0.0));
+  e.start(0, {r, s}, 100);
+  e.start(0, {r}, 250);
+  e.start(0, {r}, 400);
+  const auto arr = run_to_idle(e);
+  REQUIRE(arr.size() == 3);
+  CHECK(arr[0].end_ns == Approx(100));                      // L: 100 B at 1 B/ns
+  CHECK(arr[1].end_ns == Approx(100 + 150 / 1.5));          // A: 150 B left at 1.5 B/ns
+  CHECK(arr[2].end_ns == Approx(200 + 150 / 3.0));          // B: 400 - 100 - 150 at 3 B/ns
+  CHECK(e.stats(r, arr[2].end_ns).bytes == Approx(750));
+  CHECK(e.stats(s, arr[2].end_ns).bytes == Approx(100));
+}
+
 TEST_CASE("fifo arbitration serves flows in start order", "[flow_engine]") {
   FlowEngine e(FlowEngineParams{Arbitration::Fifo, 0, 0});
   const ResourceId r = e.add_resource(res("r", 4.0, 0.0));
