@@ -9,9 +9,11 @@
 namespace ipusim {
 namespace {
 
-/// std::llround of a positive picosecond count, without the libm call (the hot path of
-/// integrate()): x - floor(x) is exact in a double, so halves round away from zero as llround.
+/// static_cast<uint64_t>(std::llround(x)) for a count (picoseconds, bytes), without the libm
+/// call when x >= 0 (hot in integrate() and credit_stats()): x - floor(x) is exact in a
+/// double, so halves round away from zero as llround does.
 std::uint64_t round_ps(double x) {
+  if (!(x >= 0)) return static_cast<std::uint64_t>(std::llround(x));  // as before, wrap included
   const double whole = std::floor(x);
   return static_cast<std::uint64_t>(x - whole >= 0.5 ? whole + 1.0 : whole);
 }
@@ -60,8 +62,8 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
 void FlowEngine::credit_stats(ResourceId id, const ResourceStats& delta) {
   Res& r = res_[id];
   r.st.bytes += delta.bytes;
-  r.bytes_started += static_cast<std::uint64_t>(std::llround(delta.bytes));
-  r.busy_ps += static_cast<std::uint64_t>(std::llround(delta.busy_ns * 1e3));
+  r.bytes_started += round_ps(delta.bytes);  // non-negative: the same rounding as llround
+  r.busy_ps += round_ps(delta.busy_ns * 1e3);
   r.st.transfers += delta.transfers;
   r.st.max_concurrent = std::max(r.st.max_concurrent, delta.max_concurrent);
 }
@@ -274,16 +276,61 @@ void FlowEngine::remove_from_resources(std::uint32_t slot, double now_ns) {
   }
 }
 
+void FlowEngine::end_drain(std::uint32_t slot, double now_ns) {
+  Flow& f = flows_[slot];
+  remove_from_resources(slot, now_ns);
+  f.state = State::InFlight;
+  f.remaining = 0;
+  (f.repeats_left > 0 ? restarts_ : arrivals_).push({f.finish_ns + f.latency_ns, f.id, slot});
+}
+
+bool FlowEngine::end_due_drains_at_once(double now_ns) {
+  // Many drains ending at one instant (a superstep's flows) from a large heap: k pops cost
+  // k sift-downs over its whole depth; collecting them (a walk over the due entries only),
+  // sorting them into the order the pops would give, and compacting plus heapifying the rest
+  // once costs O(k log k + n). Same flows, same order, so the same state: the heap's layout is
+  // not observable (its keys are distinct: ties break by id).
+  const std::size_t n = drain_heap_.size();
+  if (n < 64) return false;
+  const double due = now_ns + kTolNs;
+  due_.clear();
+  stack_.clear();
+  stack_.push_back(0);
+  while (!stack_.empty()) {
+    const std::uint32_t i = stack_.back();
+    stack_.pop_back();
+    if (drain_heap_[i].finish_ns > due) continue;  // nor is any of its descendants
+    due_.push_back(drain_heap_[i]);
+    for (std::uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c) stack_.push_back(c);
+  }
+  // Below this the pops are cheaper: k x depth against about 2n.
+  std::size_t depth = 0;
+  for (std::size_t m = n; m > 1; m >>= 1) ++depth;
+  if (due_.size() < 16 || due_.size() * depth < 2 * n) return false;
+  std::sort(due_.begin(), due_.end(), [](const DrainEntry& a, const DrainEntry& b) { return drain_less(a, b); });
+  for (const DrainEntry& e : due_) flows_[e.slot].heap_pos = kNotInHeap;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const DrainEntry e = drain_heap_[i];
+    if (flows_[e.slot].heap_pos == kNotInHeap) continue;
+    drain_heap_[kept] = e;
+    flows_[e.slot].heap_pos = static_cast<std::uint32_t>(kept);
+    ++kept;
+  }
+  drain_heap_.resize(kept);
+  drain_heapify();
+  for (const DrainEntry& e : due_) end_drain(e.slot, now_ns);
+  return true;
+}
+
 void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
-  while (!drain_heap_.empty()) {
-    const std::uint32_t slot = drain_heap_.front().slot;
-    Flow& f = flows_[slot];
-    if (f.finish_ns > now_ns + kTolNs) break;
-    drain_remove(slot);
-    remove_from_resources(slot, now_ns);
-    f.state = State::InFlight;
-    f.remaining = 0;
-    (f.repeats_left > 0 ? restarts_ : arrivals_).push({f.finish_ns + f.latency_ns, f.id, slot});
+  if (!end_due_drains_at_once(now_ns)) {
+    while (!drain_heap_.empty()) {
+      const std::uint32_t slot = drain_heap_.front().slot;
+      if (flows_[slot].finish_ns > now_ns + kTolNs) break;
+      drain_remove(slot);
+      end_drain(slot, now_ns);
+    }
   }
   clean_group_heaps();
   while (!group_drains_.empty() && group_drains_.top().t <= now_ns + kTolNs) {

@@ -283,6 +283,12 @@ class FlowEngine {
   /// Drops group heap entries whose group has since ended or been ungrouped.
   void clean_group_heaps();
   void remove_from_resources(std::uint32_t slot, double now_ns);
+  /// A draining flow (already out of the drain heap) has sent its last byte at `now_ns`: off
+  /// its resources, and queued to arrive (or to restart, a stream's repeat).
+  void end_drain(std::uint32_t slot, double now_ns);
+  /// advance()'s drain ends done in one pass when many are due in a large heap; false (and
+  /// nothing done) when popping them one by one is cheaper.
+  bool end_due_drains_at_once(double now_ns);
   /// Puts a just (re)started flow with bytes on its route's resources (counts its stats).
   void join_resources(std::uint32_t slot);
   /// Starts the next repeat of a stream in its slot (what start() does for a new flow).
@@ -323,6 +329,7 @@ class FlowEngine {
   std::vector<std::uint32_t> free_slots_;
   std::vector<ResourceId> dirty_;
   std::vector<DrainEntry> drain_heap_;
+  std::vector<DrainEntry> due_;  ///< scratch of end_due_drains_at_once()
   MinHeap<TimedEntry> arrivals_;
   /// Arrivals of stream flows with repeats left: they restart instead of arriving.
   MinHeap<TimedEntry> restarts_;

@@ -271,7 +271,18 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, co
 void Executor::run_transfers(std::vector<TransferRequest>& reqs) {
   reqs.erase(std::remove_if(reqs.begin(), reqs.end(), [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
              reqs.end());
-  if (!reqs.empty()) system_.network().transfer_all(reqs);
+  if (reqs.empty()) return;
+  // No per-transfer results are needed: the lean batch form (fast-path groups for transfers
+  // alone on their links, exact; no callback per transfer).
+  std::vector<const Route*> routes;
+  std::vector<std::uint64_t> bytes;
+  routes.reserve(reqs.size());
+  bytes.reserve(reqs.size());
+  for (const TransferRequest& r : reqs) {
+    routes.push_back(&r.route);
+    bytes.push_back(r.bytes);
+  }
+  system_.network().transfer_batch(routes, bytes);
 }
 
 void Executor::hold_compute_tiles(int vg, double duration_ns) {
@@ -313,7 +324,9 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     case LKind::RemoteExchange: {
       std::uint64_t load = 0, store = 0;
       for (const LTransfer& x : op.transfers) (x.store ? store : load) += x.bytes;
-      for (std::uint32_t ipu : replica_ipus(op.vg, true)) {
+      const std::vector<std::uint32_t> ipus = replica_ipus(op.vg, true);
+      reqs.reserve(2 * ipus.size());
+      for (std::uint32_t ipu : ipus) {
         if (load) reqs.push_back({system_.remote_load_route(ipu), load});
         if (store) reqs.push_back({system_.remote_store_route(ipu), store});
       }
