@@ -10,12 +10,12 @@ namespace ipusim {
 namespace {
 
 /// static_cast<uint64_t>(std::llround(x)) for a count (picoseconds, bytes), without the libm
-/// call when x >= 0 (hot in integrate() and credit_stats()): x - floor(x) is exact in a
-/// double, so halves round away from zero as llround does.
+/// call for 0 <= x < 2^52 (hot in integrate() and credit_stats()): the truncation is exact
+/// there and so is x - whole, so halves round away from zero as llround does.
 std::uint64_t round_ps(double x) {
-  if (!(x >= 0)) return static_cast<std::uint64_t>(std::llround(x));  // as before, wrap included
-  const double whole = std::floor(x);
-  return static_cast<std::uint64_t>(x - whole >= 0.5 ? whole + 1.0 : whole);
+  if (!(x >= 0 && x < 4503599627370496.0)) return static_cast<std::uint64_t>(std::llround(x));
+  const auto whole = static_cast<std::uint64_t>(x);
+  return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
 }
 
 double route_bottleneck(const std::vector<ResourceSpec>& specs, const Route& route) {
@@ -401,9 +401,23 @@ void FlowEngine::lone_rate(const Route& route, std::uint64_t bytes, double& rate
   for (ResourceId rid : route) rate = std::min(rate, specs_[rid].capacity_Bpns);
 }
 
+bool FlowEngine::any_route_idle(const std::vector<const Route*>& routes) const {
+  for (const Route* route : routes) {
+    bool idle = !route->empty();
+    for (ResourceId rid : *route) {
+      if (rid >= res_.size()) return true;  // start_batch() lets start() report it
+      idle = idle && res_[rid].flows.empty() && res_[rid].group == kNoGroup;
+    }
+    if (idle) return true;
+  }
+  return false;
+}
+
 void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& routes,
                              const std::vector<std::uint64_t>& bytes, void* tag) {
-  if (!params_.fast_paths) {
+  if (!params_.fast_paths || !any_route_idle(routes)) {
+    // Without an idle route no flow of the batch can be grouped (starting flows only makes
+    // resources busier), and start() one by one is what the analysis below would end in.
     for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
     return;
   }
@@ -438,6 +452,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     cache_off_.assign(1, 0);
     cache_key_.clear();
     keys_.clear();
+    std::uint32_t last_key = kNoGroup;
     for (std::size_t i = 0; i < routes.size(); ++i) {
       const Route& route = *routes[i];
       cache_res_.insert(cache_res_.end(), route.begin(), route.end());
@@ -473,12 +488,15 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
         }
         // Fifo allocation zeroes rates below 1e-12 B/ns: leave such flows to the general path.
         if (k.rate >= 1e-12) {
+          auto same_key = [&k](const GroupKey& o) {
+            return o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns &&
+                   o.cap == k.cap && o.shared == k.shared;
+          };
+          // Neighbours in a batch usually share a key: try the last one matched first (keys
+          // are distinct, so the scan would find the same one).
+          if (last_key < keys_.size() && same_key(keys_[last_key])) key = last_key;
           for (std::uint32_t j = 0; j < keys_.size() && key == kNoGroup; ++j) {
-            const GroupKey& o = keys_[j];
-            if (o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns &&
-                o.cap == k.cap && o.shared == k.shared) {
-              key = j;
-            }
+            if (same_key(keys_[j])) key = j;
           }
           constexpr std::size_t kMaxGroupsPerBatch =
               64;  // beyond this, distinct flows go one by one
@@ -486,6 +504,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
             key = static_cast<std::uint32_t>(keys_.size());
             keys_.push_back(k);
           }
+          last_key = key;
         }
       }
       cache_key_.push_back(key);

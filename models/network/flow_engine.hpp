@@ -275,6 +275,9 @@ class FlowEngine {
   /// Rate and latency of a flow alone on an idle route (what allocation would give it).
   void lone_rate(const Route& route, std::uint64_t bytes, double& rate, double& latency_ns,
                  double& cap) const;
+  /// True when some route of a batch crosses only resources with no flow and no group (only
+  /// such a flow can join a fast-path group), or names an unknown resource.
+  bool any_route_idle(const std::vector<const Route*>& routes) const;
   /// Turns a draining group back into individual flows (state as if started one by one).
   void ungroup(std::uint32_t group);
   /// A flow slot: a freed one if any, else a new one at the end of flows_.
