@@ -258,8 +258,11 @@ class FlowEngine {
       return index > o.index;
     }
   };
+  /// A min-heap whose entries can also be taken out in bulk (take_due_arrivals()).
   template <class T>
-  using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
+  struct MinHeap : std::priority_queue<T, std::vector<T>, std::greater<T>> {
+    std::vector<T>& items() { return this->c; }
+  };
 
   void integrate(Res& r, double now_ns);
   /// Sets a resource's total rate, keeping the per-kind sums (trace counters) up to date.
@@ -292,6 +295,12 @@ class FlowEngine {
   /// advance()'s drain ends done in one pass when many are due in a large heap; false (and
   /// nothing done) when popping them one by one is cheaper.
   bool end_due_drains_at_once(double now_ns);
+  /// Whether taking k due entries out of a heap of n in bulk (sort + compact + heapify) is
+  /// cheaper than k pops.
+  static bool bulk_cheaper(std::size_t k, std::size_t n);
+  /// Moves the flow arrivals due by `due_ns` out of arrivals_ into due_arrivals_, in (time,
+  /// id) order.
+  void take_due_arrivals(double due_ns);
   /// Puts a just (re)started flow with bytes on its route's resources (counts its stats).
   void join_resources(std::uint32_t slot);
   /// Starts the next repeat of a stream in its slot (what start() does for a new flow).
@@ -333,6 +342,7 @@ class FlowEngine {
   std::vector<ResourceId> dirty_;
   std::vector<DrainEntry> drain_heap_;
   std::vector<DrainEntry> due_;  ///< scratch of end_due_drains_at_once()
+  std::vector<TimedEntry> due_arrivals_;  ///< scratch of advance()
   MinHeap<TimedEntry> arrivals_;
   /// Arrivals of stream flows with repeats left: they restart instead of arriving.
   MinHeap<TimedEntry> restarts_;
