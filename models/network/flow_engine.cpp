@@ -12,10 +12,27 @@ namespace {
 /// static_cast<uint64_t>(std::llround(x)) for a count (picoseconds, bytes), without the libm
 /// call for 0 <= x < 2^52 (hot in integrate() and credit_stats()): the truncation is exact
 /// there and so is x - whole, so halves round away from zero as llround does.
-std::uint64_t round_ps(double x) {
+std::uint64_t round_count(double x) {
   if (!(x >= 0 && x < 4503599627370496.0)) return static_cast<std::uint64_t>(std::llround(x));
   const auto whole = static_cast<std::uint64_t>(x);
   return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+}
+
+/// Appends to `out` every entry of the min-heap `heap` whose time (`time_of`) is <= `due`,
+/// walking only those (a due entry's parent is due too); `stack` is scratch.
+template <class Entry, class TimeOf>
+void collect_due(const std::vector<Entry>& heap, double due, TimeOf time_of, std::vector<Entry>& out,
+                 std::vector<std::uint32_t>& stack) {
+  const std::size_t n = heap.size();
+  stack.clear();
+  if (n > 0) stack.push_back(0);
+  while (!stack.empty()) {
+    const std::uint32_t i = stack.back();
+    stack.pop_back();
+    if (time_of(heap[i]) > due) continue;  // nor is any of its descendants
+    out.push_back(heap[i]);
+    for (std::uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c) stack.push_back(c);
+  }
 }
 
 double route_bottleneck(const std::vector<ResourceSpec>& specs, const Route& route) {
@@ -51,7 +68,7 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     s.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) busy_ps += round_ps(dt * 1e3);
+    if (r.sum_rate > 0) busy_ps += round_count(dt * 1e3);
   }
   s.busy_ns = static_cast<double>(busy_ps) * 1e-3;
   // Idle: every flow started on it has drained all its bytes, so the exact total holds.
@@ -62,8 +79,8 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
 void FlowEngine::credit_stats(ResourceId id, const ResourceStats& delta) {
   Res& r = res_[id];
   r.st.bytes += delta.bytes;
-  r.bytes_started += round_ps(delta.bytes);  // non-negative: the same rounding as llround
-  r.busy_ps += round_ps(delta.busy_ns * 1e3);
+  r.bytes_started += round_count(delta.bytes);
+  r.busy_ps += round_count(delta.busy_ns * 1e3);
   r.st.transfers += delta.transfers;
   r.st.max_concurrent = std::max(r.st.max_concurrent, delta.max_concurrent);
 }
@@ -244,7 +261,7 @@ void FlowEngine::integrate(Res& r, double now_ns) {
   const double dt = now_ns - r.t_ref;
   if (dt > 0) {
     r.st.bytes += r.sum_rate * dt;
-    if (r.sum_rate > 0) r.busy_ps += round_ps(dt * 1e3);
+    if (r.sum_rate > 0) r.busy_ps += round_count(dt * 1e3);
   }
   r.t_ref = now_ns;
 }
@@ -301,17 +318,8 @@ bool FlowEngine::end_due_drains_at_once(double now_ns) {
   // not observable (its keys are distinct: ties break by id).
   const std::size_t n = drain_heap_.size();
   if (n < 64) return false;
-  const double due = now_ns + kTolNs;
   due_.clear();
-  stack_.clear();
-  stack_.push_back(0);
-  while (!stack_.empty()) {
-    const std::uint32_t i = stack_.back();
-    stack_.pop_back();
-    if (drain_heap_[i].finish_ns > due) continue;  // nor is any of its descendants
-    due_.push_back(drain_heap_[i]);
-    for (std::uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c) stack_.push_back(c);
-  }
+  collect_due(drain_heap_, now_ns + kTolNs, [](const DrainEntry& e) { return e.finish_ns; }, due_, stack_);
   if (!bulk_cheaper(due_.size(), n)) return false;
   std::sort(due_.begin(), due_.end(), [](const DrainEntry& a, const DrainEntry& b) { return drain_less(a, b); });
   for (const DrainEntry& e : due_) flows_[e.slot].heap_pos = kNotInHeap;
@@ -399,15 +407,7 @@ void FlowEngine::take_due_arrivals(double due_ns) {
   std::vector<TimedEntry>& heap = arrivals_.items();
   const std::size_t n = heap.size();
   if (n >= 64) {
-    stack_.clear();
-    stack_.push_back(0);
-    while (!stack_.empty()) {  // the due entries: a due entry's parent is due too
-      const std::uint32_t i = stack_.back();
-      stack_.pop_back();
-      if (heap[i].t > due_ns) continue;
-      due_arrivals_.push_back(heap[i]);
-      for (std::uint32_t c = 2 * i + 1; c <= 2 * i + 2 && c < n; ++c) stack_.push_back(c);
-    }
+    collect_due(heap, due_ns, [](const TimedEntry& e) { return e.t; }, due_arrivals_, stack_);
     if (bulk_cheaper(due_arrivals_.size(), n)) {
       std::sort(due_arrivals_.begin(), due_arrivals_.end(),
                 [](const TimedEntry& a, const TimedEntry& b) { return b > a; });
