@@ -491,6 +491,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     cache_res_.clear();
     cache_off_.assign(1, 0);
     cache_key_.clear();
+    cache_shared_.clear();
     keys_.clear();
     std::uint32_t last_key = kNoGroup;
     for (std::size_t i = 0; i < routes.size(); ++i) {
@@ -498,19 +499,23 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
       cache_res_.insert(cache_res_.end(), route.begin(), route.end());
       cache_off_.push_back(static_cast<std::uint32_t>(cache_res_.size()));
       std::uint32_t key = kNoGroup;
+      ResourceId shared = kNoResource;
       if (bytes[i] > 0 && !route.empty()) {
-        GroupKey k{bytes[i], 0, 0, kInf, kNoResource};
+        GroupKey k{bytes[i], 0, 0, kInf};
         lone_rate(route, bytes[i], k.rate, k.latency_ns, k.cap);
         // One resource shared by n flows of the batch (and by nothing else), all other
         // resources of the route exclusive: under fair sharing the shared resource's share
         // capacity / n is the first to saturate when it is strictly below every other limit
         // of the route, and progressive filling then gives every one of the n flows exactly
-        // that share. Flows with more shared resources take the general path.
+        // that share. Flows with more shared resources take the general path. The shared
+        // resource is not part of the key: flows with equal rates on different shared
+        // resources (a ring step's links, each crossed by the same number of flows) form one
+        // group, so the key count does not grow with the system.
         std::uint32_t shared_count = 0;
         for (ResourceId rid : route) {
           if (res_[rid].batch_uses > 1) {
             ++shared_count;
-            k.shared = rid;
+            shared = rid;
           }
         }
         bool all_fair = true;
@@ -518,10 +523,10 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
           all_fair = all_fair && flow_[rid].arbitration == Arbitration::Fair;
         if (shared_count == 1 && all_fair) {
           const double share =
-              specs_[k.shared].capacity_Bpns / static_cast<double>(res_[k.shared].batch_uses);
+              specs_[shared].capacity_Bpns / static_cast<double>(res_[shared].batch_uses);
           bool below = share < k.cap;
           for (ResourceId rid : route)
-            below = below && (rid == k.shared || share < specs_[rid].capacity_Bpns);
+            below = below && (rid == shared || share < specs_[rid].capacity_Bpns);
           k.rate = below ? share : 0.0;  // 0: not groupable
         } else if (shared_count > 0) {
           k.rate = 0.0;
@@ -530,7 +535,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
         if (k.rate >= 1e-12) {
           auto same_key = [&k](const GroupKey& o) {
             return o.bytes == k.bytes && o.rate == k.rate && o.latency_ns == k.latency_ns &&
-                   o.cap == k.cap && o.shared == k.shared;
+                   o.cap == k.cap;
           };
           // Neighbours in a batch usually share a key: try the last one matched first (keys
           // are distinct, so the scan would find the same one).
@@ -548,13 +553,14 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
         }
       }
       cache_key_.push_back(key);
+      cache_shared_.push_back(key == kNoGroup ? kNoResource : shared);
     }
     // A shared resource is grouped only if every flow of the batch crossing it has the same
     // key (else its flows' rates differ and the general path allocates them).
     for (std::size_t i = 0; i < routes.size(); ++i) {
       const std::uint32_t key = cache_key_[i];
-      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
-      Res& r = res_[keys_[key].shared];
+      if (key == kNoGroup || cache_shared_[i] == kNoResource) continue;
+      Res& r = res_[cache_shared_[i]];
       if (r.shared_key == kNoGroup || r.shared_mark != mark) {
         r.shared_mark = mark;
         r.shared_key = key;
@@ -564,8 +570,8 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     }
     for (std::size_t i = 0; i < routes.size(); ++i) {
       const std::uint32_t key = cache_key_[i];
-      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
-      if (res_[keys_[key].shared].shared_key != key) cache_key_[i] = kNoGroup;
+      if (key == kNoGroup || cache_shared_[i] == kNoResource) continue;
+      if (res_[cache_shared_[i]].shared_key != key) cache_key_[i] = kNoGroup;
     }
     // Flows crossing a shared resource whose other users are not groupable are not either.
     for (std::size_t i = 0; i < routes.size(); ++i) {
@@ -577,8 +583,8 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     }
     for (std::size_t i = 0; i < routes.size(); ++i) {
       const std::uint32_t key = cache_key_[i];
-      if (key == kNoGroup || keys_[key].shared == kNoResource) continue;
-      if (res_[keys_[key].shared].shared_key != key) cache_key_[i] = kNoGroup;
+      if (key == kNoGroup || cache_shared_[i] == kNoResource) continue;
+      if (res_[cache_shared_[i]].shared_key != key) cache_key_[i] = kNoGroup;
     }
   }
   key_group_.assign(keys_.size(), kNoGroup);
@@ -587,7 +593,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
     const Route& route = *routes[i];
     const std::uint32_t key = cache_key_[i];
     bool independent = key != kNoGroup;
-    const ResourceId shared = independent ? keys_[key].shared : kNoResource;
+    const ResourceId shared = independent ? cache_shared_[i] : kNoResource;
     for (ResourceId rid : route) {
       const Res& r = res_[rid];
       // The shared resource may already belong to this batch's group of its flows.

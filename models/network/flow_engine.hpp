@@ -362,7 +362,6 @@ class FlowEngine {
     double rate;
     double latency_ns;
     double cap;
-    ResourceId shared;  ///< the one resource the group's flows share, or kNoResource
   };
   static constexpr ResourceId kNoResource = 0xffffffffu;
   static constexpr std::uint32_t kMixedKeys = 0xfffffffeu;
@@ -372,6 +371,9 @@ class FlowEngine {
   std::vector<ResourceId> cache_res_;
   std::vector<std::uint32_t> cache_off_;
   std::vector<std::uint32_t> cache_key_;
+  /// Per flow of the last batch: the one resource it shares with other flows of its group
+  /// (each member of a group may share a different one), or kNoResource.
+  std::vector<ResourceId> cache_shared_;
   std::vector<GroupKey> keys_;
   std::vector<std::uint32_t> key_group_;
   std::uint64_t next_id_ = 0;
