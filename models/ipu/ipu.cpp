@@ -19,7 +19,23 @@ std::uint64_t Ipu::compute(const ComputeSpec& spec) {
   const std::uint64_t c = tiles_.compute(spec);
   ++computes_;
   compute_cycles_ += c;
+  if (record_) {
+    record_->cycles += c;
+    ++record_->steps;
+  }
   return c;
+}
+
+void Ipu::record_computes(ComputeEffect* effect) {
+  tiles_.record_computes(effect ? &effect->tiles : nullptr);
+  record_ = effect;
+}
+
+std::uint64_t Ipu::apply(const ComputeEffect& effect) {
+  tiles_.apply(effect.tiles);
+  computes_ += effect.steps;
+  compute_cycles_ += effect.cycles;
+  return effect.cycles;
 }
 
 std::uint64_t Ipu::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes) {

@@ -32,6 +32,18 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   std::uint64_t exchange(const ExchangeSpec& spec);
   /// Cycles of a compute step on this IPU (recorded in the stats).
   std::uint64_t compute(const ComputeSpec& spec);
+  /// What a run of compute() calls did to this IPU: the cycles they returned, and their
+  /// effect on the stats and the tiles. Applying it to an IPU of the same chip and fidelity
+  /// leaves the state the same calls would.
+  struct ComputeEffect {
+    std::uint64_t cycles = 0;  ///< sum of the cycles the calls returned
+    std::uint64_t steps = 0;
+    TileArray::ComputeEffect tiles;
+  };
+  /// Records every later compute() into `effect` as well, until called with nullptr.
+  void record_computes(ComputeEffect* effect);
+  /// Applies a recorded effect (see ComputeEffect); returns its cycles.
+  std::uint64_t apply(const ComputeEffect& effect);
   /// Cycles of an IoTileCopy of `bytes` between the IO and compute tiles (recorded as an
   /// exchange phase; see TileArray::io_copy).
   std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes);
@@ -61,6 +73,7 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   std::uint64_t computes_ = 0, compute_cycles_ = 0;
   std::uint64_t syncs_ = 0, sync_cycles_ = 0;
   double tiles_free_ns_ = 0;
+  ComputeEffect* record_ = nullptr;  // see record_computes()
 };
 
 }  // namespace ipusim

@@ -71,11 +71,45 @@ std::uint64_t TileArray::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bo
   return io_copy_cycles_busiest(rates, std::max(on_compute.max_elements(), on_io.max_elements()));
 }
 
+void TileArray::add_cycles(std::uint32_t first, std::uint32_t end, std::uint64_t c) {
+  cycles_.add_range(first, end, c);
+  if (record_ && first < end && c != 0) {
+    record_->cycle_differences.emplace_back(first, c);
+    record_->cycle_differences.emplace_back(end, std::uint64_t{0} - c);
+  }
+}
+
+void TileArray::record_computes(ComputeEffect* effect) {
+  if (record_ && !effect) {
+    // Merge the differences by tile (modulo 2^64, like the counters), dropping the zeros.
+    auto& d = record_->cycle_differences;
+    std::sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < d.size();) {
+      std::uint64_t sum = 0;
+      std::size_t j = i;
+      for (; j < d.size() && d[j].first == d[i].first; ++j) sum += d[j].second;
+      if (sum != 0) d[out++] = {d[i].first, sum};
+      i = j;
+    }
+    d.resize(out);
+  }
+  record_ = effect;
+}
+
+void TileArray::apply(const ComputeEffect& effect) {
+  computes_ += effect.computes;
+  agg_max_cycles_ += effect.agg_cycles;
+  for (const auto& [tile, delta] : effect.cycle_differences) cycles_.add_difference(tile, delta);
+}
+
 std::uint64_t TileArray::compute(const ComputeSpec& spec) {
   ++computes_;
+  if (record_) ++record_->computes;
   if (fidelity_ == Fidelity::Aggregated) {
     const std::uint64_t c = ipusim::compute_cycles(*chip_, spec);
     agg_max_cycles_ += c;
+    if (record_) record_->agg_cycles += c;
     return c;
   }
   const std::uint32_t n = compute_tiles(*chip_, spec);
@@ -87,7 +121,7 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
       const double share = static_cast<double>(e) / total;
       const std::uint64_t c = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
                                                   spec.dtype, spec.unit);
-      cycles_.add_range(first, end, c);
+      add_cycles(first, end, c);
     });
     if (!map.balanced()) {
       return compute_cycles_with_share(*chip_, spec, static_cast<double>(map.max_elements()) / total);
@@ -102,8 +136,8 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
   const std::uint64_t cycles_extra =
       extra > 0 ? tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base + 1), spec.dtype, spec.unit)
                 : cycles_base;
-  cycles_.add_range(0, static_cast<std::uint32_t>(extra), cycles_extra);
-  cycles_.add_range(static_cast<std::uint32_t>(extra), n, cycles_base);
+  add_cycles(0, static_cast<std::uint32_t>(extra), cycles_extra);
+  add_cycles(static_cast<std::uint32_t>(extra), n, cycles_base);
   return ipusim::compute_cycles(*chip_, spec);
 }
 
@@ -115,7 +149,8 @@ void TileArray::note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t i
     return;
   }
   const std::uint32_t compute = chip_->tiles - io;
-  for (std::uint32_t i = 0; i < chip_->tiles; ++i) sram_[i] = std::max(sram_[i], i < compute ? compute_tile_bytes : io_tile_bytes);
+  for (std::uint32_t i = 0; i < compute; ++i) sram_[i] = std::max(sram_[i], compute_tile_bytes);
+  for (std::uint32_t i = compute; i < chip_->tiles; ++i) sram_[i] = std::max(sram_[i], io_tile_bytes);
 }
 
 void TileArray::add_activity_of(const TileArray& twin) {

@@ -3,6 +3,7 @@
 // compute cycles and exchange bytes (counters with O(1) range additions); in aggregated fidelity it keeps one
 // balanced block (totals and the per-tile maximum only).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/ipu/compute.hpp"
@@ -27,6 +28,19 @@ class TileArray {
   /// fidelity a spec with `mapped_bytes` spreads its work by Poplar's linear mapping, so an
   /// unevenly mapped output makes the busiest tile (and the step) slower than in aggregated.
   std::uint64_t compute(const ComputeSpec& spec);
+  /// What a run of compute() calls did to the tile state: replayed by apply() exactly as the
+  /// calls would redo it (a training step repeats each model op every micro-batch and layer).
+  struct ComputeEffect {
+    std::uint64_t computes = 0;    ///< compute steps
+    std::uint64_t agg_cycles = 0;  ///< aggregated: busiest-tile cycles added
+    /// per_tile: (tile, delta) entries of the per-cycle difference array, by tile, merged.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cycle_differences;
+  };
+  /// Records every later compute() into `effect` as well, until called with nullptr (which
+  /// merges the recorded differences).
+  void record_computes(ComputeEffect* effect);
+  /// Applies a recorded effect: the state compute() calls with the same specs would leave.
+  void apply(const ComputeEffect& effect);
   /// Cycles of an on-chip copy of `bytes` between the IO tiles (the last `io_tiles` tiles) and
   /// the compute tiles (IoTileCopy; `to_compute` gives the direction). In per_tile fidelity both
   /// sides hold the data by the linear mapping in grains of `grain_bytes` and the busiest tile
@@ -75,6 +89,9 @@ class TileArray {
   std::uint64_t agg_sram_max_ = 0;     // aggregated: largest per-tile share placed so far
   std::uint64_t exchanges_ = 0, computes_ = 0;  // steps recorded (decide which stats exist)
   bool sram_known_ = false;
+  ComputeEffect* record_ = nullptr;  // see record_computes()
+  /// cycles_.add_range() that record_computes() also records.
+  void add_cycles(std::uint32_t first, std::uint32_t end, std::uint64_t c);
 };
 
 }  // namespace ipusim

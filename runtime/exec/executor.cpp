@@ -177,8 +177,18 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
     return ipu.compute(spec);
   };
   if (!op.parts) return with_mapping(compute_spec(op, compute_tiles), op.gemm, op.mem_bytes);
+  const auto known = compute_effects_.find(op.parts.get());
+  if (known != compute_effects_.end()) return ipu.apply(known->second);
+  Ipu::ComputeEffect effect;
+  struct StopRecording {  // also when a part throws: the IPU must not keep a dangling record
+    Ipu& ipu;
+    ~StopRecording() { ipu.record_computes(nullptr); }
+  } stop{ipu};
+  ipu.record_computes(&effect);
   std::uint64_t total = 0;
   for (const ComputePart& p : *op.parts) total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
+  ipu.record_computes(nullptr);
+  compute_effects_.emplace(op.parts.get(), std::move(effect));
   return total;
 }
 

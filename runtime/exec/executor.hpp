@@ -13,6 +13,7 @@
 
 #include <systemc>
 
+#include "models/ipu/ipu.hpp"
 #include "models/network/network.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "runtime/ir/program.hpp"
@@ -118,6 +119,10 @@ class Executor : public sc_core::sc_module {
   CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, std::size_t index,
                                   CollectivePlayer& player, bool& cached);
   std::map<std::string, CachedCollective> cache_;
+  /// Effect on the IPU model of each compute op's parts, by parts list: the same parts recur
+  /// every micro-batch and layer, and every IPU of the system has the same chip and fidelity
+  /// (compute_tiles and the grain size are fixed for the run).
+  std::map<const void*, Ipu::ComputeEffect> compute_effects_;
   /// Unfinished ops of the current phase, in all and per lane: collectives and IpuCopies
   /// (link_), remote and host transfers (io_).
   std::size_t link_pending_ = 0, io_pending_ = 0;
