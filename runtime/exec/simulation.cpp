@@ -87,7 +87,7 @@ SimulationResult simulate(ConfigDoc& doc) {
     summary << line;
   }
   summary << workload->summary();
-  return {report, summary.str(), "", 0};
+  return {std::move(report), summary.str(), "", 0};
 }
 
 }  // namespace ipusim

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "models/system/system.hpp"
 #include "runtime/workloads/training_state.hpp"
@@ -26,7 +27,7 @@ Json op_json(const LOp& op, const OpTiming& t) {
       for (const LTransfer& x : op.transfers)
         tr.push_back({{"tensor", x.tensor}, {"bytes", x.bytes}, {"direction", x.store ? "store" : "load"},
                       {"schedule", to_string(x.schedule)}, {"for_phase", x.for_phase}});
-      j["transfers"] = tr;
+      j["transfers"] = std::move(tr);
       j["bytes"] = op.bytes;
       break;
     }
@@ -142,7 +143,7 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
   r["collectives"] = {{"ops", ex.collectives_played() + ex.collectives_cached()}};
   Json busy = Json::object();
   for (const BusyInterval& b : ex.intervals()) busy[b.category] = busy.value(b.category, 0.0) + (b.end_ns - b.start_ns);
-  r["busy_ns"] = busy;
+  r["busy_ns"] = std::move(busy);
   Json phases = Json::array();
   for (std::size_t i = 0; i < st.program.phases.size() && i < ex.phase_ns().size(); ++i) {
     const LPhase& ph = st.program.phases[i];
@@ -164,11 +165,11 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
       }
       ops.push_back(op_json(ph.ops[k], ex.timings()[i][k]));
     }
-    p["ops"] = ops;
+    p["ops"] = std::move(ops);
     if (omitted) p["ops_not_listed"] = omitted;
-    phases.push_back(p);
+    phases.push_back(std::move(p));
   }
-  r["phases"] = phases;
+  r["phases"] = std::move(phases);
   Json mem = Json::object();
   mem["fits"] = st.memory.fits;
   if (!st.memory.fits) mem["overflow"] = st.memory.overflow;
@@ -176,14 +177,14 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
   mem["worst_vgraph"] = st.memory.worst.vg;
   Json largest = Json::array();
   for (const MemoryItem& m : st.memory.worst.largest) largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
-  mem["largest_in_worst_phase"] = largest;
+  mem["largest_in_worst_phase"] = std::move(largest);
   mem["per_ipu_peak_bytes"] = st.memory.per_ipu_peak_bytes;
   Json per_phase = Json::array();
   for (const PhaseMemory& pm : st.memory.phases)
     per_phase.push_back({{"phase", pm.phase}, {"vgraph", pm.vg}, {"compute_tiles_bytes", pm.compute_bytes},
                          {"io_tiles_bytes", pm.io_bytes}, {"max_tile_bytes", pm.max_tile_bytes}});
-  mem["phases"] = per_phase;
-  r["memory"] = mem;
+  mem["phases"] = std::move(per_phase);
+  r["memory"] = std::move(mem);
   return r;
 }
 

@@ -22,7 +22,7 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
   if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
-  Json report = result.report;
+  Json report = std::move(result.report);
   report["run_info"] = info.to_json();
   std::string report_path;
   if (const int code = write_run_outputs(out_dir, report, doc.resolved(), &report_path))
