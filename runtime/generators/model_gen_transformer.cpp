@@ -394,14 +394,18 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     std::vector<std::string> extra;
     if (!in.empty()) extra.push_back(in);
     if (!out_grad.empty()) extra.push_back(out_grad);
+    const std::size_t recompute_first = m.ops.size();  // this layer's recompute ops start here
     if (recompute > 0) layer_forward(b, p, at, Pass::Backward, "/recompute", {}, "", "", 0, 0);
     const std::string grad_out = in.empty() ? "" : "d" + in;
     layer_backward(b, p, at, layer_weights(l), extra, grad_out, attn_temp + ffn_temp);
     // The recompute ops come first; the weights and activations must be inputs of the first op
     // of this layer's backward for the phased passes (loads) to see them.
     if (recompute > 0) {
-      for (ModelOp& o : m.ops)
-        if (o.name == p + "qkv/recompute") {
+      // Only the ops just added can be this layer's recompute (a scan over every op made the
+      // generator quadratic in layers).
+      const std::string qkv_recompute = p + "qkv/recompute";
+      for (std::size_t i = recompute_first; i < m.ops.size(); ++i)
+        if (ModelOp& o = m.ops[i]; o.name == qkv_recompute) {
           o.inputs = layer_weights(l);
           o.inputs.insert(o.inputs.end(), extra.begin(), extra.end());
         }
