@@ -27,10 +27,8 @@ class TileCounters {
   /// Adds `v` to every counter in [first, end).
   void add_range(std::uint32_t first, std::uint32_t end, std::uint64_t v) {
     if (first >= end || v == 0) return;
-    if (diff_.empty()) diff_.assign(values_.size() + 1, 0);
-    diff_[first] += v;
-    diff_[end] -= v;
-    pending_ = true;
+    add_difference(first, v);
+    add_difference(end, std::uint64_t{0} - v);
   }
   /// Adds `v` to entry `i` of the difference array (0 <= i <= size()): every counter from
   /// `i` on grows by `v` (modulo 2^64). Replays range additions recorded as differences.

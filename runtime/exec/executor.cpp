@@ -180,14 +180,15 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
   const auto known = compute_effects_.find(op.parts.get());
   if (known != compute_effects_.end()) return ipu.apply(known->second);
   Ipu::ComputeEffect effect;
-  struct StopRecording {  // also when a part throws: the IPU must not keep a dangling record
-    Ipu& ipu;
-    ~StopRecording() { ipu.record_computes(nullptr); }
-  } stop{ipu};
-  ipu.record_computes(&effect);
   std::uint64_t total = 0;
-  for (const ComputePart& p : *op.parts) total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
-  ipu.record_computes(nullptr);
+  {
+    struct StopRecording {  // also when a part throws: the IPU must not keep a dangling record
+      Ipu& ipu;
+      ~StopRecording() { ipu.record_computes(nullptr); }
+    } stop{ipu};
+    ipu.record_computes(&effect);
+    for (const ComputePart& p : *op.parts) total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
+  }
   compute_effects_.emplace(op.parts.get(), std::move(effect));
   return total;
 }

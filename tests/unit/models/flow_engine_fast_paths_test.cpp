@@ -158,52 +158,48 @@ TEST_CASE("fast path: equal flows sharing different resources at the same share 
   // link a: a's two batch flows have 400 B left each and all three get 8/3 B/ns on a; the new
   // flow drains 400 B at 8/3 until the others end at 100 + 400 / (8/3) = 250 ns, so all three
   // arrive at 250 + 20 = 270 ns. Link b's flows keep their 220 ns.
-  for (const bool fast : {true, false}) {
-    FlowEngine e(params(fast));
-    const ResourceId a = e.add_resource(res("a", 8.0, 20.0));
-    const ResourceId b = e.add_resource(res("b", 8.0, 20.0));
-    const ResourceId c = e.add_resource(res("c", 12.0, 20.0));
-    const Route ra{a}, rb{b}, rc{c};
-    int tag = 0;
-    e.start_batch(0, {&ra, &ra, &rb, &rb, &rc, &rc, &rc}, {800, 800, 800, 800, 600, 600, 600}, &tag);
-    std::vector<Arrival> all;
-    run(e, all, 0, 100);
-    CHECK(e.grouped_flows() == (fast ? 7u : 0u));
-    e.start(100, ra, 400);
-    run(e, all, 100);
-    std::uint32_t on_a = 0, on_b = 0, on_c = 0;
-    for (const Arrival& x : all) {
-      if (x.bytes == 600) {
-        on_c += x.count;
-        CHECK(x.end_ns == Approx(20 + 600 / 4.0));
-      } else if (x.end_ns > 250) {
-        on_a += x.count;
-        CHECK(x.end_ns == Approx(270));
-      } else {
-        on_b += x.count;
-        CHECK(x.end_ns == Approx(220));
-      }
-    }
-    CHECK(on_a == 3);
-    CHECK(on_b == 2);
-    CHECK(on_c == 3);
-    CHECK(e.stats(a, 500).bytes == Approx(2000));
-    CHECK(e.stats(a, 500).max_concurrent == 3);
-    CHECK(e.stats(a, 500).busy_ns == Approx(250));
-    CHECK(e.stats(b, 500).busy_ns == Approx(200));
-    CHECK(e.stats(c, 500).transfers == 3);
-  }
   // Without the late flow: one arrival per size (a and b's four flows are one group), else 7.
   for (const bool fast : {true, false}) {
-    FlowEngine e(params(fast));
-    const ResourceId a = e.add_resource(res("a", 8.0, 20.0));
-    const ResourceId b = e.add_resource(res("b", 8.0, 20.0));
-    const ResourceId c = e.add_resource(res("c", 12.0, 20.0));
-    const Route ra{a}, rb{b}, rc{c};
-    e.start_batch(0, {&ra, &ra, &rb, &rb, &rc, &rc, &rc}, {800, 800, 800, 800, 600, 600, 600}, nullptr);
-    std::vector<Arrival> all;
-    run(e, all, 0);
-    CHECK(all.size() == (fast ? 2u : 7u));
-    for (const Arrival& x : all) CHECK(x.end_ns == Approx(x.bytes == 600 ? 170.0 : 220.0));
+    for (const bool late_flow : {true, false}) {
+      FlowEngine e(params(fast));
+      const ResourceId a = e.add_resource(res("a", 8.0, 20.0));
+      const ResourceId b = e.add_resource(res("b", 8.0, 20.0));
+      const ResourceId c = e.add_resource(res("c", 12.0, 20.0));
+      const Route ra{a}, rb{b}, rc{c};
+      int tag = 0;
+      e.start_batch(0, {&ra, &ra, &rb, &rb, &rc, &rc, &rc}, {800, 800, 800, 800, 600, 600, 600}, &tag);
+      std::vector<Arrival> all;
+      run(e, all, 0, 100);
+      CHECK(e.grouped_flows() == (fast ? 7u : 0u));
+      if (!late_flow) {
+        run(e, all, 100);
+        CHECK(all.size() == (fast ? 2u : 7u));
+        for (const Arrival& x : all) CHECK(x.end_ns == Approx(x.bytes == 600 ? 170.0 : 220.0));
+        continue;
+      }
+      e.start(100, ra, 400);
+      run(e, all, 100);
+      std::uint32_t on_a = 0, on_b = 0, on_c = 0;
+      for (const Arrival& x : all) {
+        if (x.bytes == 600) {
+          on_c += x.count;
+          CHECK(x.end_ns == Approx(20 + 600 / 4.0));
+        } else if (x.end_ns > 250) {
+          on_a += x.count;
+          CHECK(x.end_ns == Approx(270));
+        } else {
+          on_b += x.count;
+          CHECK(x.end_ns == Approx(220));
+        }
+      }
+      CHECK(on_a == 3);
+      CHECK(on_b == 2);
+      CHECK(on_c == 3);
+      CHECK(e.stats(a, 500).bytes == Approx(2000));
+      CHECK(e.stats(a, 500).max_concurrent == 3);
+      CHECK(e.stats(a, 500).busy_ns == Approx(250));
+      CHECK(e.stats(b, 500).busy_ns == Approx(200));
+      CHECK(e.stats(c, 500).transfers == 3);
+    }
   }
 }
