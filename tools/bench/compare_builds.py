@@ -22,6 +22,12 @@ import subprocess
 import sys
 import tempfile
 
+
+def fail(message):
+    """Exit 2 with the message on stderr (a missing build or a failed run)."""
+    print("compare_builds.py: " + message, file=sys.stderr)
+    sys.exit(2)
+
 WORKLOADS = ["sharded_weight_pod256", "bert_large_phased_pod64", "gpt3_175b_pod256",
              "mlperf_v1.0_bert_pod16", "mlperf_v1.0_bert_pod64",
              "mlperf_v1.1_resnet50_pod16", "mlperf_v1.1_resnet50_pod64"]
@@ -37,8 +43,7 @@ SCENARIOS = [
 def binary(root):
     b = os.path.join(root, "build", "release", "tools", "ipusim")
     if not os.access(b, os.X_OK):
-        sys.exit("compare_builds.py: %s is not built (cmake --preset release && "
-                 "cmake --build build/release --target ipusim)" % b)
+        fail("%s is not built (cmake --preset release && cmake --build build/release --target ipusim)" % b)
     return b
 
 
@@ -50,8 +55,7 @@ def run_cpu_s(root, args, out_dir):
                           env=dict(os.environ, SC_COPYRIGHT_MESSAGE="DISABLE"))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        sys.exit("compare_builds.py: %s %s failed (exit %d): %s" % (root, " ".join(args), done.returncode,
-                                                                     done.stderr.strip()[-300:]))
+        fail("%s %s failed (exit %d): %s" % (root, " ".join(args), done.returncode, done.stderr.strip()[-300:]))
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
@@ -77,7 +81,7 @@ def main():
     ap.add_argument("--only", nargs="*", default=[], help="scenario names to run")
     a = ap.parse_args()
     if a.instructions and not (shutil.which("valgrind") and shutil.which("callgrind_annotate")):
-        sys.exit("compare_builds.py: --instructions needs valgrind (apt install valgrind)")
+        fail("--instructions needs valgrind (apt install valgrind)")
     roots = {"base": os.path.abspath(a.base), "new": os.path.abspath(a.new)}
     for r in roots.values():
         binary(r)
