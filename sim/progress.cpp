@@ -1,6 +1,7 @@
 #include "sim/progress.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <systemc>
@@ -14,6 +15,17 @@ constexpr double kFirstReportS = 2.0;      // short runs print nothing
 constexpr double kTerminalEveryS = 0.5;    // redraw rate on a terminal
 constexpr double kLogEveryS = 10.0;        // plain lines in a log
 
+/// IPUSIM_PROGRESS_EVERY_S, when set to a number >= 0: the wait before the first line and
+/// between lines, on a terminal and in a log alike (e.g. 60 for a batch job's log, 0 to see
+/// every report). Unset or not a number: the defaults above.
+double progress_every_override_s() {
+  const char* text = std::getenv("IPUSIM_PROGRESS_EVERY_S");
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  return (end != nullptr && *end == '\0' && value >= 0) ? value : -1;
+}
+
 }  // namespace
 
 RunProgress& RunProgress::instance() {
@@ -26,6 +38,10 @@ void RunProgress::start(bool enabled, bool terminal) {
   terminal_ = terminal;
   drawn_ = false;
   done_ = total_ = calls_ = 0;
+  const double every_s = progress_every_override_s();
+  first_report_s_ = every_s >= 0 ? every_s : kFirstReportS;
+  terminal_every_s_ = every_s >= 0 ? every_s : kTerminalEveryS;
+  log_every_s_ = every_s >= 0 ? every_s : kLogEveryS;
   start_ = last_ = std::chrono::steady_clock::now();
 }
 
@@ -53,10 +69,10 @@ double RunProgress::fraction_done() const {
 void RunProgress::report() {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (elapsed < kFirstReportS) return;
+  if (elapsed < first_report_s_) return;
   const double since = std::chrono::duration<double>(now - last_).count();
-  if (since < (terminal_ ? kTerminalEveryS : kLogEveryS) && drawn_) return;
-  if (!terminal_ && !drawn_ && elapsed < kLogEveryS) return;  // logs: first line after 10 s
+  if (since < (terminal_ ? terminal_every_s_ : log_every_s_) && drawn_) return;
+  if (!terminal_ && !drawn_ && elapsed < log_every_s_) return;  // logs: first line after 10 s
   last_ = now;
   const double events_per_s = static_cast<double>(model_event_counter()) / elapsed;
   const double f = fraction_done();

@@ -3,8 +3,9 @@
 //   on a terminal, after 2 s of wall time, one line redrawn in place at most twice a second:
 //     "\r[progress] simulated 1.234 ms, 1200/8190 supersteps, 21.3 M events/s, ETA 3.1 s"
 //   in a log (stderr not a terminal), the same text as plain lines at most every 10 s;
-//   nothing when disabled (--quiet). The models report units of work done (supersteps, ops);
-//   a total, when known, gives the fraction done and the ETA.
+//   nothing when disabled (--quiet). IPUSIM_PROGRESS_EVERY_S=S sets both waits to S seconds
+//   (first line and interval; 0 = every report). The models report units of work done (supersteps,
+//   ops); a total, when known, gives the fraction done and the ETA.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -46,6 +47,7 @@ class RunProgress {
   std::uint64_t total_ = 0;
   std::uint64_t calls_ = 0;
   std::string what_ = "steps";
+  double first_report_s_ = 0, terminal_every_s_ = 0, log_every_s_ = 0;  ///< set by start()
   std::chrono::steady_clock::time_point start_{};
   std::chrono::steady_clock::time_point last_{};
 };

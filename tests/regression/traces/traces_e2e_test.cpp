@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -198,12 +199,41 @@ TEST_CASE("the progress line shows simulated time, counts, rate and ETA", "[prog
   CHECK(RunProgress::line(0, 7, 0, "supersteps", 0, -1) == "[progress] simulated 0.000 ms, 7 supersteps, 0.00 M events/s");
 }
 
-TEST_CASE("progress: --quiet and a short run print no progress", "[progress]") {
-  Scratch s;
-  const CliResult r = run_cli(s, {"collective", "--system", source_path("configs/systems/pod16.json"), "--bytes",
-                                  "1048576", "--out", s.path("c")});
+/// Sets IPUSIM_PROGRESS_EVERY_S for the CLI runs of one test case (the child inherits it).
+struct ProgressEvery {
+  explicit ProgressEvery(const char* seconds) { ::setenv("IPUSIM_PROGRESS_EVERY_S", seconds, 1); }
+  ~ProgressEvery() { ::unsetenv("IPUSIM_PROGRESS_EVERY_S"); }
+};
+
+/// Progress lines ("[progress] ...") on stderr of `ipusim run mnist_phased` with `extra` flags.
+std::size_t progress_lines(Scratch& s, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"run", source_path("configs/workloads/mnist_phased.json"), "--out", s.path("p")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const CliResult r = run_cli(s, args);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("[progress]") == std::string::npos);
+  std::size_t lines = 0;
+  for (std::size_t at = r.err.find("[progress]"); at != std::string::npos; at = r.err.find("[progress]", at + 1)) {
+    ++lines;
+  }
+  return lines;
+}
+
+TEST_CASE("progress: a run prints progress lines unless --quiet", "[progress]") {
+  // With no wait before the first line, the same run prints progress without --quiet (so the
+  // --quiet case below could fail) and none with it.
+  Scratch s;
+  const ProgressEvery every("0");
+  CHECK(progress_lines(s, {}) > 0);
+  CHECK(progress_lines(s, {"--quiet"}) == 0);
+  CHECK(progress_lines(s, {"-q"}) == 0);
+}
+
+TEST_CASE("progress: a run shorter than the first wait prints no progress", "[progress]") {
+  // The MNIST step takes well under a second of wall time; with the first line due after an
+  // hour it prints nothing, while with no wait (previous case) it prints lines.
+  Scratch s;
+  const ProgressEvery every("3600");
+  CHECK(progress_lines(s, {}) == 0);
 }
 
 }  // namespace ipusim::test
