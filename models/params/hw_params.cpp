@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <string>
 
+#include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/output.hpp"
 
 namespace ipusim {
 namespace {
@@ -200,6 +202,14 @@ HwParams read_hw_params(ConfigDoc& doc) {
                            " machines exceeds the 1024 supported (M2K-DS)");
   }
   return p;
+}
+
+HwParams registry_hw_params() {
+  // Both calls are idempotent; they make the registry hold what read_hw_params() reads.
+  register_sim_params();
+  register_model_params();
+  ConfigDoc doc = ConfigDoc::from_json(Json::object(), "<registry defaults>");
+  return read_hw_params(doc);
 }
 
 std::string to_string(ComputeDType t) {

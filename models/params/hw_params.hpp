@@ -1,6 +1,9 @@
 #pragma once
 // Resolved hardware parameters of one simulated system (chip, IPU-Links, machine, system),
-// read once from the config so that models never touch JSON while simulating.
+// read once from the config so that models never touch JSON while simulating. The structs
+// hold no defaults of their own (every field starts at zero): the one home of every default
+// is the parameter registry and the presets, reached through read_hw_params() or
+// registry_hw_params(), so that no code (tests included) runs on values no simulation uses.
 #include <cstdint>
 #include <string>
 
@@ -26,81 +29,84 @@ enum class NetworkModel { Fluid, Packet };
 /// Flow control of one link tier: the unit links interleave, the receiver buffer per flow
 /// (credits) and how the links of the tier share themselves among transfers.
 struct FlowControl {
-  std::uint64_t chunk_bytes = 256;  ///< transfer unit; 0 = pure fluid (fluid model only)
-  std::uint64_t credits_bytes = 0;  ///< receiver buffer per flow at each link's far end; 0 = unbounded
-  Arbitration arbitration = Arbitration::Fair;
+  std::uint64_t chunk_bytes{};  ///< transfer unit; 0 = pure fluid (fluid model only)
+  std::uint64_t
+      credits_bytes{};  ///< receiver buffer per flow at each link's far end; 0 = unbounded
+  Arbitration arbitration{};
 };
 
 /// Per-chip parameters (`/chip`).
 struct ChipParams {
-  std::string name = "gc200";
-  std::uint32_t tiles = 1472;
-  std::uint64_t sram_per_tile_bytes = 638976;
-  double clock_GHz = 1.325;
-  std::uint32_t worker_threads = 6;
-  double amp_flops_per_cycle_fp16 = 128;     ///< FP16.16 on the AMP
-  double amp_flops_per_cycle_fp32 = 32;      ///< FP32 on the AMP
-  double amp_flops_per_cycle_fp16_32 = 64;   ///< FP16 in, FP32 accumulate
-  double vector_flops_per_cycle_fp16 = 4;
-  double vector_flops_per_cycle_fp32 = 2;
-  double memory_bytes_per_cycle_per_tile = 24;
-  double exchange_bytes_per_cycle_per_tile = 4;
-  std::uint32_t tiles_per_supertile = 2;
-  std::uint64_t exchange_fixed_cycles = 100;
-  std::uint64_t sync_internal_cycles = 150;
+  std::string name;
+  std::uint32_t tiles{};
+  std::uint64_t sram_per_tile_bytes{};
+  double clock_GHz{};
+  std::uint32_t worker_threads{};
+  double amp_flops_per_cycle_fp16{};     ///< FP16.16 on the AMP
+  double amp_flops_per_cycle_fp32{};     ///< FP32 on the AMP
+  double amp_flops_per_cycle_fp16_32{};  ///< FP16 in, FP32 accumulate
+  double vector_flops_per_cycle_fp16{};
+  double vector_flops_per_cycle_fp32{};
+  double memory_bytes_per_cycle_per_tile{};
+  double exchange_bytes_per_cycle_per_tile{};
+  std::uint32_t tiles_per_supertile{};
+  std::uint64_t exchange_fixed_cycles{};
+  std::uint64_t sync_internal_cycles{};
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
-  double amp_efficiency = 0.5;          ///< fraction of AMP peak a large GEMM reaches
-  double amp_inner_dim_half = 64;       ///< inner dimension k (elements) at which AMP efficiency halves
-  std::uint64_t op_overhead_cycles = 2000;  ///< per op: vertex launch + the compute set's internal sync
-  double vector_efficiency = 0.5;       ///< fraction of vector/memory peak a vector-bound op reaches
+  double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches
+  double amp_inner_dim_half{};  ///< inner dimension k (elements) at which AMP efficiency halves
+  std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
+  double vector_efficiency{};          ///< fraction of vector/memory peak a vector-bound op reaches
   /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).
-  double external_exchange_bytes_per_cycle_per_tile = 4;
+  double external_exchange_bytes_per_cycle_per_tile{};
   /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.
-  std::uint64_t external_exchange_fixed_cycles = 1000;
+  std::uint64_t external_exchange_fixed_cycles{};
 };
 
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.
 struct IpuLinkParams {
-  std::uint32_t links_per_ipu = 10;
-  double bandwidth_Gbps_per_link = 137.438953472;  ///< per direction (128 x 2^30 bit/s)
-  double efficiency = 0.85;
-  double latency_ns = 100;
-  std::uint32_t partner_links = 4;
-  std::uint32_t cross_links = 2;
-  std::uint32_t up_links = 2;
-  std::uint32_t down_links = 2;
-  std::uint32_t torus_wrap_links = 2;
-  FlowControl flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
+  std::uint32_t links_per_ipu{};
+  double bandwidth_Gbps_per_link{};  ///< per direction, Gbit/s (2^30 bit/s)
+  double efficiency{};
+  double latency_ns{};
+  std::uint32_t partner_links{};
+  std::uint32_t cross_links{};
+  std::uint32_t up_links{};
+  std::uint32_t down_links{};
+  std::uint32_t torus_wrap_links{};
+  FlowControl
+      flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
   /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
   double link_Bpns() const { return bandwidth_Gbps_per_link / 8.0 * efficiency; }
 };
 
 /// IPU-Machine parameters (`/machine`): gateway, streaming memory, GW-Links and host link.
 struct MachineParams {
-  std::string name = "m2000";
-  std::uint32_t ipus_per_machine = 4;
-  double ddr_bandwidth_GBps = 38.4;
-  double ddr_efficiency = 1.0;
-  double ddr_latency_ns = 1000;
-  double capacity_GiB = 128;
-  double ipu_gateway_link_GBps = 15.75;
-  double ipu_gateway_link_efficiency = 1.0;
-  double ipu_gateway_link_latency_ns = 0;
+  std::string name;
+  std::uint32_t ipus_per_machine{};
+  double ddr_bandwidth_GBps{};
+  double ddr_efficiency{};
+  double ddr_latency_ns{};
+  double capacity_GiB{};
+  double ipu_gateway_link_GBps{};
+  double ipu_gateway_link_efficiency{};
+  double ipu_gateway_link_latency_ns{};
   /// Per-transfer latency between the gateway buffer and the tiles (host streams), ns.
-  double buffer_latency_ns = 1000;
-  std::uint32_t gw_links_per_machine = 2;
-  double gw_link_bandwidth_GBps = 12.5;
-  double gw_link_efficiency = 0.85;
-  double gw_link_latency_ns = 2000;
-  double switch_latency_ns = 500;
-  double switch_bandwidth_GBps = 3200;
-  double host_link_GBps = 25;
-  double host_link_efficiency = 0.85;
-  double host_link_latency_ns = 5000;
-  FlowControl gateway_link_flow;  ///< `/machine/gateway/ipu_gateway_link_{chunk_bytes,credits_bytes,arbitration}`
-  FlowControl ddr_flow;           ///< `/machine/gateway/ddr_{chunk_bytes,credits_bytes,arbitration}`
-  FlowControl gw_link_flow;       ///< `/machine/gw_link/{chunk_bytes,...}`: GW-Links and the GW switch
-  FlowControl host_link_flow;     ///< `/machine/host_link/{chunk_bytes,...}`
+  double buffer_latency_ns{};
+  std::uint32_t gw_links_per_machine{};
+  double gw_link_bandwidth_GBps{};
+  double gw_link_efficiency{};
+  double gw_link_latency_ns{};
+  double switch_latency_ns{};
+  double switch_bandwidth_GBps{};
+  double host_link_GBps{};
+  double host_link_efficiency{};
+  double host_link_latency_ns{};
+  FlowControl
+      gateway_link_flow;  ///< `/machine/gateway/ipu_gateway_link_{chunk_bytes,credits_bytes,arbitration}`
+  FlowControl ddr_flow;        ///< `/machine/gateway/ddr_{chunk_bytes,credits_bytes,arbitration}`
+  FlowControl gw_link_flow;    ///< `/machine/gw_link/{chunk_bytes,...}`: GW-Links and the GW switch
+  FlowControl host_link_flow;  ///< `/machine/host_link/{chunk_bytes,...}`
   /// Streaming-memory capacity of one machine in bytes.
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);
@@ -109,17 +115,17 @@ struct MachineParams {
 
 /// System-level parameters (`/system` and `/sim/fidelity`).
 struct SystemParams {
-  std::string name = "pod64";
-  std::uint32_t num_ilds = 1;
-  std::uint32_t machines_per_ild = 16;
-  IpuLinkTopology ipu_link_topology = IpuLinkTopology::Torus;
-  GwTopology gw_topology = GwTopology::None;
-  double sync_ns_per_hop = 15;
-  Fidelity fidelity = Fidelity::PerTile;
-  bool fast_paths = true;  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
-  NetworkModel network_model = NetworkModel::Fluid;  ///< `/sim/network_model`
+  std::string name;
+  std::uint32_t num_ilds{};
+  std::uint32_t machines_per_ild{};
+  IpuLinkTopology ipu_link_topology{};
+  GwTopology gw_topology{};
+  double sync_ns_per_hop{};
+  Fidelity fidelity{};
+  bool fast_paths{};  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
+  NetworkModel network_model{};  ///< `/sim/network_model`
   /// `/sim/packet_max_chunk_hops`: packet mode refuses traffic needing more chunk hops than this.
-  double packet_max_chunk_hops = 1e9;
+  double packet_max_chunk_hops{};
 };
 
 /// Everything the hardware models need, resolved from one config.
@@ -137,6 +143,10 @@ struct HwParams {
 /// ConfigNodes (unknown keys in the first four are errors) and checks cross-field rules
 /// (link budget, even IPU-Link domains, GW topology vs. number of domains).
 HwParams read_hw_params(ConfigDoc& doc);
+
+/// The parameters of an empty config: every value the registry's default, as `ipusim params`
+/// lists them (tests start here and set what their hand-worked numbers depend on).
+HwParams registry_hw_params();
 
 std::string to_string(ComputeDType t);
 std::string to_string(Fidelity f);

@@ -12,7 +12,7 @@ namespace {
 /// A chip with round numbers: 16 tiles, FP16 AMP 128 flop/cycle, vector FP16 4 flop/cycle,
 /// 24 B/cycle memory, 4 B/cycle exchange.
 ChipParams small_chip() {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.tiles = 16;
   c.amp_efficiency = 0.5;
   c.amp_inner_dim_half = 64;

@@ -22,7 +22,9 @@ TEST_CASE("external sync worked values of ipu_hardware.md section 3", "[sync]") 
 }
 
 TEST_CASE("sync model picks internal, external or GW-Link scope", "[sync]") {
-  HwParams p;
+  HwParams p = registry_hw_params();
+  p.chip.clock_GHz = 1.325;             // the worked values below are at 1.325 GHz
+  p.machine.gw_link_latency_ns = 2000;  // and a 2 us GW-Link
   p.system.num_ilds = 2;
   p.system.gw_topology = GwTopology::Ring;
   Topology t(p);
@@ -71,7 +73,7 @@ TEST_CASE("exchange spec errors name the problem", "[exchange]") {
 }
 
 TEST_CASE("compute cycles by dtype and unit", "[compute]") {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.amp_efficiency = 1.0;
   c.vector_efficiency = 1.0;
   ComputeSpec s;

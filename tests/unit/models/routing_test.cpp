@@ -8,7 +8,7 @@ using namespace ipusim;
 namespace {
 
 HwParams pod(std::uint32_t ilds, std::uint32_t machines, IpuLinkTopology t, GwTopology gw) {
-  HwParams p;
+  HwParams p = registry_hw_params();
   p.system.num_ilds = ilds;
   p.system.machines_per_ild = machines;
   p.system.ipu_link_topology = t;

@@ -42,7 +42,7 @@ TEST_CASE(
 }
 
 TEST_CASE("compute with a share: the busiest tile's fraction replaces 1 / tiles") {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.tiles = 4;
   c.op_overhead_cycles = 10;
   c.vector_flops_per_cycle_fp16 = 4;
@@ -61,7 +61,7 @@ TEST_CASE("compute with a share: the busiest tile's fraction replaces 1 / tiles"
 TEST_CASE(
     "per_tile fidelity: an unevenly mapped output slows the step by the busiest tile's extra "
     "grain") {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.tiles = 4;
   c.op_overhead_cycles = 10;
   c.vector_flops_per_cycle_fp16 = 4;
@@ -86,7 +86,7 @@ TEST_CASE(
 
 TEST_CASE(
     "IoTileCopy: aggregated over the smaller tile set; per_tile bounded by the busiest tile") {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.tiles = 8;
   c.exchange_bytes_per_cycle_per_tile = 4;
   c.exchange_fixed_cycles = 100;
@@ -125,7 +125,7 @@ TEST_CASE("LinearMapping runs cover every tile exactly as elements_on says", "[t
 
 TEST_CASE("a recorded run of compute steps applied to another tile array equals the steps themselves",
           "[tile_mapping]") {
-  ChipParams c;
+  ChipParams c = registry_hw_params().chip;
   c.tiles = 4;
   c.amp_flops_per_cycle_fp16 = 4;
   c.amp_efficiency = 1.0;
