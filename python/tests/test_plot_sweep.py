@@ -330,3 +330,32 @@ def test_time_breakdown_stacks_every_part_per_point(figures, sharding):
     assert max(ends_t) == pytest.approx(13.46e9)
     assert max(ends_pct) == pytest.approx(100.0)
     assert os.path.exists(os.path.join(sharding, "time_breakdown.png"))
+
+
+def test_sharding_table_has_fit_status_human_units_and_one_off_row(tmp_path):
+    """tools/sharding_table.py (the README's table) from the sharding fixture as results.csv."""
+    import csv
+    folder = tmp_path / "table"
+    folder.mkdir()
+    with open(write_sharding_sweep(str(folder))) as f:
+        doc = json.load(f)
+    columns = doc["columns"] + ["memory.max_tile_bytes", "workload.samples_per_s"]
+    with open(folder / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for r in doc["rows"]:
+            fits = r["memory.fits"] == 1
+            w.writerow(dict(r, **{"memory.max_tile_bytes": 557056 if fits else 1527885,
+                                  "workload.samples_per_s": 1024 / (r["time_ns"] * 1e-9)}))
+    out = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "sharding_table.py"),
+                          str(folder / "results.csv")], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    assert "| fits in SRAM |" in lines[0]
+    assert len(lines) == 2 + 5  # header, rule, one "off" row, 4 sharded rows
+    off = lines[2].split(" | ")
+    # off: 13.46 s, 1024 / 13.46 s = 76 samples/s, 135.2 GiB, 1,527,885 B = 1.46 MiB.
+    assert off[:5] == ["| off", "— (none)", "**no**", "13.5 s", "76"]
+    assert off[8] == "135 GiB" and off[9] == "1.46 MiB |"
+    # One unit per column: 557,056 B = 0.531 MiB beside 1.46 MiB; the fastest step in bold.
+    assert lines[6].split(" | ")[9] == "0.531 MiB |"
+    assert lines[6].split(" | ")[3] == "**5.8 s**"
