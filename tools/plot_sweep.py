@@ -7,21 +7,26 @@ axes (or --series). Also, when the axes allow it:
       axis looks like a byte count and another like an algorithm;
   (b) time per sharding domain, when an axis path contains "shard" or "domain";
   (c) time against memory (--memory-column, else the first memory.* column that varies)
-      with the Pareto front (lowest time for the memory) marked.
+      with the Pareto front (lowest time for the memory) marked; markers of equal or nearly
+      equal points are spread around their common position (a black dot);
+  (d) where the time goes: one stacked bar per point from its breakdown_ns columns
+      (compute, exchange, sync, collectives on IPU-/GW-Links, streaming memory, host IO,
+      idle), in time and as a share of the point's time.
 
-Units are the ones a person reads (ns/µs/ms/s, KiB/MiB/GiB, GB/s); a byte axis spanning a
-factor of 100 or more is logarithmic, and so is the time axis above it. Titles carry the
-system, op and dtype of the sweep (read from the first point's report). GCL's "auto" is
-drawn as a wide translucent band under the explicit algorithms, so the line of the
-algorithm it chose stays visible. Points whose model does not fit in SRAM (memory.fits = 0)
-are ringed in red. --check-overlap exits 1 if any two texts of a figure overlap.
+Units are the ones a person reads (ns/µs/ms/s, KiB/MiB/GiB, GB/s), one unit per linear
+axis; a byte axis spanning a factor of 100 or more is logarithmic, and so is the time axis
+above it. A categorical x axis (algorithm, sharding domain) has markers, no lines, each
+series shifted a little sideways. Titles carry the system, op and dtype of the sweep (read
+from the first point's report). GCL's "auto" is drawn as a wide translucent band under the
+explicit algorithms, so the line of the algorithm it chose stays visible. Points whose
+model does not fit in SRAM (memory.fits = 0) are ringed in red (one legend entry).
+--check-overlap exits 1 if any two texts of a figure overlap.
 
 Runs on Debian's /usr/bin/python3 with python3-matplotlib only (Agg backend).
 """
 import argparse
 import json
 import math
-import numbers
 import os
 import re
 import sys
@@ -30,8 +35,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-from matplotlib.ticker import FuncFormatter, MultipleLocator, NullLocator  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
+
+from plot_sweep_axes import (  # noqa: E402,F401  (re-exported: the tests use plot_sweep.human_bytes, ...)
+    format_axis, human_bytes, human_time_ns, is_bytes_column, is_number, label_of, overlapping_texts, pretty,
+    safe, spans, spread_offsets)
 
 # Byte-identical SVGs for identical inputs: fixed hash salt and no creation date. Texts
 # stay <text> elements (not glyph paths): smaller files, searchable and testable.
@@ -52,75 +61,6 @@ def parse_args(argv):
     p.add_argument("--formats", default="png,svg", help="comma-separated file formats (default png,svg)")
     p.add_argument("--check-overlap", action="store_true", help="exit 1 if two texts of a figure overlap")
     return p.parse_args(argv)
-
-
-# ---------------------------------------------------------------------------------------
-# Units a person reads
-
-
-def is_number(v):
-    # numbers.Real covers numpy's scalars too (tick values arrive as numpy.int64).
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def human_bytes(n):
-    """1536 -> '1.5 KiB', 67108864 -> '64 MiB' (binary units, at most 3 significant digits)."""
-    if not is_number(n):
-        return str(n)
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= size:
-            return "%s %s" % (short_number(n / size), unit)
-    return "%s B" % short_number(n)
-
-
-def human_time_ns(t):
-    """A time in ns as '850 ns', '12.5 µs', '3.2 ms', '1.25 s'."""
-    if not is_number(t):
-        return str(t)
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(t) >= scale:
-            return "%s %s" % (short_number(t / scale), unit)
-    return "%s ns" % short_number(t)
-
-
-def short_number(x):
-    """At most 3 significant digits, no trailing zeros, no exponent for everyday sizes."""
-    if x == 0:
-        return "0"
-    digits = max(0, 2 - int(math.floor(math.log10(abs(x)))))
-    text = "%.*f" % (digits, x)
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def is_bytes_column(column):
-    last = column.split(".")[-1]
-    return bool(re.search(r"(^|_)bytes($|_)|(^|_)size$", last, re.I))
-
-
-def pretty(column):
-    """A readable axis label from a column path: 'memory.streaming_memory_per_machine_bytes'
-    -> 'streaming memory per machine'; the unit is in the tick labels."""
-    parts = column.split(".")
-    last = parts[-1]
-    if last.isdigit() and len(parts) > 1:
-        last = parts[-2]
-    name = re.sub(r"_(bytes|ns|GBps|GiB|MiB)$", "", last)
-    name = name.replace("_", " ").strip() or last
-    if name in ("bytes", "size"):
-        name = "message size"
-    return name
-
-
-def label_of(v):
-    if isinstance(v, str):
-        return v
-    if is_number(v) and isinstance(v, int) and v >= 1024 and v % 1024 == 0:
-        return human_bytes(v)
-    return json.dumps(v)
-
-
-def safe(name):
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "x"
 
 
 # ---------------------------------------------------------------------------------------
@@ -208,45 +148,6 @@ def titled(ax_or_fig, what, res):
 # Drawing helpers
 
 
-def drawn_texts(fig):
-    """The texts the renderer actually draws, with their pixel boxes: tick labels outside
-    the view limits exist as artists but are never drawn, so they are recorded at draw
-    time rather than listed from the figure."""
-    fig.canvas.draw()  # lay out once (legends, tight boxes) before recording
-    renderer = fig.canvas.get_renderer()
-    original = renderer.draw_text
-    seen = []
-
-    def record(gc, x, y, s, prop, angle, ismath=False, mtext=None):
-        if mtext is not None and s.strip():
-            seen.append(mtext)
-        return original(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
-
-    renderer.draw_text = record
-    try:
-        fig.draw(renderer)
-    finally:
-        renderer.draw_text = original
-    boxes = []
-    for t in seen:
-        bb = t.get_window_extent(renderer)
-        if bb.width > 0 and bb.height > 0:
-            boxes.append((t.get_text(), bb))
-    return boxes
-
-
-def overlapping_texts(fig):
-    """Pairs of drawn texts of `fig` whose boxes intersect (in pixels; boxes are shrunk a
-    little because matplotlib's text boxes include the line spacing)."""
-    boxes = [(text, bb.shrunk(0.98, 0.85)) for text, bb in drawn_texts(fig)]
-    pairs = []
-    for i in range(len(boxes)):
-        for j in range(i + 1, len(boxes)):
-            if boxes[i][1].overlaps(boxes[j][1]):
-                pairs.append((boxes[i][0], boxes[j][0]))
-    return pairs
-
-
 def save(fig, out_dir, stem, formats, written, problems):
     for a, b in overlapping_texts(fig):
         problems.append("%s: texts overlap: %r and %r" % (stem, a, b))
@@ -262,65 +163,34 @@ def series_key(row, columns):
     return tuple(label_of(row.get(c)) for c in columns)
 
 
-def byte_ticks(values, max_ticks=7):
-    """A subset of the swept byte values as ticks, evenly thinned so labels do not collide."""
-    vals = sorted({v for v in values if is_number(v) and v > 0})
-    step = max(1, int(math.ceil(len(vals) / float(max_ticks))))
-    return vals[::step]
+NOT_FITTING = "does not fit in SRAM"
 
 
-def format_axis(ax, which, column, values, log):
-    """Human units on one axis: bytes as KiB/MiB/GiB ticks, time as ns/µs/ms/s."""
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    if log:
-        (ax.set_xscale if which == "x" else ax.set_yscale)("log", base=2 if column and is_bytes_column(column) else 10)
-    if column == "time_ns":
-        axis.set_major_formatter(FuncFormatter(lambda v, _: human_time_ns(v)))
-        if log:
-            axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-    elif column and is_bytes_column(column):
-        ticks = byte_ticks(values) if log else None
-        if ticks:
-            axis.set_ticks(ticks)
-            axis.set_minor_locator(NullLocator())
-        elif not log and values:
-            axis.set_major_locator(MultipleLocator(nice_byte_step(max(v for v in values if is_number(v)))))
-        axis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+def legend_labels(ax):
+    """The labels a legend of `ax` would list (matplotlib skips those starting with '_')."""
+    handles, labels = ax.get_legend_handles_labels()
+    return labels
 
 
-def nice_byte_step(top):
-    """A tick step in whole binary units (1, 2, 5, 10, ... KiB/MiB/GiB) giving at most
-    about 8 ticks up to `top` bytes, so that linear byte axes read 16 GiB, 32 GiB, ..."""
-    unit = 1
-    for size in (2**40, 2**30, 2**20, 2**10):
-        if top >= size:
-            unit = size
-            break
-    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
-        if top / (step * unit) <= 8:
-            return step * unit
-    return 1000 * unit
-
-
-def spans(values, factor=100.0):
-    vals = [v for v in values if is_number(v)]
-    return bool(vals) and min(vals) > 0 and max(vals) / min(vals) >= factor
-
-
-def mark_not_fitting(ax, res, rows, x_of, y_of):
-    """A red ring around every point whose model does not fit in SRAM (memory.fits == 0)."""
+def mark_not_fitting(ax, res, rows, x_of, y_of, transform=None):
+    """A red ring around every point whose model does not fit in SRAM (memory.fits == 0);
+    the legend lists it once however many times it is called on `ax`."""
     bad = [r for r in rows if r.get("memory.fits") == 0]
     if not bad:
         return False
+    label = "_" + NOT_FITTING if NOT_FITTING in legend_labels(ax) else NOT_FITTING
     # A red ring around the point (not a cross over it): the point's own marker stays visible.
     ax.scatter([x_of(r) for r in bad], [y_of(r) for r in bad], marker="o", s=260, facecolors="none",
-               edgecolors="tab:red", linewidths=2, zorder=5, label="does not fit in SRAM")
+               edgecolors="tab:red", linewidths=2, zorder=5, label=label,
+               **({"transform": transform} if transform is not None else {}))
     return True
 
 
 def plot_lines(ax, res, x, series_cols, y_of):
     """One line per combination of series_cols; numeric x sorted, categorical x by order.
-    An "auto" series is a wide translucent band drawn under the others."""
+    An "auto" series is a wide translucent band drawn under the others. Categorical x gets
+    markers only (a line between categories would suggest values in between), each series
+    shifted a little sideways so that equal values stay visible side by side."""
     categorical = not res.numeric(x)
     categories = [label_of(v) for v in res.values_of(x)]
     groups = {}
@@ -331,27 +201,37 @@ def plot_lines(ax, res, x, series_cols, y_of):
             groups[key] = []
             order.append(key)
         groups[key].append(r)
+    dodge = 0.6 / max(1, len(order)) if categorical and len(order) > 1 else 0.0
+    rings = []
 
     def x_of(r):
         return categories.index(label_of(r.get(x))) if categorical else r.get(x)
 
     for n, key in enumerate(order):
         rows = sorted(groups[key], key=x_of)
-        pts = [(x_of(r), y_of(r)) for r in rows if is_number(y_of(r))]
+        shift = (n - (len(order) - 1) / 2.0) * dodge
+        pts = [(x_of(r) + shift, y_of(r)) for r in rows if is_number(y_of(r))]
         if not pts:
             continue
         label = ", ".join("%s=%s" % (pretty(c), k) for c, k in zip(series_cols, key)) or None
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-        if any(k == AUTO for k in key):
+        if categorical:
+            ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)], markersize=7, linestyle="none", zorder=3, label=label)
+            rings.append((rows, shift))
+        elif any(k == AUTO for k in key):
             # GCL's auto coincides with one explicit algorithm per size: a halo underneath
             # shows which one without hiding it.
             ax.plot(xs, ys, color="0.55", linewidth=9, alpha=0.35, solid_capstyle="round", zorder=1,
                     label=(label + " (GCL's choice)") if label else "auto")
         else:
             ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)], markersize=5, linewidth=1.5, zorder=3, label=label)
-    mark_not_fitting(ax, res, res.rows, x_of, y_of)
+    if not categorical:
+        mark_not_fitting(ax, res, res.rows, x_of, y_of)
+    for rows, shift in rings:  # after the series: the legend lists it last
+        mark_not_fitting(ax, res, rows, lambda r, s=shift: x_of(r) + s, y_of)
     if categorical:
         ax.set_xticks(range(len(categories)))
+        ax.set_xlim(-0.5, len(categories) - 0.5)
         long = len(categories) > 4 or max((len(c) for c in categories), default=0) > 12
         ax.set_xticklabels(categories, rotation=30 if long else 0, ha="right" if long else "center")
     if any(line.get_label() and not line.get_label().startswith("_") for line in ax.get_lines()) or \
@@ -476,6 +356,62 @@ def memory_column_of(res, args):
     return (varying or candidates or [None])[0]
 
 
+# Where the time goes (report.json breakdown_ns): the parts in stacking order, with the name
+# a reader knows and a fixed colour per part; idle is light grey.
+BREAKDOWN_PARTS = (
+    ("compute", "compute", "tab:blue"),
+    ("exchange", "on-chip exchange", "tab:cyan"),
+    ("sync", "sync", "tab:purple"),
+    ("ipu_link", "IPU-Links (collectives)", "tab:green"),
+    ("gw_link", "GW-Links (collectives)", "tab:olive"),
+    ("streaming_memory", "streaming memory", "tab:orange"),
+    ("host_io", "host IO", "tab:brown"),
+    ("idle", "idle", "0.85"),
+)
+
+
+def point_label(res, row):
+    """'#3: pod, weights_and_optimizer_state': a point by its index and axis values."""
+    return "#%s: %s" % (row.get("index"), ", ".join(label_of(row.get(a)) for a in res.axes))
+
+
+def plot_time_breakdown(res, out_dir, formats, written, problems):
+    """One stacked horizontal bar per point: the parts of its time (breakdown_ns.*), in time
+    (left) and as a share of the point's time (right, so that short points read too)."""
+    parts = [p for p in BREAKDOWN_PARTS
+             if any(is_number(r.get("breakdown_ns." + p[0])) and r["breakdown_ns." + p[0]] > 0 for r in res.rows)]
+    if not parts:
+        return
+    rows = list(res.rows)
+    ys = list(range(len(rows)))
+    fig, (ax_t, ax_pct) = plt.subplots(1, 2, figsize=(13, 1.6 + 0.32 * len(rows)), sharey=True)
+    left_t = [0.0] * len(rows)
+    left_pct = [0.0] * len(rows)
+    totals = [sum(r.get("breakdown_ns." + p[0]) or 0 for p in parts) for r in rows]
+    for key, name, colour in parts:
+        values = [r.get("breakdown_ns." + key) or 0 for r in rows]
+        shares = [100.0 * v / t if t > 0 else 0 for v, t in zip(values, totals)]
+        ax_t.barh(ys, values, left=left_t, color=colour, edgecolor="white", linewidth=0.5, label=name)
+        ax_pct.barh(ys, shares, left=left_pct, color=colour, edgecolor="white", linewidth=0.5)
+        left_t = [a + b for a, b in zip(left_t, values)]
+        left_pct = [a + b for a, b in zip(left_pct, shares)]
+    ax_t.set_yticks(ys)
+    ax_t.set_yticklabels([point_label(res, r) for r in rows], fontsize="small")
+    ax_t.set_ylim(len(rows) - 0.5, -0.5)  # point 0 on top, as in the table; no empty rows
+    format_axis(ax_t, "x", "time_ns", None, False)
+    ax_t.set_xlim(0, 1.04 * max(left_t + [1.0]))  # room after the longest bar
+    ax_t.set_xlabel("simulated time")
+    ax_pct.set_xlim(0, 100)
+    ax_pct.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%d %%" % round(v)))
+    ax_pct.set_xlabel("share of the point's time")
+    for ax in (ax_t, ax_pct):
+        ax.grid(True, axis="x", alpha=0.3)
+    ax_pct.legend(*ax_t.get_legend_handles_labels(), fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
+    titled(fig, "Where the time goes, per sweep point", res)
+    fig.subplots_adjust(top=1 - 0.75 / fig.get_figheight())  # the title's two lines, whatever the height
+    save(fig, out_dir, "time_breakdown", formats, written, problems)
+
+
 def plot_time_memory(res, args, out_dir, formats, written, problems):
     column = memory_column_of(res, args)
     if not column or not res.rows:
@@ -486,6 +422,17 @@ def plot_time_memory(res, args, out_dir, formats, written, problems):
     points = [(r[column], r["time_ns"]) for r in rows]
     front = set(pareto_front(points))
     fig, ax = plt.subplots(figsize=(9, 4.8))
+    # Scales and limits first: where markers coincide is decided in pixels.
+    xs = [p[0] for p in points]
+    format_axis(ax, "x", column if is_bytes_column(column) else None, xs, spans(xs))
+    format_axis(ax, "y", "time_ns", None, spans([p[1] for p in points]))
+    ax.update_datalim(points)
+    ax.autoscale_view()
+    offsets, spread = spread_offsets(ax, points)
+
+    def shifted(i):
+        return offset_copy(ax.transData, fig=fig, x=offsets[i][0], y=offsets[i][1], units="points")
+
     order = sorted(front, key=lambda i: points[i])
     ax.plot([points[i][0] for i in order], [points[i][1] for i in order], color="tab:red", linewidth=1,
             drawstyle="steps-post", zorder=2, label="Pareto front")
@@ -498,18 +445,23 @@ def plot_time_memory(res, args, out_dir, formats, written, problems):
         r = rows[i]
         text = "#%s: %s" % (r.get("index"), ", ".join(label_of(r.get(a)) for a in res.axes))
         ax.scatter([points[i][0]], [points[i][1]], marker=MARKERS[n % len(MARKERS)], s=60, zorder=3,
-                   color=colours[n % len(colours)], edgecolors="black" if i in front else "none", label=text)
+                   color=colours[n % len(colours)], edgecolors="black" if i in front else "none", label=text,
+                   transform=shifted(i))
     rest = [i for i in range(len(rows)) if i not in set(listed)]
-    if rest:
-        ax.scatter([points[i][0] for i in rest], [points[i][1] for i in rest], color="0.7", s=15, zorder=2,
-                   label="other points")
-    mark_not_fitting(ax, res, rows, lambda r: r[column], lambda r: r["time_ns"])
-    xs = [p[0] for p in points]
-    format_axis(ax, "x", column if is_bytes_column(column) else None, xs, spans(xs))
-    format_axis(ax, "y", "time_ns", None, spans([p[1] for p in points]))
+    for n, i in enumerate(rest):
+        ax.scatter([points[i][0]], [points[i][1]], color="0.7", s=15, zorder=2,
+                   label="other points" if n == 0 else "_other points", transform=shifted(i))
+    for i, r in enumerate(rows):
+        mark_not_fitting(ax, res, [r], lambda r: r[column], lambda r: r["time_ns"], transform=shifted(i))
+    if spread:
+        # The common position of markers spread apart, so the spread is not read as a difference.
+        centres = [points[i] for g in spread for i in g]
+        ax.scatter([p[0] for p in centres], [p[1] for p in centres], marker=".", s=12, color="black", zorder=4,
+                   label="true position of markers spread apart (equal or nearly equal points)")
     ax.set_xlabel(pretty(column))
     ax.set_ylabel("simulated time")
-    titled(ax, "time vs %s (lower left is better; black edge = Pareto front)" % pretty(column), res)
+    titled(ax, "Time-memory trade-off: simulated time vs %s\n(lower left is better; black edge = Pareto front)"
+           % pretty(column), res)
     ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     ax.grid(True, alpha=0.3)
     save(fig, out_dir, "time_memory_pareto", formats, written, problems)
@@ -531,6 +483,7 @@ def main(argv):
     plot_message_size(res, out_dir, formats, written, problems)
     plot_sharding(res, out_dir, formats, written, problems)
     plot_time_memory(res, args, out_dir, formats, written, problems)
+    plot_time_breakdown(res, out_dir, formats, written, problems)
     for path in written:
         print(path)
     for p in problems:

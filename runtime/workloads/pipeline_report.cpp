@@ -67,14 +67,12 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   r["accumulation_factor"] = s.accumulationFactor;
   r["batches_per_step"] = s.batchesPerStep;
   r["recomputation"] = to_string(s.autoRecomputation);
-  const std::uint64_t samples = static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch * s.accumulationFactor;
-  r["samples_per_step"] = samples * s.batchesPerStep;
-  r["sequences_per_sample"] = st.sequences_per_sample;
-  // Throughput over the whole run (batchesPerStep weight updates).
-  const double samples_per_s = total > 0 ? static_cast<double>(samples * s.batchesPerStep) / (total * 1e-9) : 0.0;
-  r["samples_per_s"] = samples_per_s;
-  r["sequences_per_s"] = samples_per_s * st.sequences_per_sample;
-  r["model"] = {{"tensors", st.model.tensors.size()}, {"ops", st.model.ops.size()}, {"parameters_per_replica", count_parameters(st.model)}};
+  // Throughput over the whole run (batchesPerStep weight updates); samples_per_step is
+  // PopART's step (batchesPerStep global batches).
+  const Throughput tp = training_throughput(st, total, s.batchesPerStep);
+  r["samples_per_step"] = tp.samples_per_step * s.batchesPerStep;
+  add_throughput(r, st, tp, true);
+  r["model"] = model_json(st);
 
   const LoopTimes lt = loop_times(st, ex);
   Json pipe = Json::object();
@@ -163,12 +161,8 @@ std::string pipeline_summary(const TrainingState& st, const Executor& ex) {
   const SessionOptions& s = st.session;
   const double total = ex.end_ns();
   const double step = total / std::max<std::uint32_t>(1, s.batchesPerStep);
-  const std::uint64_t samples = static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch * s.accumulationFactor * s.batchesPerStep;
   char line[512];
-  std::snprintf(line, sizeof line, "  training         %s, %llu parameters per replica, %u replicas x %u IPU(s), %s\n", st.generator.c_str(),
-                static_cast<unsigned long long>(count_parameters(st.model)), s.replicatedGraphCount, s.ipusPerReplica,
-                st.plan.pipelined ? "pipelined" : "accumulation loop");
-  o << line;
+  o << training_summary_head(st, st.plan.pipelined ? "pipelined" : "accumulation loop");
   std::snprintf(line, sizeof line, "  pipeline         %zu forward stages, %d pipeline stages, %llu cycles (%u micro-batches of %llu), recomputation %s\n",
                 st.plan.stages.size(), st.plan.pipeline_stages(), static_cast<unsigned long long>(st.plan.cycles()), s.accumulationFactor,
                 static_cast<unsigned long long>(st.micro_batch), to_string(s.autoRecomputation).c_str());
@@ -177,9 +171,7 @@ std::string pipeline_summary(const TrainingState& st, const Executor& ex) {
   o << line;
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
-  const double sps = total > 0 ? static_cast<double>(samples) / (total * 1e-9) : 0;
-  std::snprintf(line, sizeof line, "  throughput       %.1f samples/s (%.1f sequences/s)\n", sps, sps * st.sequences_per_sample);
-  o << line;
+  o << throughput_summary(st, training_throughput(st, total, s.batchesPerStep));
   std::snprintf(line, sizeof line, "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB per machine\n",
                 static_cast<unsigned long long>(st.memory.max_tile_bytes), static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
                 st.memory.fits ? "fits" : "DOES NOT FIT", static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/system/system.hpp"
+#include "runtime/generators/model_gen.hpp"
 #include "runtime/workloads/training_state.hpp"
 
 namespace ipusim::rt {
@@ -66,7 +67,97 @@ std::string fmt_ns(double ns) {
   return b;
 }
 
+/// "2.78 B", "336 M", "670 K", "42": a count with at most 3 significant digits (B = billion,
+/// as parameter counts are quoted).
+std::string short_count(double n) {
+  const char* units[] = {"B", "M", "K"};
+  const double scales[] = {1e9, 1e6, 1e3};
+  char b[64];
+  for (int i = 0; i < 3; ++i) {
+    if (n >= scales[i]) {
+      std::snprintf(b, sizeof b, "%.3g %s", n / scales[i], units[i]);
+      return b;
+    }
+  }
+  std::snprintf(b, sizeof b, "%.0f", n);
+  return b;
+}
+
+/// Parameters of the whole model: a weight whose VariableSettings are not "all" is one
+/// tensor-parallel shard (the transformer generator's split weights), so the model holds
+/// `tensor_parallel` of them; the others are whole on every replica.
+std::uint64_t whole_model_parameters(const TrainingState& st) {
+  std::uint64_t n = 0;
+  for (const Tensor& t : st.model.tensors) {
+    if (t.kind != TensorKind::Weight) continue;
+    n += t.elements() * (t.variable_settings == "all" ? 1 : st.tensor_parallel);
+  }
+  return n;
+}
+
 }  // namespace
+
+Throughput training_throughput(const TrainingState& st, double run_ns, std::uint64_t steps) {
+  Throughput t;
+  t.data_parallel_replicas = st.session.replicatedGraphCount / std::max<std::uint32_t>(1, st.tensor_parallel);
+  t.samples_per_step = static_cast<std::uint64_t>(t.data_parallel_replicas) * st.micro_batch * st.session.accumulationFactor;
+  if (run_ns <= 0) return t;
+  t.samples_per_s = static_cast<double>(t.samples_per_step * steps) / (run_ns * 1e-9);
+  t.tokens_per_s = t.samples_per_s * static_cast<double>(st.tokens_per_sample);
+  t.sequences_per_s = t.samples_per_s * st.sequences_per_sample;
+  return t;
+}
+
+void add_throughput(Json& results, const TrainingState& st, const Throughput& t, bool with_sequences) {
+  results["data_parallel_replicas"] = t.data_parallel_replicas;
+  results["samples_per_s"] = t.samples_per_s;
+  if (st.tokens_per_sample > 0) {
+    results["tokens_per_sample"] = st.tokens_per_sample;
+    results["tokens_per_s"] = t.tokens_per_s;
+  }
+  if (with_sequences) {
+    results["sequences_per_sample"] = st.sequences_per_sample;
+    results["sequences_per_s"] = t.sequences_per_s;
+  }
+}
+
+Json model_json(const TrainingState& st) {
+  return {{"tensors", st.model.tensors.size()},
+          {"ops", st.model.ops.size()},
+          {"parameters_per_replica", count_parameters(st.model)},
+          {"tensor_parallel", st.tensor_parallel},
+          {"parameters_per_model", whole_model_parameters(st)}};
+}
+
+std::string training_summary_head(const TrainingState& st, const std::string& execution) {
+  const std::uint64_t per_replica = count_parameters(st.model);
+  std::string scope = "the whole model";
+  if (st.tensor_parallel > 1) {
+    scope = "a 1/" + std::to_string(st.tensor_parallel) + " tensor-parallel shard of the " +
+            short_count(static_cast<double>(whole_model_parameters(st))) + "-parameter model";
+  }
+  std::ostringstream o;
+  o << "  training         " << st.generator << ", " << short_count(static_cast<double>(per_replica))
+    << " parameters per replica (" << scope << "), " << st.session.replicatedGraphCount << " replicas x "
+    << st.session.ipusPerReplica << " IPU(s)" << (execution.empty() ? "" : ", " + execution) << "\n";
+  return o.str();
+}
+
+std::string throughput_summary(const TrainingState& st, const Throughput& t) {
+  char line[256];
+  std::snprintf(line, sizeof line, "  throughput       %.1f samples/s (global batch %llu samples)", t.samples_per_s,
+                static_cast<unsigned long long>(t.samples_per_step));
+  std::string out = line;
+  if (st.tokens_per_sample > 0) {
+    std::snprintf(line, sizeof line, ", %.0f tokens/s", t.tokens_per_s);
+    out += line;
+  }
+  if (st.sequences_per_sample != 1.0) {
+    std::snprintf(line, sizeof line, ", %.1f sequences/s", t.sequences_per_s);
+    out += line;
+  }
+  return out + "\n";
+}
 
 Json training_breakdown(const Executor& ex) {
   // Sweep: each instant goes to the highest-priority busy category, the rest is idle.
@@ -124,9 +215,12 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
   r["accumulation_factor"] = st.session.accumulationFactor;
   r["batch_schedule"] = to_string(st.session.batchSchedule);
   r["num_io_tiles"] = st.session.numIOTiles;
-  std::uint64_t params = 0, sharded = 0;
-  for (const Tensor& t : st.model.tensors)
-    if (t.kind == TensorKind::Weight) params += t.elements();
+  // Phased execution runs one step (batchesPerStep 1): the run is the step.
+  const Throughput tp = training_throughput(st, step, 1);
+  r["micro_batch"] = st.micro_batch;
+  r["samples_per_step"] = tp.samples_per_step;
+  add_throughput(r, st, tp, st.sequences_per_sample != 1.0);
+  std::uint64_t sharded = 0;
   Json rts = Json::object();
   rts["groups"] = Json::object();
   for (const auto& [name, res] : st.resolved) {
@@ -136,7 +230,7 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
     rts[key] = rts.value(key, 0) + 1;
     rts["groups"][res.shard_group->str()] = rts["groups"].value(res.shard_group->str(), 0) + 1;
   }
-  r["model"] = {{"tensors", st.model.tensors.size()}, {"ops", st.model.ops.size()}, {"parameters_per_replica", params}};
+  r["model"] = model_json(st);
   r["rts"] = {{"sharded_tensors", sharded}, {"by_kind", rts}};
   // How many were replayed from the collective cache is a fact of the run, not of the result
   // (the report is the same with the cache off): the summary says it, the report does not.
@@ -190,16 +284,14 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
 
 std::string training_summary(const TrainingState& st, const Executor& ex) {
   std::ostringstream o;
-  std::uint64_t params = 0, sharded = 0;
-  for (const Tensor& t : st.model.tensors)
-    if (t.kind == TensorKind::Weight) params += t.elements();
+  std::uint64_t sharded = 0;
   for (const auto& [n, r] : st.resolved) sharded += r.sharded ? 1 : 0;
-  o << "  training         " << st.generator << ", " << params << " parameters per replica, " << st.session.replicatedGraphCount
-    << " replicas x " << st.session.ipusPerReplica << " IPU(s)\n";
+  o << training_summary_head(st, "");
   o << "  phases           " << st.layout.total_phases << " per step (" << st.layout.forward_phases << " forward), "
     << st.program.micro_batches << " micro-batches per phase loop (" << to_string(st.session.batchSchedule) << "), "
     << st.session.numIOTiles << " IO tiles\n";
   o << "  step time        " << fmt_ns(ex.end_ns()) << "\n";
+  o << throughput_summary(st, training_throughput(st, ex.end_ns(), 1));
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
   o << "  RTS              " << sharded << " sharded tensors\n";

@@ -197,6 +197,8 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system) {
     s.optimizer = opt;
     g.finish();
     st.sequences_per_sample = s.sequences_per_pack;
+    st.tensor_parallel = static_cast<std::uint32_t>(s.tensor_parallel);
+    st.tokens_per_sample = static_cast<std::uint64_t>(s.sequence_length);
     const std::int64_t ipr = st.session.ipusPerReplica;
     if (st.session.enablePipelining && st.session.virtualGraphMode == VirtualGraphMode::Auto) {
       // virtualGraphMode auto: the embedding and heads on IPU 0, layers split evenly (earlier IPUs take the remainder last).

@@ -2,7 +2,6 @@
 // `ipusim run`, collected into results.csv / results.json (and plots with --plot).
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,14 +12,13 @@
 #include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
-#include "tools/sweep/sweep_pareto.hpp"
 #include "tools/sweep/sweep_plot.hpp"
 #include "tools/sweep/sweep_results.hpp"
 #include "tools/sweep/sweep_runner.hpp"
 #include "tools/sweep/sweep_shard.hpp"
 #include "tools/sweep/sweep_slurm.hpp"
 #include "tools/sweep/sweep_spec.hpp"
-#include "tools/sweep/sweep_table.hpp"
+#include "tools/sweep/sweep_summary.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;
@@ -71,60 +69,9 @@ void check_overrides(const SweepSpec& spec) {
   });
 }
 
-/// The memory column for the time-memory Pareto front: the first memory.* column whose
-/// value differs between points (a constant one ranks nothing), else the first; "" if none.
-std::string first_memory_column(const std::vector<std::string>& columns, const std::vector<Json>& rows) {
-  std::string first;
-  for (const auto& c : columns) {
-    if (c.rfind("memory.", 0) != 0) continue;
-    if (first.empty()) first = c;
-    const Json* seen = nullptr;
-    for (const auto& r : rows) {
-      if (!r.contains(c) || !r[c].is_number()) continue;
-      if (seen && *seen != r[c]) return c;
-      seen = &r[c];
-    }
-  }
-  return first;
-}
-
-/// Marks the rows on the time-memory Pareto front ("*"), by row position.
-std::vector<bool> pareto_marks(const std::vector<Json>& rows, const std::string& memory_column) {
-  std::vector<bool> marks(rows.size(), false);
-  if (memory_column.empty()) return marks;
-  std::vector<std::pair<double, double>> points;
-  for (const auto& r : rows) {
-    const bool usable = r.value("status", "") == "ok" && r.contains(memory_column) && r[memory_column].is_number() &&
-                        r["time_ns"].is_number();
-    points.emplace_back(usable ? r[memory_column].get<double>() : NAN, usable ? r["time_ns"].get<double>() : NAN);
-  }
-  for (std::size_t i : pareto_front(points)) marks[i] = true;
-  return marks;
-}
-
 void print_summary(const SweepSpec& spec, const std::vector<std::string>& columns, const std::vector<Json>& rows) {
-  const std::string memory = spec.memory_column.empty() ? first_memory_column(columns, rows) : spec.memory_column;
-  const std::vector<bool> marks = pareto_marks(rows, memory);
-  std::vector<std::string> headers = {"#"};
-  for (const auto& a : spec.axes) headers.push_back(a.path);
-  headers.insert(headers.end(), {"status", "time ns"});
-  if (!memory.empty()) headers.insert(headers.end(), {memory, "pareto"});
-  headers.push_back("error");
-  std::vector<std::vector<std::string>> table;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Json& r = rows[i];
-    std::vector<std::string> line = {cell_text(r["index"])};
-    for (const auto& a : spec.axes) line.push_back(cell_text(r[a.path]));
-    line.push_back(cell_text(r["status"]));
-    line.push_back(r["time_ns"].is_number() ? fixed(r["time_ns"].get<double>(), 1) : "");
-    if (!memory.empty()) {
-      line.push_back(r.contains(memory) ? cell_text(r[memory]) : "");
-      line.push_back(marks[i] ? "*" : "");
-    }
-    line.push_back(cell_text(r["error"]));
-    table.push_back(line);
-  }
-  std::cout << format_table(headers, table);
+  const std::string memory = spec.memory_column.empty() ? summary_memory_column(columns, rows) : spec.memory_column;
+  std::cout << sweep_summary_table(spec, columns, rows, memory);
 }
 
 void write_text(const fs::path& path, const std::string& text) {

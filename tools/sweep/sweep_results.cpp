@@ -9,6 +9,8 @@ namespace ipusim::cli {
 namespace {
 
 const char* const kGroups[] = {"breakdown_ns", "utilisation", "memory"};
+/// Throughput figures of training reports (report.json /workload/...), as columns workload.*.
+const char* const kRates[] = {"samples_per_s", "tokens_per_s", "sequences_per_s"};
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
@@ -56,6 +58,10 @@ Json make_row(const SweepSpec& spec, const SweepPoint& point, const std::string&
       if (report.contains(group)) flatten_numeric(report[group], group, row);
     }
     if (const Json* algorithm = find_pointer(report, "/workload/algorithm")) row[algorithm_column(spec)] = *algorithm;
+    for (const char* rate : kRates) {
+      const Json* v = find_pointer(report, std::string("/workload/") + rate);
+      if (v && v->is_number()) row[std::string("workload.") + rate] = *v;
+    }
   }
   for (const auto& [name, pointer] : spec.columns) {
     const Json* v = report.is_object() ? find_pointer(report, pointer) : nullptr;
@@ -80,6 +86,10 @@ std::vector<std::string> collect_columns(const SweepSpec& spec, const std::vecto
   const bool any_algorithm =
       std::any_of(rows.begin(), rows.end(), [&](const Json& r) { return r.contains(algorithm); });
   if (any_algorithm) add_unique(columns, algorithm);
+  for (const char* rate : kRates) {
+    const std::string name = std::string("workload.") + rate;
+    if (std::any_of(rows.begin(), rows.end(), [&](const Json& r) { return r.contains(name); })) add_unique(columns, name);
+  }
   for (const auto& column : spec.columns) add_unique(columns, column.first);
   return columns;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The sweep's result table: one row per point (index, axis values, status, error,
 // time_ns, every numeric leaf of breakdown_ns / utilisation / memory, the collective
-// algorithm, extra columns), written as results.csv and results.json.
+// algorithm, training throughput (workload.samples_per_s, tokens_per_s, sequences_per_s),
+// extra columns), written as results.csv and results.json.
 #include <string>
 #include <vector>
 
@@ -24,7 +25,8 @@ Json make_row(const SweepSpec& spec, const SweepPoint& point, const std::string&
               const std::string& error, const Json& report);
 
 /// The columns of the table: fixed ones first, then breakdown_ns.*, utilisation.*,
-/// memory.*, workload.algorithm and the extra columns, each group in first-seen order.
+/// memory.*, workload.algorithm, the throughput columns and the extra columns, each group in
+/// first-seen order.
 std::vector<std::string> collect_columns(const SweepSpec& spec, const std::vector<Json>& rows);
 
 /// One CSV field, quoted (RFC 4180) when it holds a comma, quote, CR, LF or edge spaces.

@@ -1,6 +1,7 @@
 #include "tools/sweep/sweep_table.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,11 +10,22 @@ namespace ipusim::cli {
 
 namespace {
 
+/// A number, optionally followed by "%" or by one space and a unit word ("2.29 s", "64 MiB",
+/// "1.5 us"), or a list of numbers ("0, 1": points printed together).
 bool looks_numeric(const std::string& s) {
   if (s.empty()) return false;
+  if (const auto comma = s.find(", "); comma != std::string::npos) {
+    return looks_numeric(s.substr(0, comma)) && looks_numeric(s.substr(comma + 2));
+  }
   char* end = nullptr;
   std::strtod(s.c_str(), &end);
-  return end && (*end == '\0' || *end == '%');
+  if (!end || end == s.c_str()) return false;
+  if (*end == '\0' || (*end == '%' && end[1] == '\0')) return true;
+  if (*end != ' ' || end[1] == '\0') return false;
+  for (const char* c = end + 1; *c; ++c) {
+    if (!std::isalpha(static_cast<unsigned char>(*c)) && *c != '/') return false;
+  }
+  return true;
 }
 
 }  // namespace
