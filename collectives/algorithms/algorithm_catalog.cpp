@@ -66,7 +66,7 @@ const std::vector<CatalogEntry>& algorithm_catalog() {
       {"quad_directional", "quad_directional_ring",
        "Four parts over two rings (serpent and mirrored serpent), both directions.",
        "--link-config barley_twist (a torus, 1 IPU per replica)"},
-      {"direct", "broadcast",
+      {"direct", "broadcast (closest)",
        "Every member sends each other member its piece in one step (AllReduce: a reduce-scatter "
        "step, "
        "then a gather step): the fewest syncs, the most link traffic; the only algorithm of "
@@ -84,13 +84,14 @@ const std::vector<CatalogEntry>& algorithm_catalog() {
 
 const std::vector<CatalogEntry>& link_config_catalog() {
   static const std::vector<CatalogEntry> all = {
-      {"default", "Default", "Rings over the ladder (interleaved ring order), any topology.",
-       "1, 2, 4 or 8+ IPUs per replica"},
+      {"default", "Default", "Rings over the ladder (interleaved ring order), ladder or torus.",
+       "GCL supports 1, 2, 4 or 8+ IPUs per replica (not checked)"},
       {"sliding_window", "SlidingWindow",
        "Routes traffic through intermediate IPUs to reach further.",
        "a torus and 1, 2 or 4 IPUs per replica"},
       {"barley_twist", "BarleyTwist",
-       "Serpent ring orders; enables quad_directional (auto uses it above 192 KiB).",
+       "Serpent ring orders; enables quad_directional (auto uses it from 192 KiB per replica for "
+       "AllGather, 192 KiB x ranks for ReduceScatter and AllReduce).",
        "a torus and 1 IPU per replica"},
   };
   return all;

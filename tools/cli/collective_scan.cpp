@@ -102,9 +102,13 @@ namespace {
 boost::program_options::options_description scan_options() {
   namespace po = boost::program_options;
   po::options_description opts(
-      "size scan (nccl-tests -b/-e/-f): ipusim collective --min-bytes A --max-bytes B [--step-factor F] [options above]");
-  opts.add_options()("min-bytes", po::value<std::string>(), "smallest message per replica (e.g. 8, 1KiB)")(
-      "max-bytes", po::value<std::string>(), "largest message per replica (e.g. 256MiB)")(
+      "size scan (nccl-tests -b/-e/-f): ipusim collective --min-bytes A --max-bytes B [--step-factor F] [options above]\n"
+      "Prints nccl-tests' columns; #wrong comes from a data check per size when --data is given (nccl-tests -c),\n"
+      "N/A otherwise; the in-place columns repeat the out-of-place timing (the model has no buffer aliasing)");
+  opts.add_options()("min-bytes", po::value<std::string>(),
+                     "smallest nccl-tests size (nccl-tests -b; e.g. 8, 1KiB): the output per replica for\n"
+                     "all_gather, the input for every other op")(
+      "max-bytes", po::value<std::string>(), "largest nccl-tests size (nccl-tests -e; e.g. 256MiB)")(
       "step-factor", po::value<double>()->default_value(2.0), "multiply the size by this between points (nccl-tests -f)")(
       "csv", "print CSV instead of a table")("json", "print a JSON list of the results")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "sizes simulated at once")(
