@@ -174,8 +174,9 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     out << "  algorithm        " << r["algorithm"].get<std::string>() << " (requested "
         << r["requested_algorithm"].get<std::string>() << "), " << r["steps"] << " supersteps\n";
     char line[160];
-    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s\n",
-                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>());
+    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s (nccl-tests' conventions, size %llu B)\n",
+                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>(),
+                  static_cast<unsigned long long>(r["size_bytes"].get<std::uint64_t>()));
     out << line;
     if (spec_.best || spec_.check_auto) out << best_summary(spec_.best_report);
     if (functional_.is_object()) {

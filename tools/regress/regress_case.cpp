@@ -103,12 +103,12 @@ bool is_time_field(const std::string& name) {
 
 std::string case_config_path(const RegressCase& c, const std::string& work_dir) {
   if (c.system.empty()) return c.config;
-  const Json system = ConfigDoc::load_file(c.system).resolved();
-  const Json config = ConfigDoc::load_file(c.config).resolved();
+  const Json system = ConfigDoc::load_file(c.system).root();
+  const Json config = ConfigDoc::load_file(c.config).root();
   Json wrapper = Json::object();
   wrapper["$include"] = Json::array({fs::absolute(c.system).lexically_normal().string()});
   for (auto it = config.begin(); it != config.end(); ++it) {
-    if (!system.contains(it.key())) wrapper[it.key()] = it.value();
+    if (it.key() != "$include" && !system.contains(it.key())) wrapper[it.key()] = it.value();
   }
   const std::string path = (fs::path(work_dir) / (safe_name(c.name) + ".config.json")).string();
   write_json_pretty(path, wrapper);

@@ -230,7 +230,7 @@ TEST_CASE("collective size scan: nccl-tests size for all_gather, #wrong from --d
   }
 }
 
-TEST_CASE("algorithms that cannot run are refused with the reason; auto far from best warns", "[cli][flags][auto]") {
+TEST_CASE("algorithms that cannot run are refused with the reason, and auto far from best warns", "[cli][flags][auto]") {
   Scratch s;
   const CliResult h = run_cli(s, {"collective", "--system", "pod64", "--bytes", "1KiB", "--algorithm", "hierarchical"});
   CHECK(h.exit_code == 2);
