@@ -181,7 +181,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     if (spec_.best || spec_.check_auto) out << best_summary(spec_.best_report);
     if (functional_.is_object()) {
       out << "  functional check " << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL")
-          << " (max abs error " << functional_["max_abs_error"].get<double>() << ")\n";
+          << " (max abs error " << functional_["max_abs_error"].get<double>() << ", "
+          << functional_["wrong_elements"].get<std::uint64_t>() << " wrong elements)\n";
     }
     return out.str();
   }
@@ -318,11 +319,11 @@ std::string request_key(coll::RequestField field, bool by_group_size, bool by_el
   return "algorithm";
 }
 
-/// algorithm "best" (and, with `keep_auto`, check_auto: the same trials, auto still played;
-/// warns when auto is more than auto_warn_pct slower): simulates every algorithm that can run this request, each in a forked
+/// algorithm "best": simulates every algorithm that can run this request, each in a forked
 /// trial (its own copy of the elaborated system, so the reported run carries no trial
-/// traffic), and sets the request to the fastest; ties go to the earlier candidate in
-/// best_candidates() order. Records every candidate's time and what auto picks. The trials
+/// traffic), and sets the request to the fastest (unless `keep_auto`: check_auto, the same
+/// trials with auto still played); ties go to the earlier candidate in best_candidates()
+/// order. Warns when auto is more than auto_warn_pct slower than the fastest. Records every candidate's time and what auto picks. The trials
 /// share the run's /sim/max_wall_s deadline: a trial still running at it stops (between
 /// events) and the run ends with a SimulationError (exit 3) naming the candidate and the
 /// simulated time it had reached.
