@@ -94,6 +94,13 @@ Resolved resolve(const CollectiveRequest& request) {
              "hierarchical needs every group to have the same number of members in each ILD "
              "it spans");
     }
+    if (out.structure->num_ilds < 2) {
+      // With no GW-Link tier it would only repeat its IPU-Link ring under another name.
+      reject(RequestField::Algorithm,
+             "hierarchical: every group lies in one IPU-Link domain (" +
+                 std::to_string(request.topology.ild_size_ipus) +
+                 " IPUs), so there is no GW-Link tier; name a ring algorithm, direct or auto");
+    }
     detail::choose_tier_methods(request, *out.structure, out.tiers);
     validate_method(out.tiers.ild_algorithm, request, "IPU-Link tier: ");
     validate_method(out.tiers.gw_algorithm, request, "GW-Link tier: ");

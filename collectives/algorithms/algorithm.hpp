@@ -38,7 +38,8 @@
 //   ild_all_gather; Broadcast = gw_broadcast (root to its peer in every other ILD), then
 //   ild_broadcast. Only 1/(members per ILD) of the data crosses GW-Links. The GW tier
 //   pairs members with the same local index (position inside their ILD) and runs a flat
-//   ring, meet in the middle when it has more than 2 members, else clockwise.
+//   ring, meet in the middle when it has more than 2 members, else clockwise. Refused
+//   (RequestError) when every group lies in one ILD: there would be no GW-Link tier.
 // - Broadcast with a ring method = a scatter step from the root, then a ring all-gather.
 // - AllToAll supports only direct.
 // A flat (non-hierarchical) ring over a group spanning ILDs orders the members by global
@@ -76,7 +77,8 @@ struct CollectiveRequest {
   Algorithm algorithm = Algorithm::Auto;
   Algorithm hierarchical_ild_algorithm = Algorithm::Auto;  ///< IPU-Link tier override
   Algorithm hierarchical_gw_algorithm = Algorithm::Auto;   ///< GW-Link tier override
-  /// AUTO picks Direct when the AUTO rule's bytes are <= this (0 = never, GCL behaviour).
+  /// AUTO also picks Direct when the AUTO rule's bytes are <= this (0 = only by its
+  /// small-message rule, auto_select.hpp).
   std::uint64_t direct_max_bytes = 0;
 };
 

@@ -4,9 +4,15 @@
 
 namespace ipusim::coll {
 
-double algorithm_bandwidth(std::uint64_t bytes_per_ipu, double seconds) {
+std::uint64_t nccl_size_bytes(CollectiveOp op, std::uint64_t input_bytes_per_replica,
+                              std::uint32_t group_size) {
+  return op == CollectiveOp::AllGather ? input_bytes_per_replica * group_size
+                                       : input_bytes_per_replica;
+}
+
+double algorithm_bandwidth(std::uint64_t size_bytes, double seconds) {
   if (!(seconds > 0.0)) throw std::invalid_argument("algorithm_bandwidth needs a positive time");
-  return static_cast<double>(bytes_per_ipu) / seconds;
+  return static_cast<double>(size_bytes) / seconds;
 }
 
 double bus_bandwidth_factor(CollectiveOp op, std::uint32_t group_size) {

@@ -12,8 +12,8 @@ namespace ipusim::coll {
 const std::vector<Algorithm>& best_candidates();
 
 /// Why `request` (with a concrete algorithm) is not a candidate: "" when it is; otherwise
-/// the reason build_schedule would refuse it, or, for hierarchical, that no group spans more
-/// than one IPU-Link domain (it would only repeat a flat ring).
+/// the reason build_schedule would refuse it (e.g. hierarchical when no group spans more than
+/// one IPU-Link domain).
 std::string why_not_candidate(const CollectiveRequest& request);
 
 }  // namespace ipusim::coll

@@ -6,8 +6,10 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <spdlog/spdlog.h>
 #include <systemc>
 
+#include "collectives/algorithms/algorithm_bandwidth.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 #include "collectives/algorithms/best_candidates.hpp"
 #include "collectives/groups/comm_group_spec.hpp"
@@ -37,9 +39,24 @@ struct CollectiveSpec {
   Json input;        // explicit per-replica input
   bool output_values = false;
   std::uint64_t repeat = 1;
-  bool best = false;  ///< algorithm "best": the fastest candidate, found by simulating each
-  Json best_report;   ///< best: the candidates' times and what auto picks
+  bool best = false;        ///< algorithm "best": the fastest candidate, found by simulating each
+  bool check_auto = false;  ///< algorithm "auto" checked against the same candidates
+  double auto_warn_pct = 20;
+  Json best_report;  ///< best / check_auto: the candidates' times and what auto picks
 };
+
+/// The report's `auto_vs_best` (with best or check_auto): auto's and the fastest candidate's
+/// times, and whether auto is more than `warn_pct` slower.
+Json auto_vs_best(const Json& b, double warn_pct) {
+  const Json slowdown = b["auto_slowdown_pct"];
+  return Json{{"auto", b["auto_choice"]},
+              {"auto_time_ns", b["auto_time_ns"]},
+              {"best", b["chosen"]},
+              {"best_time_ns", b["chosen_time_ns"]},
+              {"auto_slowdown_pct", slowdown},
+              {"warn_above_pct", warn_pct},
+              {"warning", slowdown.is_number() && slowdown.get<double>() > warn_pct}};
+}
 
 /// Summary lines of algorithm "best": the choice, auto's, and every candidate's time.
 std::string best_summary(const Json& b) {
@@ -106,14 +123,11 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     const double bytes = static_cast<double>(spec_.request.elements_per_replica) *
                          coll::dtype_bytes(spec_.request.dtype);
     const double per_ns = timing_.total_ns() / static_cast<double>(spec_.repeat);
-    const double k = static_cast<double>(s.group_size);
-    const double alg_GBps = per_ns > 0 ? bytes / per_ns : 0.0;
-    double factor = 1.0;
-    if (s.op == coll::CollectiveOp::AllReduce) {
-      factor = k > 0 ? 2.0 * (k - 1) / k : 0;
-    } else if (s.op == coll::CollectiveOp::AllGather || s.op == coll::CollectiveOp::ReduceScatter) {
-      factor = k > 0 ? (k - 1) / k : 0;
-    }
+    // nccl-tests' convention (algorithm_bandwidth.hpp): AllGather counts its output buffer.
+    const std::uint64_t size_bytes = coll::nccl_size_bytes(
+        s.op, spec_.request.elements_per_replica * coll::dtype_bytes(spec_.request.dtype), s.group_size);
+    const double alg_GBps = per_ns > 0 ? static_cast<double>(size_bytes) / per_ns : 0.0;
+    const double factor = s.group_size > 0 ? coll::bus_bandwidth_factor(s.op, s.group_size) : 0.0;
     Json r = Json::object();
     r["op"] = coll::to_string(s.op);
     r["algorithm"] = coll::to_string(s.algorithm);
@@ -123,6 +137,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     }
     r["requested_algorithm"] = spec_.best ? std::string("best") : coll::to_string(spec_.request.algorithm);
     if (spec_.best) r["best"] = spec_.best_report;
+    if (spec_.best || spec_.check_auto) r["auto_vs_best"] = auto_vs_best(spec_.best_report, spec_.auto_warn_pct);
     r["reduce"] = coll::to_string(s.reduce);
     r["dtype"] = coll::to_string(s.dtype);
     r["replicas"] = spec_.replicas;
@@ -133,6 +148,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     if (spec_.replicas <= 64) r["groups"] = spec_.request.groups;
     r["elements_per_replica"] = spec_.request.elements_per_replica;
     r["bytes_per_replica"] = bytes;
+    r["size_bytes"] = size_bytes;
     r["repeat"] = spec_.repeat;
     r["time_ns"] = per_ns;
     r["cycles"] = system_.clock().ns_to_cycles_round(per_ns);
@@ -158,13 +174,15 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     out << "  algorithm        " << r["algorithm"].get<std::string>() << " (requested "
         << r["requested_algorithm"].get<std::string>() << "), " << r["steps"] << " supersteps\n";
     char line[160];
-    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s\n",
-                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>());
+    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s (nccl-tests' conventions, size %llu B)\n",
+                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>(),
+                  static_cast<unsigned long long>(r["size_bytes"].get<std::uint64_t>()));
     out << line;
-    if (spec_.best) out << best_summary(spec_.best_report);
+    if (spec_.best || spec_.check_auto) out << best_summary(spec_.best_report);
     if (functional_.is_object()) {
       out << "  functional check " << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL")
-          << " (max abs error " << functional_["max_abs_error"].get<double>() << ")\n";
+          << " (max abs error " << functional_["max_abs_error"].get<double>() << ", "
+          << functional_["wrong_elements"].get<std::uint64_t>() << " wrong elements)\n";
     }
     return out.str();
   }
@@ -244,20 +262,29 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     const coll::ReplicaBuffers got = coll::run_functional(full, inputs);
     const coll::ReplicaBuffers want = coll::direct_reference(
         spec_.request.op, spec_.request.reduce, spec_.request.dtype, spec_.request.groups, inputs);
-    double max_err = 0;
-    bool same_shape = got.size() == want.size();
-    for (std::size_t r = 0; same_shape && r < got.size(); ++r) {
-      if (got[r].size() != want[r].size()) {
-        same_shape = false;
-        break;
-      }
-      for (std::size_t i = 0; i < got[r].size(); ++i) max_err = std::max(max_err, std::fabs(got[r][i] - want[r][i]));
-    }
     // float16 results may differ from the once-rounded reference by rounding steps.
     const double tolerance = spec_.request.dtype == coll::DType::Float16 ? 1e-2 * (1 + max_abs(want)) : 0.0;
+    double max_err = 0;
+    // nccl-tests' #wrong: output elements (over all replicas) beyond the tolerance; a replica
+    // whose output has the wrong length counts every expected element as wrong.
+    std::uint64_t wrong = 0;
+    bool same_shape = got.size() == want.size();
+    for (std::size_t r = 0; r < want.size(); ++r) {
+      if (r >= got.size() || got[r].size() != want[r].size()) {
+        same_shape = false;
+        wrong += want[r].size();
+        continue;
+      }
+      for (std::size_t i = 0; i < got[r].size(); ++i) {
+        const double err = std::fabs(got[r][i] - want[r][i]);
+        max_err = std::max(max_err, err);
+        if (!(err <= tolerance)) ++wrong;
+      }
+    }
     functional_ = Json{{"data", spec_.input.is_null() ? spec_.data : std::string("input")},
-                       {"matches_reference", same_shape && max_err <= tolerance},
-                       {"max_abs_error", max_err}};
+                       {"matches_reference", same_shape && wrong == 0},
+                       {"max_abs_error", max_err},
+                       {"wrong_elements", wrong}};
     if (spec_.output_values) functional_["outputs"] = got;
   }
 
@@ -294,12 +321,13 @@ std::string request_key(coll::RequestField field, bool by_group_size, bool by_el
 
 /// algorithm "best": simulates every algorithm that can run this request, each in a forked
 /// trial (its own copy of the elaborated system, so the reported run carries no trial
-/// traffic), and sets the request to the fastest; ties go to the earlier candidate in
-/// best_candidates() order. Records every candidate's time and what auto picks. The trials
+/// traffic), and sets the request to the fastest (unless `keep_auto`: check_auto, the same
+/// trials with auto still played); ties go to the earlier candidate in best_candidates()
+/// order. Warns when auto is more than auto_warn_pct slower than the fastest. Records every candidate's time and what auto picks. The trials
 /// share the run's /sim/max_wall_s deadline: a trial still running at it stops (between
 /// events) and the run ends with a SimulationError (exit 3) naming the candidate and the
 /// simulated time it had reached.
-void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
+void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool keep_auto) {
   coll::CollectiveRequest req = spec.request;
   req.algorithm = coll::Algorithm::Auto;
   const coll::Algorithm auto_choice = coll::select_algorithm(req);
@@ -316,6 +344,7 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
     CollectiveSpec trial = spec;
     trial.request.algorithm = a;
     trial.best = false;
+    trial.check_auto = false;
     trial.repeat = 1;
     trial.data = "none";
     trial.input = Json();
@@ -362,7 +391,7 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
     node.fail("algorithm", "best: no candidate algorithm could be simulated" +
                                (failed.empty() ? std::string() : " (" + failed.dump() + ")"));
   }
-  spec.request.algorithm = chosen;
+  if (!keep_auto) spec.request.algorithm = chosen;
   Json r = Json::object();
   r["chosen"] = coll::to_string(chosen);
   r["chosen_time_ns"] = chosen_ns;
@@ -375,6 +404,14 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec) {
   r["not_applicable"] = not_applicable;
   if (!failed.empty()) r["failed"] = failed;
   spec.best_report = r;
+  const Json check = auto_vs_best(r, spec.auto_warn_pct);
+  if (check["warning"].get<bool>()) {
+    spdlog::warn("algorithm auto (GCL's rule) picks {} and takes {:.3f} ns, {:.1f} % slower than {} ({:.3f} ns), the "
+                 "fastest algorithm the model finds (warns above /workload/auto_warn_pct = {} %)",
+                 check["auto"].get<std::string>(), check["auto_time_ns"].get<double>(),
+                 check["auto_slowdown_pct"].get<double>(), check["best"].get<std::string>(),
+                 check["best_time_ns"].get<double>(), spec.auto_warn_pct);
+  }
 }
 
 /// Adapter so the sc_module-owning unique_ptr can be returned as a Workload.
@@ -391,6 +428,7 @@ void register_collective_params() {
       {w + "op", ParamType::Enum, "", "allreduce", {}, {}, {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"}, "Collective operation (GCL names)"},
       {w + "bytes", ParamType::Int, "B", 0, 0, {}, {}, "Input size per replica in bytes (or give elements)"},
       {w + "elements", ParamType::Int, "", 0, 0, {}, {}, "Input elements per replica (overrides bytes when > 0)"},
+      {w + "size_bytes", ParamType::Int, "B", 0, 0, {}, {}, "nccl-tests size instead of bytes/elements: the output per replica for all_gather (group size x input), the input for every other op; rounded down to whole elements per member"},
       {w + "dtype", ParamType::Enum, "", "float32", {}, {}, {"float32", "float16"}, "Element type"},
       {w + "replicas", ParamType::Int, "", 0, 0, {}, {}, "Replicas (0 = all IPUs / ipus_per_replica)"},
       {w + "ipus_per_replica", ParamType::Int, "", 1, 1, 64, {}, "IPUs per replica (consecutive IPUs)"},
@@ -400,7 +438,9 @@ void register_collective_params() {
       {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every algorithm that can run and takes the fastest (the report lists each candidate's time and auto's choice)"},
       {w + "link_config", ParamType::Enum, "", "default", {}, {}, {"default", "sliding_window", "barley_twist"}, "GCL IPU-Link configuration"},
       {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator"},
-      {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto picks direct at or below this size (0 = never, as GCL's AUTO)"},
+      {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto also picks direct at or below this size (0 = only by its small-message rule, collectives/README.md)"},
+      {w + "check_auto", ParamType::Bool, "", false, {}, {}, {}, "with algorithm auto: also simulate every candidate of best (slower) and report auto_vs_best; warns when auto is more than auto_warn_pct slower"},
+      {w + "auto_warn_pct", ParamType::Double, "%", 20.0, 0.0, {}, {}, "best and check_auto warn (stderr) when auto is more than this much slower than the fastest candidate"},
       {w + "repeat", ParamType::Int, "", 1, 1, 1000000, {}, "Run the collective this many times back to back"},
       {w + "data", ParamType::String, "", "none", {}, {}, {}, "Functional data: none | replica-id | iota | random:SEED"},
       {w + "input", ParamType::Json, "", Json(), {}, {}, {}, "Explicit input: one array of numbers per replica"},
@@ -416,6 +456,8 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     req.dtype = coll::parse_dtype(node.get_enum("dtype"));
     const std::string algorithm = node.get_enum("algorithm");
     spec.best = algorithm == "best";
+    spec.check_auto = algorithm == "auto" && node.get_bool("check_auto");
+    spec.auto_warn_pct = node.get_double("auto_warn_pct");
     req.algorithm = spec.best ? coll::Algorithm::Auto : coll::parse_algorithm(algorithm);
     req.reduce = coll::parse_reduce_op(node.get_enum("reduce"));
     req.topology = collective_topology(system, 1, coll::parse_link_config(node.get_enum("link_config")));
@@ -434,9 +476,13 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   const std::uint64_t elem_bytes = coll::dtype_bytes(req.dtype);
   const std::uint64_t bytes = node.get_uint("bytes");
   const std::uint64_t elements = node.get_uint("elements");
+  const std::uint64_t size_bytes = node.get_uint("size_bytes");
+  if (size_bytes > 0 && (bytes > 0 || elements > 0)) {
+    node.fail("size_bytes", "give one of size_bytes, bytes and elements (got size_bytes " + std::to_string(size_bytes) +
+                                " and " + (elements > 0 ? "elements " + std::to_string(elements) : "bytes " + std::to_string(bytes)) + ")");
+  }
   req.elements_per_replica = elements > 0 ? elements : (bytes + elem_bytes - 1) / elem_bytes;
-  if (req.elements_per_replica == 0) node.fail("bytes", "give bytes or elements (> 0)");
-  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
+  if (req.elements_per_replica == 0 && size_bytes == 0) node.fail("bytes", "give bytes, elements or size_bytes (> 0)");
   req.direct_max_bytes = node.get_uint("direct_max_bytes");
   spec.repeat = node.get_uint("repeat");
 
@@ -452,6 +498,18 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   } catch (const coll::GroupError& e) {
     node.fail(group_size > 0 ? "group_size" : "comm_group", e.what());
   }
+  if (size_bytes > 0) {
+    // nccl-tests' size: AllGather's is its output (group size x input); rounded down to whole
+    // elements per member, as nccl-tests rounds its counts.
+    const std::uint64_t k = req.groups.empty() ? 1 : req.groups.front().size();
+    const std::uint64_t per_input = elem_bytes * (req.op == coll::CollectiveOp::AllGather ? k : 1);
+    req.elements_per_replica = size_bytes / per_input;
+    if (req.elements_per_replica == 0) {
+      node.fail("size_bytes", std::to_string(size_bytes) + " bytes is less than one " + coll::to_string(req.dtype) +
+                                  " element" + (per_input > elem_bytes ? " per group member (" + std::to_string(per_input) + " bytes)" : ""));
+    }
+  }
+  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
 
   {
     // Schedules address a replica's working buffer with 32-bit element offsets.
@@ -490,7 +548,7 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     // Guards before work: the functional buffers and the kernel events, from the schedule's
     // closed forms. An inconsistent request is left to validate_request below.
     std::vector<coll::Algorithm> algorithms = {req.algorithm};
-    if (spec.best) {
+    if (spec.best || spec.check_auto) {
       algorithms.clear();
       coll::CollectiveRequest c = req;
       for (const coll::Algorithm a : coll::best_candidates()) {
@@ -521,7 +579,7 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   } catch (const coll::RequestError& e) {
     node.fail(request_key(e.field(), group_size > 0, elements > 0), e.what());
   }
-  if (spec.best) choose_best(node, system, spec);
+  if (spec.best || spec.check_auto) choose_best(node, system, spec, !spec.best);
   auto* w = new CollectiveWorkload("collective", system, std::move(spec));
   try {
     w->run_functional_check();

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "collectives/algorithms/algorithm_catalog.hpp"
 #include "runtime/exec/simulation.hpp"
 #include "sim/errors.hpp"
 #include "sim/json_parse.hpp"
@@ -12,6 +13,7 @@
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
+#include "tools/cli/collective_scan.hpp"
 #include "tools/cli/run_outputs.hpp"
 #include "tools/cli/trace_options.hpp"
 #include "tools/common/cli_util.hpp"
@@ -21,17 +23,23 @@ namespace ipusim::cli {
 int cmd_collective(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
-      "ipusim collective --system CONFIG --op OP (--bytes N | --elements N) [options]\n\n"
-      "Times one collective on a system preset (e.g. configs/systems/pod64.json); with --data\n"
+      "ipusim collective --system CONFIG --op OP (--bytes N | --elements N | --size N) [options]\n\n"
+      "Times one collective on a system preset (e.g. pod64 or configs/systems/pod64.json); with --data\n"
       "or --input it also moves and reduces real values and checks them against a direct\n"
-      "reduction. Output: op, chosen algorithm, groups, time_ns, cycles, algorithm and bus\n"
-      "bandwidth (GCL convention), time per link tier.\n\noptions");
+      "reduction (functional.wrong_elements = nccl-tests' #wrong). Output: op, chosen algorithm,\n"
+      "groups, time_ns, cycles, size_bytes, algorithm and bus bandwidth (nccl-tests' conventions:\n"
+      "size = the output per replica for all_gather, the input for every other op; algbw =\n"
+      "size / time; busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n for reduce_scatter,\n"
+      "all_gather and all_to_all, 1 for broadcast), time per link tier.\n\noptions");
   opts.add_options()("help", "show this help")(
       "system", po::value<std::string>(), "system config (JSON) or preset name (pod16, pod64, pod256, ...)")(
       "op", po::value<std::string>()->default_value("allreduce"),
       "allreduce|reduce_scatter|all_gather|all_to_all|broadcast")(
       "bytes", po::value<std::string>(), "input bytes per replica: 67108864, 64MiB, 1GiB, 100MB, ...")(
       "elements", po::value<std::uint64_t>(), "input elements per replica")(
+      "size", po::value<std::string>(),
+      "nccl-tests size instead: the output per replica for all_gather (group size x input), the\n"
+      "input for every other op (e.g. 64MiB)")(
       "dtype", po::value<std::string>()->default_value("float32"), "float32|float16")(
       "replicas", po::value<std::uint64_t>()->default_value(0), "replicas (0 = all IPUs / ipus-per-replica)")(
       "ipus-per-replica", po::value<std::uint64_t>()->default_value(1), "IPUs per replica")(
@@ -40,6 +48,9 @@ int cmd_collective(const Args& args) {
       "group-size", po::value<std::uint64_t>(), "ReplicaGrouping group size")(
       "algorithm", po::value<std::string>()->default_value("auto"),
       "auto|best|clockwise|anticlockwise|bidirectional_pair|meet_in_the_middle|quad_directional|direct|hierarchical")(
+      "check-auto", "with --algorithm auto: also simulate every candidate (as best does) and report\n"
+      "auto_vs_best; warns on stderr when auto is more than workload.auto_warn_pct (20 %) slower")(
+      "list-algorithms", "print the algorithm and link-configuration table as Markdown (the README's)")(
       "link-config", po::value<std::string>()->default_value("default"), "default|sliding_window|barley_twist")(
       "reduce", po::value<std::string>()->default_value("add"), "add|mean|mul|min|max|local")(
       "data", po::value<std::string>()->default_value("none"), "none|replica-id|iota|random:SEED")(
@@ -59,11 +70,20 @@ int cmd_collective(const Args& args) {
   add_trace_options(opts);
   const auto vm = parse_options(opts, {}, args);
   if (vm.count("help")) {
-    std::cout << opts << "\n";
+    std::cout << opts << "\n" << coll::catalog_help_text() << "\n" << scan_help() << "\n";
+    return 0;
+  }
+  if (vm.count("list-algorithms")) {
+    std::cout << coll::catalog_markdown();
     return 0;
   }
   if (!vm.count("system")) throw ConfigError("collective: --system CONFIG is required (see --help)");
-  if (!vm.count("bytes") && !vm.count("elements")) throw ConfigError("collective: give --bytes N or --elements N");
+  if (!vm.count("bytes") && !vm.count("elements") && !vm.count("size"))
+    throw ConfigError("collective: give --bytes N, --elements N or --size N");
+  if (vm.count("size") && (vm.count("bytes") || vm.count("elements"))) {
+    throw ConfigError("collective: give --size or " + std::string(vm.count("bytes") ? "--bytes" : "--elements") +
+                      ", not both (--size is the nccl-tests size, --bytes/--elements the input per replica)");
+  }
   if (vm.count("stride") != vm.count("group-size") && vm.count("group-size") == 0)
     throw ConfigError("collective: --stride needs --group-size");
   // Contradictory or inexact flags are refused, not silently resolved (issue 15).
@@ -93,11 +113,13 @@ int cmd_collective(const Args& args) {
   // Each flag is copied into /workload; errors about the value name the flag, not a --set.
   auto set = [&](const std::string& key, const Json& value) {
     doc.apply_override("/workload/" + key + "=" + value.dump());
-    std::string flag = key == "sharding_domain" ? "shard-domain" : key == "output_values" ? "outputs" : key == "cbr" ? "no-cbr" : key;
+    std::string flag = key == "sharding_domain" ? "shard-domain" : key == "size_bytes" ? "size" : key == "output_values" ? "outputs" : key == "cbr" ? "no-cbr" : key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     if (key != "kind") doc.set_origin("/workload/" + key, "--" + flag + " " + (value.is_string() ? value.get<std::string>() : value.dump()));
   };
   const bool sharded = vm.count("shard-domain") > 0;
+  if (sharded && (vm.count("size") || vm.count("check-auto")))
+    throw ConfigError(std::string(vm.count("size") ? "--size" : "--check-auto") + ": not with --shard-domain (collectives only)");
   // A file given by a flag: limits of json_parse.hpp (regular file, size, depth), and errors
   // name the flag and the file (not the /workload key it is copied to).
   auto read_json_arg = [&vm](const std::string& flag) {
@@ -120,7 +142,13 @@ int cmd_collective(const Args& args) {
     }
     set("bytes", bytes);
   }
+  if (vm.count("check-auto")) {
+    if (vm["algorithm"].as<std::string>() != "auto")
+      throw ConfigError("--check-auto: only with --algorithm auto (got --algorithm " + vm["algorithm"].as<std::string>() + ")");
+    set("check_auto", true);
+  }
   if (vm.count("elements")) set("elements", vm["elements"].as<std::uint64_t>());
+  if (vm.count("size")) set("size_bytes", parse_size_bytes(vm["size"].as<std::string>(), "--size"));
   set("dtype", vm["dtype"].as<std::string>());
   set("replicas", vm["replicas"].as<std::uint64_t>());
   set("ipus_per_replica", vm["ipus-per-replica"].as<std::uint64_t>());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "sim/errors.hpp"
 #include "sim/json.hpp"
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Flags of a single collective that a scan sets itself, per size.
-const char* const kScanOwned[] = {"--bytes", "--elements", "--json", "--out", "--trace"};
+const char* const kScanOwned[] = {"--bytes", "--elements", "--size", "--json", "--out", "--trace"};
 
 std::string human_bytes(std::uint64_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -32,6 +33,41 @@ std::string human_bytes(std::uint64_t n) {
     ++u;
   }
   return fixed(v, v == std::floor(v) ? 0 : 2) + " " + units[u];
+}
+
+/// nccl-tests prints N/A where it checked nothing.
+const char* const kNotChecked = "N/A";
+
+/// One printed line of the scan, in nccl-tests' columns.
+struct ScanRow {
+  std::uint64_t size_bytes = 0;
+  std::uint64_t count = 0;  ///< elements of `size_bytes`
+  std::string type, redop, algorithm;
+  int root = -1;  ///< nccl-tests: the root rank for broadcast, -1 for ops without one
+  double time_us = 0, algbw = 0, busbw = 0;
+  std::string wrong;  ///< wrong elements of the data check, or N/A without --data
+};
+
+std::vector<ScanRow> scan_rows(const Json& list) {
+  std::vector<ScanRow> rows;
+  for (const Json& r : list) {
+    ScanRow row;
+    row.size_bytes = r.value("size_bytes", std::uint64_t{0});
+    row.type = r.value("dtype", "");
+    row.count = row.size_bytes / (row.type == "float16" ? 2 : 4);
+    const std::string op = r.value("op", "");
+    const bool reduces = op == "allreduce" || op == "reduce_scatter";
+    row.redop = reduces ? r.value("reduce", "") : "none";
+    row.root = op == "broadcast" ? 0 : -1;
+    row.algorithm = r.value("algorithm", "");
+    row.time_us = r.value("time_ns", 0.0) / 1e3;
+    row.algbw = r.value("algorithm_bandwidth_GBps", 0.0);
+    row.busbw = r.value("bus_bandwidth_GBps", 0.0);
+    row.wrong = r.contains("functional") ? std::to_string(r["functional"].value("wrong_elements", std::uint64_t{0}))
+                                          : std::string(kNotChecked);
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -60,15 +96,37 @@ std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max
   return sizes;
 }
 
-int cmd_collective_scan(const Args& args) {
+namespace {
+
+/// The scan's own flags (every other flag goes to each point's `collective`).
+boost::program_options::options_description scan_options() {
   namespace po = boost::program_options;
-  po::options_description opts("ipusim collective --min-bytes A --max-bytes B [--step-factor F] [collective options]");
-  opts.add_options()("min-bytes", po::value<std::string>(), "smallest message per replica (e.g. 8, 1KiB)")(
-      "max-bytes", po::value<std::string>(), "largest message per replica (e.g. 256MiB)")(
+  po::options_description opts(
+      "size scan (nccl-tests -b/-e/-f): ipusim collective --min-bytes A --max-bytes B [--step-factor F] [options above]\n"
+      "Prints nccl-tests' columns; #wrong comes from a data check per size when --data is given (nccl-tests -c),\n"
+      "N/A otherwise; the in-place columns repeat the out-of-place timing (the model has no buffer aliasing)");
+  opts.add_options()("min-bytes", po::value<std::string>(),
+                     "smallest nccl-tests size (nccl-tests -b; e.g. 8, 1KiB): the output per replica for\n"
+                     "all_gather, the input for every other op")(
+      "max-bytes", po::value<std::string>(), "largest nccl-tests size (nccl-tests -e; e.g. 256MiB)")(
       "step-factor", po::value<double>()->default_value(2.0), "multiply the size by this between points (nccl-tests -f)")(
       "csv", "print CSV instead of a table")("json", "print a JSON list of the results")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "sizes simulated at once")(
       "quiet,q", "print nothing on success");
+  return opts;
+}
+
+}  // namespace
+
+std::string scan_help() {
+  std::ostringstream out;
+  out << scan_options();
+  return out.str();
+}
+
+int cmd_collective_scan(const Args& args) {
+  namespace po = boost::program_options;
+  const po::options_description opts = scan_options();
   po::variables_map vm;
   std::vector<std::string> passthrough;
   try {
@@ -102,7 +160,7 @@ int cmd_collective_scan(const Args& args) {
       [&](std::size_t i) {
         std::vector<std::string> argv = {exe, "collective"};
         argv.insert(argv.end(), passthrough.begin(), passthrough.end());
-        argv.insert(argv.end(), {"--bytes", std::to_string(sizes[i]), "--json"});
+        argv.insert(argv.end(), {"--size", std::to_string(sizes[i]), "--json"});
         const fs::path base = fs::path(temp.path()) / std::to_string(i);
         return ProcessSpec{argv, base.string() + ".out", base.string() + ".err"};
       },
@@ -114,11 +172,16 @@ int cmd_collective_scan(const Args& args) {
     if (!results[i].ok()) {
       // Every size runs the same flags: the first failure speaks for the scan.
       const std::string why = last_line_of(base.string() + ".err");
-      std::cerr << (why.empty() ? "ipusim: collective with --bytes " + std::to_string(sizes[i]) + " failed" : why) << "\n";
+      std::cerr << (why.empty() ? "ipusim: collective with --size " + std::to_string(sizes[i]) + " failed" : why) << "\n";
       return results[i].exit_code == 2 ? 2 : 3;
     }
     Json r = read_json_file(base.string() + ".out");
-    r["bytes"] = sizes[i];
+    r["requested_size_bytes"] = sizes[i];
+    // In-place: the same schedule and timing (the model has no buffer aliasing); no separate check.
+    r["in_place"] = {{"time_ns", r["time_ns"]},
+                     {"algorithm_bandwidth_GBps", r.value("algorithm_bandwidth_GBps", Json())},
+                     {"bus_bandwidth_GBps", r.value("bus_bandwidth_GBps", Json())},
+                     {"wrong_elements", Json()}};
     list.push_back(r);
   }
   if (vm.count("quiet")) return 0;
@@ -126,23 +189,29 @@ int cmd_collective_scan(const Args& args) {
     std::cout << list.dump(2) << "\n";
     return 0;
   }
-  const auto number = [](const Json& v, int digits) { return v.is_number() ? fixed(v.get<double>(), digits) : ""; };
+  const std::vector<ScanRow> rows = scan_rows(list);
   if (vm.count("csv")) {
-    std::cout << "bytes,algorithm,time_ns,algorithm_bandwidth_GBps,bus_bandwidth_GBps\n";
-    for (const Json& r : list) {
-      std::cout << r["bytes"].get<std::uint64_t>() << "," << csv_field(r.value("algorithm", "")) << ","
-                << cell_text(r["time_ns"]) << "," << cell_text(r.value("algorithm_bandwidth_GBps", Json())) << ","
-                << cell_text(r.value("bus_bandwidth_GBps", Json())) << "\n";
+    std::cout << "size_bytes,count,type,redop,root,algorithm,time_us,algbw_GBps,busbw_GBps,wrong,"
+                 "in_place_time_us,in_place_algbw_GBps,in_place_busbw_GBps,in_place_wrong\n";
+    for (const ScanRow& row : rows) {
+      const std::string timing = cell_text(Json(row.time_us)) + "," + cell_text(Json(row.algbw)) + "," + cell_text(Json(row.busbw));
+      std::cout << row.size_bytes << "," << row.count << "," << row.type << "," << row.redop << "," << row.root << ","
+                << csv_field(row.algorithm) << "," << timing << "," << row.wrong << "," << timing << "," << kNotChecked << "\n";
     }
     return 0;
   }
-  std::vector<std::vector<std::string>> rows;
-  for (const Json& r : list) {
-    rows.push_back({std::to_string(r["bytes"].get<std::uint64_t>()), human_bytes(r["bytes"].get<std::uint64_t>()),
-                    r.value("algorithm", ""), number(r["time_ns"].is_number() ? Json(r["time_ns"].get<double>() / 1e3) : Json(), 2),
-                    number(r.value("algorithm_bandwidth_GBps", Json()), 2), number(r.value("bus_bandwidth_GBps", Json()), 2)});
+  std::vector<std::vector<std::string>> cells;
+  for (const ScanRow& row : rows) {
+    cells.push_back({std::to_string(row.size_bytes), human_bytes(row.size_bytes), std::to_string(row.count), row.type,
+                     row.redop, std::to_string(row.root), row.algorithm, fixed(row.time_us, 2), fixed(row.algbw, 2),
+                     fixed(row.busbw, 2), row.wrong, fixed(row.time_us, 2), fixed(row.algbw, 2), fixed(row.busbw, 2),
+                     kNotChecked});
   }
-  std::cout << format_table({"bytes", "size", "algorithm", "time (us)", "algbw (GB/s)", "busbw (GB/s)"}, rows);
+  std::cout << format_table({"size (B)", "size", "count", "type", "redop", "root", "algorithm", "time (us)",
+                             "algbw (GB/s)", "busbw (GB/s)", "#wrong", "in-place time (us)", "algbw", "busbw", "#wrong"},
+                            cells);
+  std::cout << "size, algbw, busbw: nccl-tests' conventions (all_gather: size = output per replica); in-place: the "
+               "same schedule and time (the model has no buffer aliasing), not checked on data; #wrong N/A: no --data\n";
   return 0;
 }
 

@@ -19,6 +19,9 @@ bool is_collective_scan(const Args& args);
 /// min > max or F <= 1.
 std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, double step_factor);
 
+/// The scan's flags as `--help` prints them (for `ipusim collective --help`).
+std::string scan_help();
+
 /// Runs the scan; the exit code is the worst of the children's (2 bad input, 3 failure).
 int cmd_collective_scan(const Args& args);
 

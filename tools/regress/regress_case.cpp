@@ -1,10 +1,13 @@
 #include "tools/regress/regress_case.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
+#include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "tools/sweep/sweep_input.hpp"
+#include "tools/sweep/sweep_jobs.hpp"
 
 namespace ipusim::cli {
 namespace fs = std::filesystem;
@@ -18,13 +21,27 @@ const RegressField kAlgorithmField{"algorithm", "/workload/algorithm"};
 
 RegressCase parse_case(const Json& doc, const std::string& file) {
   StrictObject top(doc, file, "");
-  top.allow_only({"config", "set", "fields", "expected", "description"});
+  top.allow_only({"config", "set", "fields", "expected", "description", "system", "max_slowdown_pct"});
   top.string_or("description", "");
   RegressCase c;
   c.file = file;
   c.name = fs::path(file).stem().string();
   c.config = (fs::path(file).parent_path() / top.string("config")).lexically_normal().string();
   c.sets = top.string_list("set");
+  if (top.has("system")) {
+    const std::string system = top.string("system");
+    // A bare name is a preset (configs/systems/NAME.json); a path is relative to the case file.
+    const bool bare = system.find('/') == std::string::npos && fs::path(system).extension().empty();
+    const std::string path = bare ? system : (fs::path(file).parent_path() / system).lexically_normal().string();
+    c.system = path;  // a preset name is resolved by the command (resolve_system_config)
+  }
+  if (top.has("max_slowdown_pct")) {
+    const Json& v = top.required("max_slowdown_pct");
+    if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>())) {
+      top.fail("max_slowdown_pct", "expected a finite number of percent >= 0, got " + describe_json(v));
+    }
+    c.max_slowdown_pct = v.get<double>();
+  }
   if (top.has("fields")) {
     StrictObject fields(top.required("fields"), file, "/fields");
     for (auto it = fields.json().begin(); it != fields.json().end(); ++it) {
@@ -78,6 +95,24 @@ std::vector<std::string> find_case_files(const std::string& dir) {
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ConfigError(dir + ": no *.json regression cases");
   return files;
+}
+
+bool is_time_field(const std::string& name) {
+  return name.size() >= 3 && name.compare(name.size() - 3, 3, "_ns") == 0;
+}
+
+std::string case_config_path(const RegressCase& c, const std::string& work_dir) {
+  if (c.system.empty()) return c.config;
+  const Json system = ConfigDoc::load_file(c.system).root();
+  const Json config = ConfigDoc::load_file(c.config).root();
+  Json wrapper = Json::object();
+  wrapper["$include"] = Json::array({fs::absolute(c.system).lexically_normal().string()});
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    if (it.key() != "$include" && !system.contains(it.key())) wrapper[it.key()] = it.value();
+  }
+  const std::string path = (fs::path(work_dir) / (safe_name(c.name) + ".config.json")).string();
+  write_json_pretty(path, wrapper);
+  return path;
 }
 
 std::vector<RegressField> fields_for(const RegressCase& c, const Json& report) {

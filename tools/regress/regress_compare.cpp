@@ -13,7 +13,8 @@ double delta_percent(double expected, double got) {
   return (got - expected) / std::fabs(expected) * 100.0;
 }
 
-FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got, double tolerance_pct) {
+FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got, double tolerance_pct,
+                         double max_slowdown_pct) {
   FieldCheck check;
   check.field = field;
   check.expected = expected;
@@ -31,6 +32,12 @@ FieldCheck compare_field(const std::string& field, const Json& expected, const J
     const double e = expected.get<double>();
     const double g = got.get<double>();
     check.delta_pct = delta_percent(e, g);
+    if (max_slowdown_pct >= 0.0) {
+      // One-sided: a speed-up always passes, a slowdown up to the limit (0 % = none).
+      check.pass = g <= e || check.delta_pct <= max_slowdown_pct;
+      if (!check.pass) check.note = "slower by more than " + fixed(max_slowdown_pct, 3) + "%";
+      return check;
+    }
     // Exact comparison at 0 %: the simulator is deterministic, any change is a change.
     check.pass = tolerance_pct <= 0.0 ? e == g : std::fabs(check.delta_pct) <= tolerance_pct;
     return check;

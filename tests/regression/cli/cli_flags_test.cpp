@@ -137,15 +137,18 @@ TEST_CASE("collective size scan: nccl-tests sizes, each equal to a single collec
   REQUIRE(r.exit_code == 0);
   const Json list = Json::parse(r.out);
   REQUIRE(list.size() == 9);  // 1 KiB * 4^k for k = 0..8 ends at 64 MiB
-  for (std::size_t k = 0; k < list.size(); ++k) CHECK(list[k]["bytes"] == (1024ULL << (2 * k)));
+  for (std::size_t k = 0; k < list.size(); ++k) CHECK(list[k]["size_bytes"] == (1024ULL << (2 * k)));
   const Json one = collective_json(s, {"--system", "pod16", "--bytes", "1048576"});
   CHECK(list[5]["time_ns"] == one["time_ns"]);
   const CliResult csv = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "1024", "--max-bytes", "3000",
                                     "--csv", "--algorithm", "clockwise"});
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out.rfind("bytes,algorithm,time_ns,algorithm_bandwidth_GBps,bus_bandwidth_GBps\n1024,clockwise,", 0) == 0);
-  CHECK(csv.out.find("\n2048,clockwise,") != std::string::npos);
+  CHECK(csv.out.rfind("size_bytes,count,type,redop,root,algorithm,time_us,algbw_GBps,busbw_GBps,wrong,"
+                      "in_place_time_us,in_place_algbw_GBps,in_place_busbw_GBps,in_place_wrong\n"
+                      "1024,256,float32,add,-1,clockwise,", 0) == 0);
+  CHECK(csv.out.find("\n2048,512,float32,add,-1,clockwise,") != std::string::npos);
   CHECK(csv.out.find("4096") == std::string::npos);  // above --max-bytes
+  CHECK(csv.out.find(",N/A,") != std::string::npos);  // no --data: no check, as nccl-tests -c 0
   const CliResult both = run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "1KiB", "--max-bytes", "4KiB",
                                      "--bytes", "5"});
   CHECK(both.exit_code == 2);
@@ -192,4 +195,68 @@ TEST_CASE("quiet flag: describe, params, groups and cbr accept -q and print the 
     CHECK(q.exit_code == 0);
     CHECK(q.out == plain.out);
   }
+}
+
+TEST_CASE("collective size scan: nccl-tests size for all_gather, #wrong from --data", "[cli][flags][scan]") {
+  Scratch s;
+  // all_gather on 16 replicas: the scan's sizes are the output per replica, so 16 KiB gathers
+  // 1 KiB (256 float32) per replica; it times like --bytes 1KiB.
+  const CliResult r = run_cli(s, {"collective", "--system", "pod16", "--op", "all_gather", "--min-bytes", "16KiB",
+                                  "--max-bytes", "64KiB", "--step-factor", "4", "--data", "random:3", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json list = Json::parse(r.out);
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["size_bytes"] == 16384);
+  CHECK(list[0]["bytes_per_replica"] == 1024);
+  CHECK(list[0]["functional"]["wrong_elements"] == 0);
+  const Json one = collective_json(s, {"--system", "pod16", "--op", "all_gather", "--bytes", "1KiB"});
+  CHECK(list[0]["time_ns"] == one["time_ns"]);
+  // busbw = 16384 B / time x 15/16 (nccl-tests: all_gather, n = 16)
+  CHECK(list[0]["bus_bandwidth_GBps"].get<double>() == Approx(16384.0 / one["time_ns"].get<double>() * 15 / 16));
+  const CliResult table = run_cli(s, {"collective", "--system", "pod16", "--op", "all_gather", "--min-bytes", "16KiB",
+                                      "--max-bytes", "16KiB", "--data", "iota"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("#wrong"));
+  CHECK_THAT(table.out, Catch::Contains("in-place"));
+  // --size on a single collective is the same nccl-tests size; it is exclusive with --bytes.
+  CHECK(collective_json(s, {"--system", "pod16", "--op", "all_gather", "--size", "16KiB"})["time_ns"] == one["time_ns"]);
+  CHECK(run_cli(s, {"collective", "--system", "pod16", "--size", "1KiB", "--bytes", "1KiB"}).exit_code == 2);
+  // help lists the scan flags and explains every algorithm and link configuration.
+  const CliResult help = run_cli(s, {"collective", "--help"});
+  for (const char* word : {"--min-bytes", "--max-bytes", "--step-factor", "quad_directional", "barley_twist",
+                           "sliding_window", "hierarchical", "meet_in_the_middle", "--check-auto"}) {
+    CHECK_THAT(help.out, Catch::Contains(word));
+  }
+}
+
+TEST_CASE("algorithms that cannot run are refused with the reason, and auto far from best warns", "[cli][flags][auto]") {
+  Scratch s;
+  const CliResult h = run_cli(s, {"collective", "--system", "pod64", "--bytes", "1KiB", "--algorithm", "hierarchical"});
+  CHECK(h.exit_code == 2);
+  CHECK_THAT(h.err, Catch::Contains("one IPU-Link domain"));
+  const CliResult q = run_cli(s, {"collective", "--system", "pod16", "--bytes", "1KiB", "--algorithm", "quad_directional"});
+  CHECK(q.exit_code == 2);
+  CHECK_THAT(q.err, Catch::Contains("barley_twist"));
+  // pod4 AllGather of 128 KiB: GCL's ring rule picks meet in the middle (131072 < 622592 B),
+  // which the model finds slower than the bidirectional pair by more than 20 %.
+  const CliResult c = run_cli(s, {"collective", "--system", "pod4", "--op", "all_gather", "--bytes", "128KiB",
+                                  "--check-auto", "--json"});
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  const Json check = Json::parse(c.out)["auto_vs_best"];
+  CHECK(check["auto"] == "meet_in_the_middle");
+  CHECK(Json::parse(c.out)["algorithm"] == "meet_in_the_middle");  // auto still runs
+  const double slowdown = 100.0 * (check["auto_time_ns"].get<double>() - check["best_time_ns"].get<double>()) /
+                          check["best_time_ns"].get<double>();
+  CHECK(check["auto_slowdown_pct"].get<double>() == Approx(slowdown));
+  CHECK(check["warning"] == (slowdown > 20.0));
+  CHECK(slowdown > 20.0);
+  CHECK_THAT(c.err, Catch::Contains("slower than"));
+  // pod64 AllReduce 1 KiB: auto now takes GCL's broadcast method (direct), which best agrees with.
+  const CliResult small = run_cli(s, {"collective", "--system", "pod64", "--bytes", "1KiB", "--check-auto", "--json"});
+  REQUIRE(small.exit_code == 0);
+  CHECK(Json::parse(small.out)["auto_vs_best"]["best"] == "direct");
+  CHECK(Json::parse(small.out)["auto_vs_best"]["auto"] == "direct");
+  CHECK(small.err.find("slower than") == std::string::npos);
 }

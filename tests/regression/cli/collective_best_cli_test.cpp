@@ -25,6 +25,7 @@ Json comparable_report(const std::string& path) {
   Json r = Json::parse(read_text(path));
   r.erase("run_info");
   r["workload"].erase("best");
+  r["workload"].erase("auto_vs_best");  // how it was chosen, like best
   r["workload"].erase("requested_algorithm");
   return r;
 }

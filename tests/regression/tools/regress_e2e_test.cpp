@@ -44,8 +44,12 @@ TEST_CASE("regress: unchanged passes, a perturbed bandwidth fails, --update pass
   const CliResult update = run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--update", "--quiet"});
   INFO(update.out << update.err);
   CHECK(update.exit_code == 0);
-  CHECK_THAT(update.out, Catch::Contains("FAIL"));  // the diff is printed before rewriting
-  CHECK_THAT(update.out, Catch::Contains("updated"));
+  // Quiet: no verdicts while updating, only what was rewritten, old -> new.
+  CHECK(update.out.find("FAIL") == std::string::npos);
+  CHECK(update.out.find("PASS") == std::string::npos);
+  CHECK_THAT(update.out, Catch::Contains("updated " + case_file + ": time_ns "));
+  CHECK_THAT(update.out, Catch::Contains(" -> "));
+  CHECK_THAT(update.out, Catch::Contains("1 cases: 1 updated, 0 unchanged, 0 did not run"));
   CHECK(run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--quiet"}).exit_code == 0);
   CHECK(run_cli(s, {"regress", dir, "--quiet"}).exit_code == 1);  // the old timing is now the change
 }
@@ -73,4 +77,47 @@ TEST_CASE("regress: the shipped collective baselines match exactly", "[e2e][regr
   INFO(r.out << r.err
              << "\nIf the change is intended: ipusim regress tests/regression/tools/baselines --update");
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("regress: max_slowdown_pct passes a speed-up and fails a slowdown beyond it", "[e2e][regress]") {
+  Scratch s;
+  const std::string dir = s.path("baseline");
+  s.write("baseline/rail.json", R"({"config": ")" + rail_transfer_config() + R"(", "set": ["workload.steps.0.bytes=4194304"]})");
+  REQUIRE(run_cli(s, {"regress", dir, "--update", "--quiet"}).exit_code == 0);
+  const char* faster = "ipu_link.bandwidth_Gbps_per_link=200";  // above the preset's 137.4: a speed-up
+  CHECK(run_cli(s, {"regress", dir, "--set", faster, "--quiet"}).exit_code == 1);  // both ways by default
+  CHECK(run_cli(s, {"regress", dir, "--set", faster, "--max-slowdown-pct", "0", "--quiet"}).exit_code == 0);
+  const CliResult slower = run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--max-slowdown-pct", "0.5", "--quiet"});
+  CHECK(slower.exit_code == 1);
+  CHECK_THAT(slower.out, Catch::Contains("slower by more than 0.500%"));
+  // The case's own limit wins over the flag's.
+  Json doc = cli::read_json_file(s.path("baseline/rail.json"));
+  doc["max_slowdown_pct"] = 1000;
+  s.write("baseline/rail.json", doc.dump(2));
+  CHECK(run_cli(s, {"regress", dir, "--set", kLinkBandwidthSet, "--max-slowdown-pct", "0.5", "--quiet"}).exit_code == 0);
+}
+
+TEST_CASE("regress: a case runs its config's workload on the system it names", "[e2e][regress]") {
+  Scratch s;
+  const std::string dir = s.path("baseline");
+  s.write("baseline/on64.json", R"({"config": ")" + source_path("configs/workloads/allreduce_pod16.json") +
+                                    R"(", "system": "pod64", "set": ["workload.bytes=4096"]})");
+  s.write("baseline/own.json", R"({"config": ")" + source_path("configs/workloads/allreduce_pod16.json") +
+                                   R"(", "set": ["workload.bytes=4096"]})");
+  const CliResult r = run_cli(s, {"regress", dir, "--update", "--quiet", "--work", s.path("work")});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json on64 = cli::read_json_file(s.path("work/on64/report.json"));
+  const Json own = cli::read_json_file(s.path("work/own/report.json"));
+  CHECK(on64["system"] == "pod64");
+  CHECK(on64["workload"]["group_size"] == 64);
+  CHECK(own["workload"]["group_size"] == 16);
+  CHECK(on64["workload"]["op"] == "allreduce");  // the config's workload, the preset's system
+  const CliResult bad = run_cli(s, {"regress", dir, "--quiet"});
+  CHECK(bad.exit_code == 0);
+  s.write("baseline/typo.json", R"({"config": ")" + source_path("configs/workloads/allreduce_pod16.json") +
+                                    R"(", "system": "pod65"})");
+  const CliResult typo = run_cli(s, {"regress", dir, "--quiet"});
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("typo.json: /system"));
 }

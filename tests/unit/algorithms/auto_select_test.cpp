@@ -81,21 +81,22 @@ TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
   spanning.op = CollectiveOp::Broadcast;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
-  // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD.
-  auto unbalanced = request(CollectiveOp::AllReduce, 6, 10, Algorithm::Auto);
+  // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD
+  // (1 MB: above the small-message rule).
+  auto unbalanced = request(CollectiveOp::AllReduce, 6, 250000, Algorithm::Auto);
   unbalanced.topology.ild_size_ipus = 4;  // 4 members in ILD 0, 2 in ILD 1
   CHECK(select_algorithm(unbalanced) == MITM);
   CHECK(select_algorithm(request(CollectiveOp::AllToAll, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
   CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
-  // Optional direct threshold for very small messages.
-  auto small = request(CollectiveOp::AllReduce, 8, 16, Algorithm::Auto);
-  CHECK(select_algorithm(small) == MITM);
-  small.direct_max_bytes = 64;
-  CHECK(select_algorithm(small) == Algorithm::Direct);
-  small.elements_per_replica = 17;
-  CHECK(select_algorithm(small) == MITM);
+  // Optional direct threshold above the small-message rule: 1 MiB of float32 on 8 ranks.
+  auto big = request(CollectiveOp::AllReduce, 8, 262144, Algorithm::Auto);
+  CHECK(select_algorithm(big) == MITM);
+  big.direct_max_bytes = 1048576;
+  CHECK(select_algorithm(big) == Algorithm::Direct);
+  big.elements_per_replica = 262145;
+  CHECK(select_algorithm(big) == MITM);
   // An explicit algorithm is kept.
   CHECK(select_algorithm(request(CollectiveOp::AllReduce, 8, 16, Algorithm::Anticlockwise)) ==
         Algorithm::Anticlockwise);
@@ -105,4 +106,39 @@ TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
   CHECK(pick_gw_method(2) == Algorithm::Clockwise);
   CHECK(pick_gw_method(3) == MITM);
   CHECK(pick_gw_method(64) == MITM);
+}
+
+TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's threshold", "[auto]") {
+  // AllReduce and ReduceScatter: the whole tensor up to 256 KiB = 65536 float32.
+  for (auto op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter}) {
+    auto r = request(op, 16, 65536, Algorithm::Auto);
+    CHECK(select_algorithm(r) == Algorithm::Direct);
+    r.elements_per_replica = 65537;
+    CHECK(select_algorithm(r) == MITM);  // 16 ranks, 262148 B < 1245184 B: GCL's rule 4
+  }
+  // AllGather: the output, piece x ranks, up to 64 KiB: 16 ranks x 1024 float32 = 64 KiB.
+  auto ag = request(CollectiveOp::AllGather, 16, 1024, Algorithm::Auto);
+  CHECK(select_algorithm(ag) == Algorithm::Direct);
+  ag.elements_per_replica = 1025;
+  CHECK(select_algorithm(ag) == MITM);
+  ag = request(CollectiveOp::AllGather, 64, 256, Algorithm::Auto);  // 64 x 1 KiB
+  CHECK(select_algorithm(ag) == Algorithm::Direct);
+  ag.elements_per_replica = 257;
+  CHECK(select_algorithm(ag) == MITM);
+  // Broadcast: up to 16 KiB = 4096 float32; above, a ring from the AllGather table with the
+  // piece bytes / ranks: 64 MiB over 16 ranks = 4 MiB pieces (>= 2490368 with > 4 ranks,
+  // < 19922944 with > 8 ranks): meet in the middle.
+  auto bc = request(CollectiveOp::Broadcast, 16, 4096, Algorithm::Auto);
+  CHECK(select_algorithm(bc) == Algorithm::Direct);
+  bc.elements_per_replica = 4097;
+  CHECK(select_algorithm(bc) == MITM);
+  bc.elements_per_replica = 16777216;
+  CHECK(select_algorithm(bc) == MITM);
+  // 4 ranks, 4 MiB: 1 MiB pieces >= 622592 B, 4 ranks: the bidirectional pair.
+  bc = request(CollectiveOp::Broadcast, 4, 1048576, Algorithm::Auto);
+  CHECK(select_algorithm(bc) == PAIR);
+  // Strided groups (orthogonal: {0, 2}, {1, 3}) never take the small-message rule.
+  auto strided = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
+  strided.groups = {{0, 2}, {1, 3}};
+  CHECK(select_algorithm(strided) == Algorithm::Clockwise);  // two ranks: GCL's rule 3
 }

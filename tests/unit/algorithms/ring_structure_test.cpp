@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "collectives/algorithms/auto_select.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;
@@ -116,8 +117,13 @@ TEST_CASE("K IPUs per replica run K parallel rings, IPU j with IPU j", "[ring]")
   // 4 replicas x 2 IPUs on a ladder: replica ring 0,2,3,1; IPUs 2r + j.
   auto req = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
   req.topology.ipus_per_replica = 2;
+  // Auto's ring rule 3 (more than 1 IPU per replica) for a tensor above the small-message rule.
+  auto big = req;
+  big.elements_per_replica = 1 << 20;
+  CHECK(select_algorithm(big) == Algorithm::Clockwise);
+  req.algorithm = Algorithm::Clockwise;
   const auto s = build_schedule(req);
-  CHECK(s.algorithm == Algorithm::Clockwise);  // rule 3: more than 1 IPU per replica
+  CHECK(s.algorithm == Algorithm::Clockwise);
   REQUIRE(s.steps.size() == 6);
   const auto expected = unite(ring_edges({0, 4, 6, 2}), ring_edges({1, 5, 7, 3}));
   for (const auto& step : s.steps) {
@@ -126,7 +132,10 @@ TEST_CASE("K IPUs per replica run K parallel rings, IPU j with IPU j", "[ring]")
     CHECK(pairs(step) == expected);
   }
 
-  req.topology.torus = true;  // torus, K > 1: Flat order and meet in the middle
+  req.topology.torus = true;  // torus, K > 1: Flat order and meet in the middle (rule 2)
+  big.topology.torus = true;
+  CHECK(select_algorithm(big) == Algorithm::MeetInTheMiddle);
+  req.algorithm = Algorithm::MeetInTheMiddle;
   const auto t = build_schedule(req);
   CHECK(t.algorithm == Algorithm::MeetInTheMiddle);
   REQUIRE(t.steps.size() == 4);

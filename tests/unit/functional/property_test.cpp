@@ -153,8 +153,9 @@ TEST_CASE("functional schedules match the direct reference (randomised)", "[func
     }
 
     const bool barley = topo.link_config == LinkConfig::BarleyTwist;
-    const bool balanced =
-        ild_structure(req.groups, topo.ipus_per_replica, topo.ild_size_ipus).has_value();
+    // Hierarchical runs when every group spans 2+ ILDs with equal members in each.
+    const auto structure = ild_structure(req.groups, topo.ipus_per_replica, topo.ild_size_ipus);
+    const bool balanced = structure.has_value() && structure->num_ilds > 1;
     std::vector<Algorithm> tier_methods = {Algorithm::Auto, Algorithm::Clockwise,
                                            Algorithm::Anticlockwise, Algorithm::BidirectionalPair,
                                            Algorithm::MeetInTheMiddle, Algorithm::Direct};
@@ -183,13 +184,13 @@ TEST_CASE("functional schedules match the direct reference (randomised)", "[func
     const auto want = direct_reference(req.op, req.reduce, req.dtype, req.groups, inputs);
     REQUIRE(got == want);
 
-    // An explicit hierarchical request on unbalanced groups must be refused.
+    // An explicit hierarchical request on unbalanced or single-ILD groups must be refused.
     if (!balanced && req.op != CollectiveOp::AllToAll) {
       req.algorithm = Algorithm::Hierarchical;
       REQUIRE_THROWS_AS(build_schedule(req), std::invalid_argument);
       ++rejected;
     }
   }
-  CHECK(hierarchical_runs > 300);
+  CHECK(hierarchical_runs > 150);  // two-tier groupings only (171 with this seed)
   CHECK(rejected > 10);
 }

@@ -173,3 +173,51 @@ TEST_CASE("JUnit XML is well-formed and counts failures and errors", "[regress][
   CHECK_THAT(xml, Catch::Contains("<testcase classname=\"ipusim.regress\" name=\"ok_case\" time=\"0.000\"/>"));
   CHECK(xml_escape("a'b") == "a&apos;b");
 }
+
+TEST_CASE("max_slowdown_pct: a speed-up passes, a slowdown beyond the limit fails", "[regress]") {
+  // 5 % one-sided: 100 -> 50 (twice as fast) passes; 100 -> 105 passes; 100 -> 105.1 fails.
+  CHECK(compare_field("time_ns", 100.0, 50.0, 0, 5.0).pass);
+  CHECK(compare_field("time_ns", 100.0, 105.0, 0, 5.0).pass);
+  const FieldCheck slow = compare_field("time_ns", 100.0, 105.1, 0, 5.0);
+  CHECK_FALSE(slow.pass);
+  CHECK(slow.delta_pct == Approx(5.1));
+  CHECK_THAT(slow.note, Catch::Contains("slower"));
+  // 0 % one-sided: equal or faster passes, any slowdown fails.
+  CHECK(compare_field("time_ns", 100.0, 100.0, 0, 0.0).pass);
+  CHECK(compare_field("time_ns", 100.0, 99.0, 0, 0.0).pass);
+  CHECK_FALSE(compare_field("time_ns", 100.0, 100.0001, 0, 0.0).pass);
+  // Without it (negative), the symmetric tolerance still fails a speed-up.
+  CHECK_FALSE(compare_field("time_ns", 100.0, 50.0, 0).pass);
+  // Only times are judged one-sidedly.
+  CHECK(is_time_field("time_ns"));
+  CHECK(is_time_field("step_ns"));
+  CHECK_FALSE(is_time_field("algorithm"));
+  CHECK_FALSE(is_time_field("bw_GBps"));
+}
+
+TEST_CASE("case files: system and max_slowdown_pct", "[regress]") {
+  Scratch s;
+  s.write("configs/c.json", R"({"name": "mine", "workload": {"kind": "collective", "bytes": 4}, "system": {"name": "old"}})");
+  s.write("configs/sys.json", R"({"system": {"name": "other"}, "ipu_link": {"latency_ns": 5}})");
+  const RegressCase named = load_case(s.write("base/a.json", R"({"config": "../configs/c.json", "system": "pod64",
+      "max_slowdown_pct": 2.5})"));
+  CHECK(named.system == "pod64");  // a preset name: the command resolves it
+  CHECK(named.max_slowdown_pct == 2.5);
+  const RegressCase by_path =
+      load_case(s.write("base/b.json", R"({"config": "../configs/c.json", "system": "../configs/sys.json"})"));
+  CHECK(by_path.system == (s.dir / "configs/sys.json").lexically_normal().string());
+  CHECK(by_path.max_slowdown_pct < 0);
+  // The run config: the system file's sections, and the config's other top-level sections.
+  const std::string wrapper = case_config_path(by_path, s.dir.string());
+  const Json doc = read_json_file(wrapper);
+  CHECK(doc["$include"] == Json::array({(s.dir / "configs/sys.json").lexically_normal().string()}));
+  CHECK(doc["workload"]["bytes"] == 4);
+  CHECK(doc["name"] == "mine");
+  CHECK_FALSE(doc.contains("system"));  // from the system file, not the config
+  const RegressCase own = load_case(s.write("base/c.json", R"({"config": "../configs/c.json"})"));
+  CHECK(case_config_path(own, s.dir.string()) == own.config);  // no system: the config itself
+  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "max_slowdown_pct": -1})"), "x.json"); }),
+             Catch::Contains("/max_slowdown_pct: expected a finite number of percent >= 0"));
+  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "system": 64})"), "x.json"); }),
+             Catch::Contains("/system"));
+}
