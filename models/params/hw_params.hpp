@@ -62,7 +62,7 @@ struct ChipParams {
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.
 struct IpuLinkParams {
   std::uint32_t links_per_ipu = 10;
-  double bandwidth_Gbps_per_link = 137.438953472;  ///< per direction (128 x 2^30 bit/s)
+  double bandwidth_GBps_per_link = 17.179869184;  ///< per direction (128 x 2^30 bit/s = 16 GiB/s)
   double efficiency = 0.85;
   double latency_ns = 100;
   std::uint32_t partner_links = 4;
@@ -72,7 +72,7 @@ struct IpuLinkParams {
   std::uint32_t torus_wrap_links = 2;
   FlowControl flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
   /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
-  double link_Bpns() const { return bandwidth_Gbps_per_link / 8.0 * efficiency; }
+  double link_Bpns() const { return bandwidth_GBps_per_link * efficiency; }
 };
 
 /// IPU-Machine parameters (`/machine`): gateway, streaming memory, GW-Links and host link.

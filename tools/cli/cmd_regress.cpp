@@ -159,7 +159,7 @@ int cmd_regress(const Args& args) {
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
 
   std::vector<RegressCase> cases;
-  for (const auto& file : find_case_files(vm["baseline"].as<std::string>())) cases.push_back(load_case(file));
+  for (const auto& file : find_case_files(resolve_input_path(vm["baseline"].as<std::string>()))) cases.push_back(load_case(file));
   // Every override must name an existing key before any case runs: a typo in --set or a
   // case's "set" is bad input (exit 2), not N failed runs.
   for (const auto& c : cases) {
