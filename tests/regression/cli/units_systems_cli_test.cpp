@@ -62,7 +62,7 @@ TEST_CASE("byte sizes with units in --set and in JSON config values equal the pl
              Catch::Contains("/workload/steps/0/bytes") && Catch::Contains("a size with its unit"));
 }
 
-TEST_CASE("--trace-max-bytes takes a size with a unit", "[cli][units]") {
+TEST_CASE("trace-max-bytes takes a size with a unit", "[cli][units]") {
   Scratch s;
   const CliResult r = run_cli(s, {"run", rail_transfer_config(), "--out", s.path("t"), "--trace",
                                   "--trace-max-bytes", "0.5KB"});

@@ -52,7 +52,7 @@ TEST_CASE("size text: binary suffixes are powers of 1024, decimal ones powers of
   }
 }
 
-TEST_CASE("rate text: b is a bit, B a byte; results in GB/s", "[config][units]") {
+TEST_CASE("rate text: b is a bit, B a byte, results in GB/s", "[config][units]") {
   CHECK(parse_rate_GBps("100Gbit/s", "x") == 12.5);
   CHECK(parse_rate_GBps("100 Gbps", "x") == 12.5);
   CHECK(parse_rate_GBps("100Gb/s", "x") == 12.5);
@@ -83,7 +83,7 @@ TEST_CASE("config values take text with units in size and rate parameters", "[co
   CHECK(doc.resolved()["u"]["rate_GBps"] == 12.5);
 }
 
-TEST_CASE("--set takes text with units; bad text is refused at once with the unit",
+TEST_CASE("set overrides take text with units, bad text is refused at once with the unit",
           "[config][units]") {
   declare_unit_params();
   ConfigDoc doc = ConfigDoc::from_json(Json::parse(R"({"u": {"size_bytes": 4}})"), "inline.json");
