@@ -61,7 +61,7 @@ int cmd_run(const Args& args) {
     std::cout << opts << "\n";
     return vm.count("help") ? 0 : 2;
   }
-  setup_logging(vm.count("quiet") ? "error" : vm["log-level"].as<std::string>());
+  setup_logging(vm["log-level"].as<std::string>());
   read_trace_options(vm);
   register_all_params();
   const std::string config = resolve_input_path(vm["config"].as<std::string>());
