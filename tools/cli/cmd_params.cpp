@@ -58,7 +58,8 @@ int cmd_params(const Args& args) {
     std::cout << std::left << std::setw(52) << row["path"].get<std::string>() << " " << std::setw(7)
               << row["type"].get<std::string>() << " " << std::setw(8)
               << row["unit"].get<std::string>() << " default " << std::setw(12)
-              << (row["default"].is_null() ? std::string("(required)") : row["default"].dump())
+              << (row["default"].is_null() ? std::string(row["type"] == "json" ? "(none)" : "(required)")
+                                         : row["default"].dump())
               << " " << std::setw(14) << range << " " << row["description"].get<std::string>()
               << "\n";
   }
