@@ -6,8 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
+#include <set>
+
 #include "sim/json_parse.hpp"
 #include "sim/params.hpp"
+#include "sim/units.hpp"
 
 namespace ipusim {
 namespace fs = std::filesystem;
@@ -157,6 +162,41 @@ std::string range_text(const ParamSpec& spec) {
   return out.str();
 }
 
+/// The number a text value stands for in the parameter's unit ("1GiB" in B, "100Gbit/s" in
+/// GB/s); nullopt when the unit takes no text or the text is no value of it.
+std::optional<double> number_from_text(const ParamSpec& spec, const std::string& text) {
+  try {
+    return value_from_text(text, spec.unit, spec.path);
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+/// "an integer in B (or a size with its unit: 64MiB, 1GiB, 100MB)": what a number parameter takes.
+std::string expected_number(const ParamSpec& spec) {
+  std::string text = spec.type == ParamType::Int ? "an integer" : "a number";
+  if (!spec.unit.empty()) text += " in " + spec.unit;
+  if (spec.unit == "B" || spec.unit == "GiB") text += " (or a size with its unit: 64MiB, 1GiB, 100MB)";
+  if (spec.unit == "GB/s") text += " (or a rate with its unit: 100Gbit/s, 12.5GB/s)";
+  return text;
+}
+
+/// Warns (once per JSON path and process) about a value outside the parameter's plausible
+/// range: it runs, but is most likely a number meant in another unit.
+void warn_if_implausible(const ParamSpec& spec, const std::string& where, double value) {
+  if ((!spec.plausible_min || value >= *spec.plausible_min) && (!spec.plausible_max || value <= *spec.plausible_max)) return;
+  static std::set<std::string> warned;
+  if (!warned.insert(where).second) return;
+  std::ostringstream text;  // shortest form of each number: "128", "17.18", "1"
+  text << where << " = " << value << " " << spec.unit << " is outside the plausible range [";
+  if (spec.plausible_min) text << *spec.plausible_min; else text << "-inf";
+  text << ", ";
+  if (spec.plausible_max) text << *spec.plausible_max; else text << "inf";
+  text << "] " << spec.unit << ": a value in another unit?";
+  if (!spec.plausible_hint.empty()) text << " (" << spec.plausible_hint << ")";
+  spdlog::warn("{}", text.str());
+}
+
 }  // namespace
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
@@ -258,10 +298,13 @@ void ConfigDoc::apply_override(const std::string& assignment) {
     // still check ranges when the config is read).
     if (spec) {
       const char* expected = nullptr;
+      std::string expected_text;  // numbers: with the unit and the text it takes
       switch (spec->type) {
         case ParamType::Int:
         case ParamType::Double:
-          if (!value.is_number()) expected = spec->type == ParamType::Int ? "an integer" : "a number";
+          // Text with a unit ("1GiB", "100Gbit/s") is checked now and converted when read.
+          if (value.is_string() && number_from_text(*spec, value.get<std::string>())) break;
+          if (!value.is_number()) expected_text = expected_number(*spec);
           break;
         case ParamType::Bool:
           if (!value.is_boolean()) expected = "true or false";
@@ -277,12 +320,45 @@ void ConfigDoc::apply_override(const std::string& assignment) {
         throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected +
                           (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " + describe_value(value));
       }
+      if (!expected_text.empty()) {
+        throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected_text + ", got " + describe_value(value));
+      }
     }
     root_[jp] = value;
   } catch (const Json::exception& e) {
     throw ConfigError("--set " + path + ": " + pointer + " is not a usable path: " + e.what());
   }
   mark_origin(origin_, pointer, value, "--set " + path);
+}
+
+void ConfigDoc::take_sections(const ConfigDoc& other, const std::vector<std::string>& replaced,
+                              const std::vector<std::string>& merged) {
+  const auto copy_origins = [&](const std::string& section) {
+    const std::string prefix = "/" + section;
+    for (const auto& [pointer, file] : other.origin_) {
+      if (pointer == prefix || pointer.rfind(prefix + "/", 0) == 0) origin_[pointer] = file;
+    }
+  };
+  for (const std::string& section : replaced) {
+    root_.erase(section);
+    const std::string prefix = "/" + section;
+    for (auto it = origin_.begin(); it != origin_.end();) {
+      it = it->first == prefix || it->first.rfind(prefix + "/", 0) == 0 ? origin_.erase(it) : std::next(it);
+    }
+    if (other.root_.contains(section)) {
+      root_[section] = other.root_[section];
+      copy_origins(section);
+    }
+  }
+  for (const std::string& section : merged) {
+    if (!other.root_.contains(section)) continue;
+    if (!root_.contains(section) || !root_[section].is_object() || !other.root_[section].is_object()) {
+      root_[section] = other.root_[section];
+    } else {
+      merge_into(root_[section], other.root_[section]);
+    }
+    copy_origins(section);
+  }
 }
 
 void ConfigDoc::set_origin(const std::string& pointer, const std::string& origin) {
@@ -321,6 +397,13 @@ Json ConfigNode::value_or_default(const std::string& key, const ParamSpec*& spec
   }
   mark_used(key);
   const Json* v = lookup(key);
+  if (v && v->is_string() && (spec->type == ParamType::Int || spec->type == ParamType::Double)) {
+    // A size or rate written with its unit ("1GiB", "100Gbit/s"): the number in the
+    // parameter's unit (the resolved config records the number).
+    const std::optional<double> number = number_from_text(*spec, v->get<std::string>());
+    if (number) return spec->type == ParamType::Int && *number < 9.2e18 ? Json(static_cast<std::int64_t>(*number)) : Json(*number);
+    fail(key, "expected " + expected_number(*spec) + ", got " + describe_value(*v));
+  }
   if (v) return *v;
   // An absent Json-typed parameter without a default is optional (returns null).
   if (spec->default_value.is_null() && spec->type != ParamType::Json) fail(key, "required parameter is missing (" + spec->description + ")");
@@ -334,6 +417,7 @@ double ConfigNode::get_double(const std::string& key) {
   const double d = v.get<double>();
   if (!std::isfinite(d) || (spec->min && d < *spec->min) || (spec->max && d > *spec->max))
     fail(key, "value " + describe_value(v) + " is out of range " + range_text(*spec));
+  warn_if_implausible(*spec, child_pointer(pointer_, key), d);
   doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = v;
   return d;
 }
@@ -350,6 +434,7 @@ std::int64_t ConfigNode::get_int(const std::string& key) {
   const std::int64_t i = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
   if ((spec->min && static_cast<double>(i) < *spec->min) || (spec->max && static_cast<double>(i) > *spec->max))
     fail(key, "value " + describe_value(v) + " is out of range " + range_text(*spec));
+  warn_if_implausible(*spec, child_pointer(pointer_, key), static_cast<double>(i));
   doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = i;
   return i;
 }

@@ -34,6 +34,12 @@ class ConfigDoc {
   /// to a string. The path must exist in the tree or be a declared parameter.
   void apply_override(const std::string& assignment);
 
+  /// Takes top-level sections from `other` (e.g. a system preset for `run --system`): each
+  /// section in `replaced` becomes other's (absent there: absent here, so defaults apply),
+  /// each in `merged` gets other's values on top of its own. Origins follow the values.
+  void take_sections(const ConfigDoc& other, const std::vector<std::string>& replaced,
+                     const std::vector<std::string>& merged);
+
   const Json& root() const { return root_; }
   Json& resolved() { return resolved_; }
   const Json& resolved() const { return resolved_; }

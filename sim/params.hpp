@@ -23,6 +23,11 @@ struct ParamSpec {
   std::optional<double> max;         ///< inclusive upper bound for numbers
   std::vector<std::string> choices;  ///< allowed values for Enum
   std::string description;           ///< one line; name the source or say ASSUMPTION
+  /// Values outside [plausible_min, plausible_max] (but within min..max) run with a warning:
+  /// most likely a number meant in another unit (Gbit/s typed into a GB/s key).
+  std::optional<double> plausible_min = std::nullopt;
+  std::optional<double> plausible_max = std::nullopt;
+  std::string plausible_hint = "";  ///< what the warning suggests, e.g. "GB/s = Gbit/s / 8"
 };
 
 /// Global table of declared parameters. Layers add their tables through explicit

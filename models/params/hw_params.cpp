@@ -3,6 +3,7 @@
 #include "models/params/hw_params.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "models/params/model_params.hpp"
@@ -65,7 +66,14 @@ ChipParams read_chip(ConfigNode n) {
 IpuLinkParams read_ipu_link(ConfigNode n) {
   IpuLinkParams l;
   l.links_per_ipu = get_u32(n, "links_per_ipu");
-  l.bandwidth_Gbps_per_link = n.get_double("bandwidth_Gbps_per_link");
+  if (n.has("bandwidth_Gbps_per_link")) {
+    // The Gbit/s key of old sat among GB/s keys: a GB/s number typed into it ran 8x slower.
+    n.fail("bandwidth_Gbps_per_link",
+           "renamed to bandwidth_GBps_per_link, in GB/s like every other bandwidth key: divide the Gbit/s number by "
+           "8 (the default 137.438953472 Gbit/s is 17.179869184 GB/s) or give the text \"137.44Gbit/s\"; did you "
+           "mean 'bandwidth_GBps_per_link'?");
+  }
+  l.bandwidth_GBps_per_link = n.get_double("bandwidth_GBps_per_link");
   l.efficiency = n.get_double("efficiency");
   l.latency_ns = n.get_double("latency_ns");
   l.partner_links = get_u32(n, "partner_links");
@@ -172,6 +180,19 @@ void check_packet_flow_control(ConfigNode& root, const HwParams& p) {
   }
 }
 
+/// The system's name as it runs: the configured name, except that a Pod name ("pod64",
+/// "bow_pod64") whose size the config's shape no longer has (`--set system.num_ilds=2` on
+/// pod64) becomes the Pod name of the IPUs it does have ("pod128"), as Graphcore names
+/// IPU-PODs by IPU count. Other names ("multipod", a user's own) are kept.
+std::string name_as_run(const std::string& configured, std::uint32_t ipus) {
+  std::size_t digits = configured.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(configured[digits - 1]))) --digits;
+  const std::string prefix = configured.substr(0, digits);
+  const bool pod_name = digits < configured.size() && prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "pod") == 0;
+  if (!pod_name || configured.substr(digits) == std::to_string(ipus)) return configured;
+  return prefix + std::to_string(ipus);
+}
+
 }  // namespace
 
 HwParams read_hw_params(ConfigDoc& doc) {
@@ -201,6 +222,7 @@ HwParams read_hw_params(ConfigDoc& doc) {
     s.fail("num_ilds", "num_ilds x machines_per_ild = " + std::to_string(p.num_machines()) +
                            " machines exceeds the 1024 supported (M2K-DS)");
   }
+  p.system.name = name_as_run(p.system.name, p.num_ipus());
   return p;
 }
 

@@ -66,7 +66,7 @@ struct ChipParams {
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.
 struct IpuLinkParams {
   std::uint32_t links_per_ipu{};
-  double bandwidth_Gbps_per_link{};  ///< per direction, Gbit/s (2^30 bit/s)
+  double bandwidth_GBps_per_link{};  ///< per direction, GB/s (10^9 bytes/s)
   double efficiency{};
   double latency_ns{};
   std::uint32_t partner_links{};
@@ -77,7 +77,7 @@ struct IpuLinkParams {
   FlowControl
       flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
   /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
-  double link_Bpns() const { return bandwidth_Gbps_per_link / 8.0 * efficiency; }
+  double link_Bpns() const { return bandwidth_GBps_per_link * efficiency; }
 };
 
 /// IPU-Machine parameters (`/machine`): gateway, streaming memory, GW-Links and host link.

@@ -43,4 +43,15 @@ inline ParamSpec raw(std::string path, Json def, std::string desc) {
                    std::nullopt, {}, std::move(desc)};
 }
 
+/// A bandwidth parameter in GB/s with the range of values that make sense: outside it the
+/// config still runs, with a warning that the number is most likely in Gbit/s (8x larger).
+/// ASSUMPTION for every range: about 4x around the IPU-M2000 and Bow-2000 values both ways,
+/// capped so that the datasheet's Gbit/s figure of the same link falls outside.
+inline ParamSpec plausible(ParamSpec s, double lo, double hi) {
+  s.plausible_min = lo;
+  s.plausible_max = hi;
+  s.plausible_hint = "bandwidth keys are in GB/s = Gbit/s / 8; text with a unit converts, e.g. \"100Gbit/s\"";
+  return s;
+}
+
 }  // namespace ipusim::spec

@@ -21,7 +21,7 @@ struct GroupInfo {
 
 /// Raw rate of one link of a group per direction (GB/s) and its efficiency.
 std::pair<double, double> group_rate(const HwParams& p, const std::string& g) {
-  if (g.rfind("ipu_link", 0) == 0) return {p.ipu_link.bandwidth_Gbps_per_link / 8.0, p.ipu_link.efficiency};
+  if (g.rfind("ipu_link", 0) == 0) return {p.ipu_link.bandwidth_GBps_per_link, p.ipu_link.efficiency};
   if (g == "gateway_link") return {p.machine.ipu_gateway_link_GBps, p.machine.ipu_gateway_link_efficiency};
   if (g == "ddr") return {p.machine.ddr_bandwidth_GBps, p.machine.ddr_efficiency};
   if (g == "gw_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};

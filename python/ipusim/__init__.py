@@ -4,6 +4,7 @@ build training configs with PopART-shaped option objects.
     import ipusim
     report = ipusim.run("configs/default.json", ipu_link__latency_ns=150)
     ipusim.collective("pod64", "allreduce", bytes="64MiB")["time_ns"]
+    scan = ipusim.collective("pod16", "allreduce", min_bytes="1KiB", max_bytes="64MiB")  # DataFrame
     df = ipusim.sweep("configs/sweeps/collective_size_vs_algorithm_pod16.json", jobs=2)
 
     opts = ipusim.SessionOptions()
@@ -17,9 +18,10 @@ build training configs with PopART-shaped option objects.
 ReplicaGrouping, VariableSettings, VariableRetrievalMode, CollectiveBalancedReorder and
 CommGroup.toReplicaGrouping run in-process through pybind11 (ipusim._core, built when
 Debian's pybind11-dev is installed). Every simulation runs in a child process of the `ipusim` binary (SystemC elaborates once
-per process): $IPUSIM_BIN, else `ipusim` on PATH, else this checkout's build folder.
+per process): $IPUSIM_BIN, else the one installed with the package (`pip install .`), else `ipusim` on PATH, else this
+checkout's build folder. Tables come back as pandas DataFrames (Debian python3-pandas). See python/README.md.
 """
-from ._runner import ConfigError, IpusimError, SimulationError, binary, call, collective, run, sweep, version
+from ._runner import ConfigError, IpusimError, SimulationError, binary, call, collective, data_root, run, sweep, version
 from .options import (BatchSerializationBatchSchedule, BatchSerializationSettings, CommGroup, CommGroupType,
                       ExecutionPhaseIOSchedule, ExecutionPhaseSchedule, ExecutionPhaseSettings, RecomputationType,
                       ReplicatedTensorSharding, SessionOptions, TensorLocation, TensorLocationSettings, TensorStorage,
@@ -48,6 +50,6 @@ __all__ = [
     "BatchSerializationBatchSchedule", "BatchSerializationSettings", "CommGroup", "CommGroupType", "ConfigError",
     "ExecutionPhaseIOSchedule", "ExecutionPhaseSchedule", "ExecutionPhaseSettings", "IpusimError",
     "RecomputationType", "ReplicatedTensorSharding", "SessionOptions", "SimulationError", "TensorLocation",
-    "TensorLocationSettings", "TensorStorage", "TileSet", "VirtualGraphMode", "binary", "call", "collective", "run",
+    "TensorLocationSettings", "TensorStorage", "TileSet", "VirtualGraphMode", "binary", "call", "collective", "data_root", "run",
     "sweep", "version",
 ]

@@ -31,25 +31,55 @@ class SimulationError(IpusimError):
     """The simulation failed (exit code 3)."""
 
 
+# In an installed wheel the binary and the configs ship inside the package (pyproject.toml,
+# python/pip_backend); in the checkout they are the build folder and configs/.
+_PACKAGED_BIN = os.path.join(_HERE, "_bin", "ipusim")
+_PACKAGED_DATA = os.path.join(_HERE, "_data")
+
+
 def binary():
-    """The ipusim executable: $IPUSIM_BIN, else `ipusim` on PATH, else this checkout's build."""
+    """The ipusim executable: $IPUSIM_BIN, else the one installed with this package (pip),
+    else `ipusim` on PATH, else this checkout's build (build/release, build/ci, build/dev)."""
     env = os.environ.get("IPUSIM_BIN")
     if env:
         return env
+    if os.access(_PACKAGED_BIN, os.X_OK):
+        return _PACKAGED_BIN
     on_path = shutil.which("ipusim")
-    if on_path:
+    if on_path and not _is_script(on_path):  # not the console script of an editable install
         return on_path
     for preset in ("release", "ci", "dev"):
         candidate = os.path.join(_SOURCE, "build", preset, "tools", "ipusim")
         if os.access(candidate, os.X_OK):
             return candidate
-    raise FileNotFoundError("ipusim binary not found: set IPUSIM_BIN, put ipusim on PATH (tools/install.sh) "
-                            "or build it (tools/setup.sh)")
+    raise FileNotFoundError("ipusim binary not found: set IPUSIM_BIN, `pip install .` the checkout, put ipusim on "
+                            "PATH (tools/install.sh) or build it (tools/setup.sh)")
+
+
+def _is_script(path):
+    with open(path, "rb") as f:
+        return f.read(2) == b"#!"
+
+
+def data_root():
+    """The folder holding configs/ (and tools/plot_sweep.py): the package's own copy when
+    installed from a wheel, else this checkout."""
+    return _PACKAGED_DATA if os.path.isdir(_PACKAGED_DATA) else _SOURCE
+
+
+def _child_env():
+    """The environment of a child ipusim: the packaged binary finds the packaged configs
+    through $IPUSIM_SOURCE_DIR (unless the caller set it)."""
+    env = dict(os.environ)
+    if os.path.isdir(_PACKAGED_DATA):
+        env.setdefault("IPUSIM_SOURCE_DIR", _PACKAGED_DATA)
+    return env
 
 
 def version():
     """`ipusim --version`, e.g. 'ipusim 0.1.0 (source 16b5377, SystemC 2.3.4-Accellera)'."""
-    return subprocess.run([binary(), "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run([binary(), "--version"], capture_output=True, text=True, check=True,
+                          env=_child_env()).stdout.strip()
 
 
 _POINTER = re.compile(r"(?:^|[\s:])(/[A-Za-z0-9_*$.-]+(?:/[A-Za-z0-9_*$.-]+)*)(?=:|\s|$)")
@@ -66,7 +96,7 @@ def _error(result, args):
 
 def call(args, ok_codes=(0,)):
     """Runs `ipusim ARGS...`; returns the CompletedProcess, or raises IpusimError."""
-    result = subprocess.run([binary()] + [str(a) for a in args], capture_output=True, text=True)
+    result = subprocess.run([binary()] + [str(a) for a in args], capture_output=True, text=True, env=_child_env())
     if result.returncode not in ok_codes:
         raise _error(result, args)
     return result
@@ -88,15 +118,29 @@ def _set_args(overrides, kwargs):
     return sets
 
 
+def _resolve(path, base_dir):
+    """A relative path against base_dir; a path that is not there but is one of the shipped
+    configs ("configs/systems/pod64.json") resolves against data_root() when base_dir was
+    not given, so dict configs work from any folder."""
+    if os.path.isabs(path):
+        return path
+    joined = os.path.normpath(os.path.join(base_dir or os.getcwd(), path))
+    if base_dir is None and not os.path.exists(joined):
+        shipped = os.path.join(data_root(), path)
+        if os.path.exists(shipped):
+            return os.path.normpath(shipped)
+    return joined
+
+
 def _absolute_includes(doc, base_dir):
-    """A copy of a config dict with relative $include paths made absolute against base_dir
-    (the dict is written to a temporary file, where relative paths would not resolve)."""
+    """A copy of a config dict with relative $include paths made absolute (_resolve): the
+    dict is written to a temporary file, where relative paths would not resolve."""
     if isinstance(doc, dict):
         out = {}
         for k, v in doc.items():
             if k == "$include":
                 items = v if isinstance(v, list) else [v]
-                out[k] = [p if os.path.isabs(p) else os.path.normpath(os.path.join(base_dir, p)) for p in items]
+                out[k] = [_resolve(p, base_dir) for p in items]
             else:
                 out[k] = _absolute_includes(v, base_dir)
         return out
@@ -109,7 +153,7 @@ def _config_file(config, folder, base_dir, name="config.json"):
     if isinstance(config, dict):
         path = os.path.join(folder, name)
         with open(path, "w") as f:
-            json.dump(_absolute_includes(config, base_dir or os.getcwd()), f, indent=1)
+            json.dump(_absolute_includes(config, base_dir), f, indent=1)
         return path
     return os.fspath(config)
 
@@ -134,12 +178,30 @@ def run(config, overrides=None, out=None, trace=False, base_dir=None, **kwargs):
             return json.load(f)
 
 
-def collective(system="pod16", op="allreduce", bytes=None, elements=None, **flags):  # noqa: A002
+def _frame(rows, columns=None):
+    """Rows (dicts) as a pandas.DataFrame; nested dicts become dotted columns
+    ("time_by_tier_ns.ipu_link"). ImportError naming the Debian package without pandas."""
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("ipusim returns tables as pandas DataFrames: install Debian's python3-pandas "
+                          "(apt-get install python3-pandas; in a venv create it with --system-site-packages), "
+                          "or pass frame=False for a list of dicts") from e
+    frame = pandas.json_normalize(rows) if rows else pandas.DataFrame(columns=columns or [])
+    if columns:
+        first = [c for c in columns if c in frame.columns]
+        frame = frame[first + [c for c in frame.columns if c not in first]]
+    return frame
+
+
+def collective(system="pod16", op="allreduce", bytes=None, elements=None, frame=True, **flags):  # noqa: A002
     """Times one collective (`ipusim collective --json`) and returns its result dict.
 
     system: a preset name (pod16, pod64, ...) or a system config path. bytes: an int or a
     size text ("64MiB"). Other flags by their CLI names with '_' for '-' (dtype="float16",
-    comm_group="consecutive:4", algorithm="clockwise", replicas=8, data="iota")."""
+    comm_group="consecutive:4", algorithm="clockwise", replicas=8, data="iota").
+    With min_bytes and max_bytes (and step_factor) instead of bytes it runs the size scan
+    and returns one row per size: a pandas.DataFrame (a list of dicts with frame=False)."""
     args = ["collective", "--system", system, "--op", op, "--json"]
     if bytes is not None:
         args += ["--bytes", bytes]
@@ -151,12 +213,17 @@ def collective(system="pod16", op="allreduce", bytes=None, elements=None, **flag
             args.append(flag)
         elif value is not False and value is not None:
             args += [flag, value]
-    return json.loads(call(args).stdout)
+    result = json.loads(call(args).stdout)
+    if "min_bytes" in flags or "max_bytes" in flags:  # the size scan: one row per size
+        rows = result if isinstance(result, list) else result.get("rows", [])
+        return _frame(rows, ["bytes", "algorithm", "time_ns"]) if frame else rows
+    return result
 
 
 def sweep(spec, jobs=None, out=None, resume=False, base_dir=None, frame=True):
     """Runs a sweep and returns one row per point: a pandas.DataFrame (Debian
-    python3-pandas) when pandas is available and frame is true, else a list of dicts.
+    python3-pandas; ImportError naming it when pandas is missing), or a list of dicts
+    with frame=False.
 
     spec: a sweep file path, or a sweep dict whose relative "base" resolves against
     base_dir (default the working directory). Failed points are rows with status
@@ -164,9 +231,8 @@ def sweep(spec, jobs=None, out=None, resume=False, base_dir=None, frame=True):
     with tempfile.TemporaryDirectory(prefix="ipusim_py_sweep_") as tmp:
         if isinstance(spec, dict):
             spec = dict(spec)
-            base = spec.get("base", "")
-            if base and not os.path.isabs(base):
-                spec["base"] = os.path.normpath(os.path.join(base_dir or os.getcwd(), base))
+            if spec.get("base"):
+                spec["base"] = _resolve(spec["base"], base_dir)
             path = os.path.join(tmp, "sweep.json")
             with open(path, "w") as f:
                 json.dump(spec, f, indent=1)
@@ -180,10 +246,4 @@ def sweep(spec, jobs=None, out=None, resume=False, base_dir=None, frame=True):
             args.append("--resume")
         doc = json.loads(call(args, ok_codes=(0, 1)).stdout)
     rows = doc["rows"]
-    if frame:
-        try:
-            import pandas
-        except ImportError:
-            return rows
-        return pandas.DataFrame(rows, columns=doc.get("columns"))
-    return rows
+    return _frame(rows, doc.get("columns")) if frame else rows

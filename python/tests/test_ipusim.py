@@ -139,3 +139,45 @@ def test_options_are_strict_and_emit_only_what_was_set():
     assert ipusim.CommGroup(ipusim.CommGroupType.Ungrouped).config() == "none"
     with pytest.raises(ValueError):
         ipusim.CommGroup(ipusim.CommGroupType.Consecutive, 0)
+
+
+def test_sizes_and_rates_with_units_in_overrides():
+    plain = ipusim.run(RAIL, {"workload.steps.0.bytes": 1048576})
+    text = ipusim.run(RAIL, {"workload.steps.0.bytes": "1MiB"})
+    assert text["simulated"] == plain["simulated"]
+    # 128 Gbit/s is 16 GB/s: the same link.
+    bits = ipusim.run(RAIL, ipu_link__bandwidth_GBps_per_link="128Gbit/s")
+    same = ipusim.run(RAIL, ipu_link__bandwidth_GBps_per_link=16)
+    assert bits["simulated"] == same["simulated"]
+
+
+def test_the_size_scan_gives_a_dataframe_one_row_per_size():
+    pandas = pytest.importorskip("pandas")
+    df = ipusim.collective("pod16", "allreduce", min_bytes="1KiB", max_bytes="4KiB", step_factor=2, algorithm="clockwise")
+    assert isinstance(df, pandas.DataFrame)
+    assert list(df["bytes"]) == [1024, 2048, 4096]
+    # Each row equals the single collective of that size.
+    one = ipusim.collective("pod16", "allreduce", bytes=2048, algorithm="clockwise")
+    assert df.loc[1, "time_ns"] == one["time_ns"]
+    rows = ipusim.collective("pod16", "allreduce", min_bytes=1024, max_bytes=2048, frame=False, algorithm="clockwise")
+    assert [r["bytes"] for r in rows] == [1024, 2048]
+
+
+def test_tables_without_pandas_raise_an_import_error_naming_the_debian_package(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` now raises ImportError
+    spec = {"base": RAIL, "axes": [{"path": "workload.steps.0.bytes", "values": [1048576]}]}
+    with pytest.raises(ImportError, match="python3-pandas"):
+        ipusim.sweep(spec)
+    assert ipusim.sweep(spec, frame=False)[0]["status"] == "ok"
+    with pytest.raises(ImportError, match="python3-pandas"):
+        ipusim.collective("pod16", "allreduce", min_bytes=1024, max_bytes=1024)
+
+
+def test_dict_configs_find_the_shipped_presets_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = {"$include": ["configs/validation/setups/ipulink_rail_transfer_pod16.json"]}
+    assert ipusim.run(config)["simulated"] == ipusim.run(RAIL)["simulated"]
+    # A path that is in neither place stays relative to the working directory (and fails).
+    with pytest.raises(ipusim.ConfigError):
+        ipusim.run({"$include": ["configs/no_such.json"]})

@@ -17,7 +17,7 @@ int cmd_describe(const Args& args) {
   po::options_description opts("ipusim describe SYSTEM [--json] [--set k=v]...");
   opts.add_options()("help", "show this help")(
       "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
-      "system", po::value<std::string>(), "system config (JSON)")("json", "print JSON")(
+      "system", po::value<std::string>(), "system: a preset name (pod4, pod16, pod64, pod128, pod256, bow_pod64, multipod, ...) or a config file")("json", "print JSON")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a parameter (repeatable)")(
       "log-level", po::value<std::string>()->default_value("warn"), "spdlog level");
@@ -30,7 +30,7 @@ int cmd_describe(const Args& args) {
   }
   setup_logging(vm.count("quiet") ? "error" : vm["log-level"].as<std::string>());
   register_all_params();
-  ConfigDoc doc = ConfigDoc::load_file(vm["system"].as<std::string>());
+  ConfigDoc doc = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>(), "describe SYSTEM"));
   if (vm.count("set")) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
   }

@@ -35,6 +35,8 @@ int cmd_params(const Args& args) {
     if (spec.min) row["min"] = *spec.min;
     if (spec.max) row["max"] = *spec.max;
     if (!spec.choices.empty()) row["choices"] = spec.choices;
+    if (spec.plausible_min) row["plausible_min"] = *spec.plausible_min;  // outside: a warning
+    if (spec.plausible_max) row["plausible_max"] = *spec.plausible_max;
     out.push_back(row);
   }
   if (vm.count("json")) {
@@ -50,10 +52,14 @@ int cmd_params(const Args& args) {
       range = "[" + (row.contains("min") ? row["min"].dump() : "") + ", " +
               (row.contains("max") ? row["max"].dump() : "") + "]";
     }
+    if (row.contains("plausible_min")) {
+      range += " warn outside [" + row["plausible_min"].dump() + ", " + row["plausible_max"].dump() + "]";
+    }
     std::cout << std::left << std::setw(52) << row["path"].get<std::string>() << " " << std::setw(7)
               << row["type"].get<std::string>() << " " << std::setw(8)
               << row["unit"].get<std::string>() << " default " << std::setw(12)
-              << (row["default"].is_null() ? std::string("(required)") : row["default"].dump())
+              << (row["default"].is_null() ? std::string(row["type"] == "json" ? "(none)" : "(required)")
+                                         : row["default"].dump())
               << " " << std::setw(14) << range << " " << row["description"].get<std::string>()
               << "\n";
   }

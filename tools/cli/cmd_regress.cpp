@@ -189,7 +189,7 @@ int cmd_regress(const Args& args) {
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
 
   std::vector<RegressCase> cases;
-  for (const auto& file : find_case_files(vm["baseline"].as<std::string>())) {
+  for (const auto& file : find_case_files(resolve_input_path(vm["baseline"].as<std::string>()))) {
     cases.push_back(load_case(file));
     RegressCase& c = cases.back();
     if (!c.system.empty()) c.system = resolve_system_config(c.system, c.file + ": /system");

@@ -38,8 +38,14 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
 int cmd_run(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
-      "ipusim run CONFIG [--set path.to.key=value]... [--out DIR] [--trace] [--quiet]");
+      "ipusim run CONFIG [--system SYSTEM] [--set path.to.key=value]... [--out DIR] [--trace] [--quiet]\n"
+      "CONFIG and SYSTEM paths that do not exist here are looked up in the ipusim checkout\n"
+      "(configs/default.json works from any folder). Sizes and rates in --set take units:\n"
+      "--set workload.bytes=1GiB, --set ipu_link.bandwidth_GBps_per_link=128Gbit/s.");
   opts.add_options()("help", "show this help")("config", po::value<std::string>(), "config file (JSON)")(
+      "system", po::value<std::string>(),
+      "run the workload on this system: a preset name (pod16, pod64, pod256, ...) or a system config; its chip, "
+      "ipu_link, machine and system sections replace the config's (its sim settings apply on top); --set applies after")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
       "out", po::value<std::string>(), "output folder (default out/<config name>)")(
@@ -58,8 +64,12 @@ int cmd_run(const Args& args) {
   setup_logging(vm["log-level"].as<std::string>());
   read_trace_options(vm);
   register_all_params();
-  const std::string config = vm["config"].as<std::string>();
+  const std::string config = resolve_input_path(vm["config"].as<std::string>());
   ConfigDoc doc = ConfigDoc::load_file(config);
+  if (vm.count("system")) {
+    const ConfigDoc system = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
+    doc.take_sections(system, system_sections(), {"sim"});
+  }
   if (vm.count("set")) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
   }

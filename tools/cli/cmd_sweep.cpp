@@ -195,7 +195,7 @@ int cmd_sweep(const Args& args) {
   for (const char* flag : {"array-size", "partition", "time"}) {
     if (vm.count(flag) && !slurm) throw ConfigError(std::string("--") + flag + " only applies with --slurm");
   }
-  const std::string file = vm["sweep"].as<std::string>();
+  const std::string file = resolve_input_path(vm["sweep"].as<std::string>());
   const SweepSpec spec = load_sweep(file);
   const std::vector<SweepPoint> points = expand_points(spec);
   const bool collect = vm.count("collect") > 0;

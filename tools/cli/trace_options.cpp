@@ -6,6 +6,7 @@
 
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
+#include "sim/units.hpp"
 #include "tools/cli/run_outputs.hpp"
 
 namespace ipusim::cli {
@@ -24,7 +25,8 @@ void add_trace_options(boost::program_options::options_description& opts) {
   opts.add_options()("trace-ipus", po::value<std::string>(), "trace only these IPUs, e.g. 0-3,8 (with --trace)")(
       "trace-window", po::value<std::string>(), "trace only START_NS:END_NS of simulated time (END may be empty)")(
       "trace-tiers", po::value<std::string>(), "trace only these tiers: ipu_link,gw_link,ddr,host,compute")(
-      "trace-max-bytes", po::value<std::uint64_t>(), "stop writing the trace at this size (the file stays valid)");
+      "trace-max-bytes", po::value<std::string>(),
+      "stop writing the trace at this size (the file stays valid): 20000000, 5MB, 1GiB, ...");
 }
 
 void read_trace_options(const boost::program_options::variables_map& vm) {
@@ -32,7 +34,7 @@ void read_trace_options(const boost::program_options::variables_map& vm) {
   if (vm.count("trace-ipus")) f.set_ipus(vm["trace-ipus"].as<std::string>());
   if (vm.count("trace-window")) f.set_window(vm["trace-window"].as<std::string>());
   if (vm.count("trace-tiers")) f.set_tiers(vm["trace-tiers"].as<std::string>());
-  if (vm.count("trace-max-bytes")) f.max_bytes = vm["trace-max-bytes"].as<std::uint64_t>();
+  if (vm.count("trace-max-bytes")) f.max_bytes = parse_size_bytes(vm["trace-max-bytes"].as<std::string>(), "--trace-max-bytes");
   pending_filter() = f;
 }
 

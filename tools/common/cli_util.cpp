@@ -1,8 +1,6 @@
 #include "tools/common/cli_util.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -12,6 +10,7 @@
 #include "sim/config.hpp"
 #include "sim/output.hpp"
 #include "sim/params.hpp"
+#include "sim/units.hpp"
 #include "tools/common/subprocess.hpp"
 
 namespace ipusim::cli {
@@ -57,11 +56,6 @@ void register_all_params() {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::string join_words(const std::vector<std::string>& words, const std::string& sep) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : sep) + w;
@@ -71,29 +65,7 @@ std::string join_words(const std::vector<std::string>& words, const std::string&
 }  // namespace
 
 std::uint64_t parse_size_bytes(const std::string& text, const std::string& flag, bool allow_zero) {
-  const auto bad = [&]() -> ConfigError {
-    return ConfigError(flag + ": expected a byte count such as 67108864, 64MiB, 1.5GiB or 100MB, got '" + text + "'");
-  };
-  std::size_t end = 0;
-  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-  const std::string number = text.substr(0, end);
-  std::string suffix = text.substr(end);
-  if (!suffix.empty() && suffix[0] == ' ') suffix = suffix.substr(1);
-  if (number.empty() || std::count(number.begin(), number.end(), '.') > 1 || number.back() == '.') throw bad();
-  // Binary suffixes are exact powers of two; decimal ones are what disk and network
-  // vendors (and nccl-tests' -b/-e with K/M/G) mean by KB/MB/GB.
-  static const std::vector<std::pair<std::string, double>> units = {
-      {"", 1.0},          {"b", 1.0},           {"kib", 1024.0},     {"mib", 1048576.0},
-      {"gib", 1073741824.0}, {"tib", 1099511627776.0}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}};
-  const std::string unit = lower(suffix);
-  const auto it = std::find_if(units.begin(), units.end(), [&](const auto& u) { return u.first == unit; });
-  if (it == units.end()) throw bad();
-  const double bytes = std::stod(number) * it->second;
-  if (!(bytes < 1.8e19) || bytes != std::floor(bytes)) {
-    throw ConfigError(flag + ": '" + text + "' is not a whole number of bytes below 2^64");
-  }
-  if (bytes == 0 && !allow_zero) throw ConfigError(flag + ": expected at least 1 byte, got '" + text + "'");
-  return static_cast<std::uint64_t>(bytes);
+  return ipusim::parse_size_bytes(text, flag, allow_zero);
 }
 
 void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices) {
@@ -123,9 +95,22 @@ void check_config_overrides(const std::string& config, const std::vector<std::st
   }
 }
 
+std::string resolve_input_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty() || fs::exists(path, ec) || fs::path(path).is_absolute()) return path;
+  const std::string found = locate_source_file(path);
+  return found.empty() ? path : found;
+}
+
+const std::vector<std::string>& system_sections() {
+  static const std::vector<std::string> sections = {"chip", "ipu_link", "machine", "system"};
+  return sections;
+}
+
 std::string resolve_system_config(const std::string& name_or_path, const std::string& flag) {
   namespace fs = std::filesystem;
-  if (fs::is_regular_file(name_or_path)) return name_or_path;
+  if (fs::is_regular_file(resolve_input_path(name_or_path))) return resolve_input_path(name_or_path);
   const bool bare = name_or_path.find('/') == std::string::npos && fs::path(name_or_path).extension().empty();
   if (bare) {
     const std::string preset = locate_source_file("configs/systems/" + name_or_path + ".json");

@@ -42,6 +42,16 @@ std::vector<std::string> registry_choices(const std::string& pointer);
 void check_config_overrides(const std::string& config, const std::vector<std::string>& sets,
                             const std::function<std::string(std::size_t)>& where);
 
+/// A config file or folder named on the command line: the path as given when it exists;
+/// else, for a relative path, the same path in the ipusim source tree or the configs a
+/// pip-installed package ships (locate_source_file), so that the README's commands
+/// (`ipusim run configs/default.json`) work from any folder; else as given (the loader
+/// then says it is missing).
+std::string resolve_input_path(const std::string& path);
+
+/// The top-level sections a system preset owns: `run --system` replaces them.
+const std::vector<std::string>& system_sections();
+
 /// A system given as a file path, or as a preset name ("pod64" ->
 /// configs/systems/pod64.json in the source tree); ConfigError naming `flag` and the
 /// presets when neither exists.

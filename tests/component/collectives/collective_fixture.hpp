@@ -46,7 +46,7 @@ inline double external_sync_ns(const Json& resolved, unsigned n) {
 /// Bytes per ns of one rail bundle (up/down links) in one direction.
 inline double rail_Bpns(const Json& r) {
   const auto& l = r["ipu_link"];
-  return l["up_links"].get<double>() * l["bandwidth_Gbps_per_link"].get<double>() / 8.0 * l["efficiency"].get<double>();
+  return l["up_links"].get<double>() * l["bandwidth_GBps_per_link"].get<double>() * l["efficiency"].get<double>();
 }
 
 /// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a

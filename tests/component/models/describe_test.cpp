@@ -41,7 +41,7 @@ TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link count
   CHECK(group(l, "ipu_link.wrap").empty());
   CHECK(t["torus_wraps"] == true);
   CHECK(l["torus_wraps"] == false);
-  const double link = resolved(torus_doc, "/ipu_link/bandwidth_Gbps_per_link") / 8 * resolved(torus_doc, "/ipu_link/efficiency");
+  const double link = resolved(torus_doc, "/ipu_link/bandwidth_GBps_per_link") * resolved(torus_doc, "/ipu_link/efficiency");
   CHECK(l["bisection"]["ild_GBps_per_direction"].get<double>() == Approx(2 * links("/ipu_link/up_links") * link));
   CHECK(t["bisection"]["ild_GBps_per_direction"].get<double>() ==
         Approx(2 * (links("/ipu_link/up_links") + links("/ipu_link/torus_wrap_links")) * link));

@@ -76,7 +76,7 @@ inline double cycle_ns(const ConfigDoc& doc) { return 1.0 / resolved(doc, "/chip
 
 /// Usable bytes per ns of a bundle of `links` IPU-Links (resolved parameters).
 inline double ipu_link_Bpns(const ConfigDoc& doc, double links) {
-  return links * resolved(doc, "/ipu_link/bandwidth_Gbps_per_link") / 8.0 * resolved(doc, "/ipu_link/efficiency");
+  return links * resolved(doc, "/ipu_link/bandwidth_GBps_per_link") * resolved(doc, "/ipu_link/efficiency");
 }
 
 }  // namespace ipusim::test

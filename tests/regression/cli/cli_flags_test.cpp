@@ -106,7 +106,7 @@ TEST_CASE("regress --json gives one object per case; a bad override is exit 2 be
   CHECK(doc["cases"][0]["fields"][0]["field"] == "time_ns");
   CHECK(doc["cases"][0]["fields"][0]["expected"] == 1.0);
 
-  const CliResult bad = run_cli(s, {"regress", s.path("base"), "--set", "ipu_link.bandwith_Gbps_per_link=1", "--work", s.path("w")});
+  const CliResult bad = run_cli(s, {"regress", s.path("base"), "--set", "ipu_link.bandwith_GBps_per_link=1", "--work", s.path("w")});
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--set") && Catch::Contains("did you mean"));
   CHECK_FALSE(fs::exists(s.path("w/one")));  // nothing ran

@@ -108,6 +108,6 @@ inline std::string rail_transfer_config() {
 }
 
 /// The config parameter perturbed to make a golden timing change: IPU-Link bandwidth.
-inline const char* kLinkBandwidthSet = "ipu_link.bandwidth_Gbps_per_link=100";
+inline const char* kLinkBandwidthSet = "ipu_link.bandwidth_GBps_per_link=12.5";
 
 }  // namespace ipusim::test
