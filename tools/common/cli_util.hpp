@@ -42,6 +42,11 @@ std::vector<std::string> registry_choices(const std::string& pointer);
 void check_config_overrides(const std::string& config, const std::vector<std::string>& sets,
                             const std::function<std::string(std::size_t)>& where);
 
+/// Checks before any work that the file `path` given by `flag` (e.g. "--junit") can be
+/// created: its folder exists and is a folder, and `path` is not itself a folder.
+/// ConfigError naming the flag, the path and the reason otherwise.
+void check_output_file_flag(const std::string& flag, const std::string& path);
+
 /// A system given as a file path, or as a preset name ("pod64" ->
 /// configs/systems/pod64.json in the source tree); ConfigError naming `flag` and the
 /// presets when neither exists.
