@@ -151,7 +151,7 @@ TEST_CASE("limits: a UTF-8 byte order mark at the start is skipped (RFC 8259 8.1
   Dir d("bom");
   d.write("inc.json", "\xEF\xBB\xBF{\"b\": 2}");
   const std::string main = d.write("main.json", "\xEF\xBB\xBF{\"$include\": [\"inc.json\"], \"a\": 1}");
-  CHECK(ConfigDoc::load_file(main).root() == (Json{{"a", 1}, {"b", 2}}));
+  CHECK(ConfigDoc::load_file(main).root() == (Json{{"b", 2}, {"a", 1}}));  // included keys first
 }
 
 TEST_CASE("limits: an include error names the including file, the $include entry and the included path", "[limits]") {
