@@ -73,7 +73,7 @@ struct Loader {
     if (std::find(stack.begin(), stack.end(), name) != stack.end()) {
       std::vector<std::string> cycle(std::find(stack.begin(), stack.end(), name), stack.end());
       cycle.push_back(name);
-      throw ConfigError("include cycle: " + join(cycle, " -> "));
+      throw ConfigError(where + "include cycle: " + join(cycle, " -> "));
     }
     if (stack.size() >= kMaxIncludeDepth) {
       throw ConfigError(where + "including '" + path.string() + "' would nest includes deeper than " +
@@ -91,7 +91,7 @@ struct Loader {
       } catch (const ConfigError& e) {
         throw ConfigError(where + e.what());
       }
-      if (!text.is_object()) throw ConfigError(path.string() + ": expected a JSON object at the top level");
+      if (!text.is_object()) throw ConfigError(where + path.string() + ": expected a JSON object at the top level");
       cached = parsed.emplace(name, std::move(text)).first;
     }
     Json text = cached->second;
@@ -122,7 +122,8 @@ struct Loader {
                             " (each file at most once per $include list)");
         }
         seen.push_back(ec ? child.string() : child_name);
-        merge_into(merged, load(child, path.string()));
+        // Errors in the included file name the including file and the $include entry.
+        merge_into(merged, load(child, path.string() + ": /$include/" + std::to_string(i)));
       }
       text.erase("$include");
     }
@@ -509,6 +510,11 @@ void ConfigNode::mark_used(const std::string& key) {
   if (v && !v->is_object() && !v->is_array()) {
     doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = *v;
   }
+}
+
+void ConfigNode::resolve(const std::string& key, const Json& value) {
+  mark_used(key);
+  doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = value;
 }
 
 void ConfigNode::finish() const {

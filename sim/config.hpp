@@ -86,6 +86,9 @@ class ConfigNode {
   std::vector<ConfigNode> children(const std::string& key);
   /// Marks a key as read without interpreting it (e.g. "kind" dispatch handled elsewhere).
   void mark_used(const std::string& key);
+  /// Marks `key` as read and records `value` as its resolved value: a default derived from
+  /// other settings (e.g. replicas = IPUs / IPUs per replica), so resolved_config.json has it.
+  void resolve(const std::string& key, const Json& value);
 
   /// Throws ConfigError for the first key that was never read (file, path, allowed keys,
   /// "did you mean"). Call after reading all keys of this object.

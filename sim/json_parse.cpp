@@ -24,9 +24,14 @@ struct PathTracker {
   };
   std::vector<Level> levels;
 
-  std::string pointer() const {
+  std::string pointer() const { return pointer(levels.size()); }
+
+  /// The pointer made of the first `count` levels (count = levels.size() - 1: the innermost
+  /// container itself, without its current key).
+  std::string pointer(std::size_t count) const {
     std::string out;
-    for (const auto& l : levels) {
+    for (std::size_t i = 0; i < count && i < levels.size(); ++i) {
+      const Level& l = levels[i];
       out += "/";
       out += l.array ? std::to_string(l.index) : l.key;
       if (out.size() > 200) return out.substr(0, 200) + "...";  // a readable prefix of a deep path
@@ -41,6 +46,21 @@ struct PathTracker {
 };
 
 std::string errno_text() { return std::strerror(errno); }
+
+/// Refuses a key or string value that no config needs and that would misbehave later: an
+/// escaped NUL (C APIs, file names and terminals cut the text there) or more than
+/// kMaxJsonStringBytes (names and descriptions are short; data are numbers).
+void check_string(const std::string& origin, const std::string& pointer, const std::string& text, bool is_key) {
+  const char* what = is_key ? "a key" : "a string";
+  if (text.size() > kMaxJsonStringBytes) {
+    throw ConfigError(origin + ": " + pointer + ": " + what + " of " + std::to_string(text.size()) +
+                      " bytes, more than the limit of " + std::to_string(kMaxJsonStringBytes) + " bytes per JSON string");
+  }
+  if (text.find('\0') != std::string::npos) {
+    throw ConfigError(origin + ": " + pointer + ": " + what + " holds a NUL character (\\u0000) at byte " +
+                      std::to_string(text.find('\0')) + "; NUL is not allowed in keys or strings");
+  }
+}
 
 }  // namespace
 
@@ -59,6 +79,8 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
         break;
       case Event::key:
         if (!where.levels.empty()) where.levels.back().key = parsed.is_string() ? parsed.get<std::string>() : "";
+        // A bad key is named by its object's path (the key itself may be 1 MiB or hold a NUL).
+        if (parsed.is_string()) check_string(origin, where.pointer(where.levels.size() - 1), parsed.get_ref<const std::string&>(), true);
         break;
       case Event::object_end:
       case Event::array_end:
@@ -66,6 +88,7 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
         where.value_done();
         break;
       case Event::value:
+        if (parsed.is_string()) check_string(origin, where.pointer(), parsed.get_ref<const std::string&>(), false);
         where.value_done();
         break;
     }

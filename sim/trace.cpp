@@ -78,6 +78,7 @@ TraceTier parse_trace_tier(const std::string& name) {
 }
 
 void TraceFilter::set_ipus(const std::string& list) {
+  ipus_text = list;
   std::size_t pos = 0;
   while (pos <= list.size()) {
     const std::size_t comma = list.find(',', pos);
@@ -94,6 +95,13 @@ void TraceFilter::set_ipus(const std::string& list) {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
+}
+
+void TraceFilter::check_ipus_exist(std::uint32_t num_ipus) const {
+  if (ipus.empty() || *ipus.rbegin() < num_ipus) return;
+  throw ConfigError("--trace-ipus " + ipus_text + ": IPU " + std::to_string(*ipus.rbegin()) +
+                    " does not exist: the system has " + std::to_string(num_ipus) + " IPUs (valid: 0-" +
+                    std::to_string(num_ipus - 1) + ")");
 }
 
 void TraceFilter::set_window(const std::string& spec) {

@@ -36,6 +36,7 @@ TraceTier parse_trace_tier(const std::string& name);
 /// What to keep in a trace (defaults: everything).
 struct TraceFilter {
   std::set<std::uint32_t> ipus;  ///< empty: every IPU
+  std::string ipus_text;         ///< the `--trace-ipus` list as given, for messages
   double window_start_ns = 0;
   double window_end_ns = -1;     ///< < 0: no end
   std::set<TraceTier> tiers;     ///< empty: every tier
@@ -43,6 +44,9 @@ struct TraceFilter {
 
   /// Parses "0-3,8,12" into `ipus` (ConfigError on bad input).
   void set_ipus(const std::string& list);
+  /// ConfigError naming `--trace-ipus` and the valid range when it names an IPU at or above
+  /// `num_ipus` (checked once the system is known, before the run).
+  void check_ipus_exist(std::uint32_t num_ipus) const;
   /// Parses "START_NS:END_NS" (END may be empty) into the window (ConfigError on bad input).
   void set_window(const std::string& spec);
   /// Parses "ipu_link,gw_link,ddr,host,compute" into `tiers` (ConfigError on bad input).

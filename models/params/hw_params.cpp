@@ -18,6 +18,8 @@ std::uint32_t get_u32(ConfigNode& n, const std::string& key) {
   return static_cast<std::uint32_t>(n.get_uint(key));
 }
 
+bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
+
 /// Reads `<prefix>chunk_bytes`, `<prefix>credits_bytes` and `<prefix>arbitration` of a tier.
 FlowControl read_flow_control(ConfigNode& n, const std::string& prefix) {
   FlowControl f;
@@ -140,6 +142,20 @@ SystemParams read_system(ConfigNode n) {
     n.fail("gw_topology", "must be ring or switch when num_ilds (" + std::to_string(s.num_ilds) +
                               ") > 1: IPU-Link domains are joined by GW-Links");
   }
+  if (s.num_ilds == 1 && s.gw_topology != GwTopology::None) {
+    n.fail("gw_topology", "'" + gw + "' needs num_ilds >= 2: GW-Links join IPU-Link domains and this system has one; "
+                          "expected none (or raise /system/num_ilds)");
+  }
+  // Pods and their partitions come in power-of-two sizes (PODDA): 1, 2, 4, 8 or 16 machines
+  // per rack (M2K-DS: up to 16 in one IPU-Link domain), and 2, 4, ... racks.
+  if (!is_power_of_two(s.machines_per_ild)) {
+    n.fail("machines_per_ild", std::to_string(s.machines_per_ild) +
+                                   " machines cannot form a Pod: expected 1, 2, 4, 8 or 16 (Pod4 ... Pod64; Pod sizes are powers of two, PODDA)");
+  }
+  if (!is_power_of_two(s.num_ilds)) {
+    n.fail("num_ilds", std::to_string(s.num_ilds) +
+                           " IPU-Link domains cannot form a Pod of Pods: expected a power of two (2 = Pod128, 4 = Pod256, ... 64; PODDA)");
+  }
   n.finish();
   return s;
 }
@@ -211,11 +227,29 @@ HwParams read_hw_params(ConfigDoc& doc) {
   p.system.packet_max_chunk_hops = sim.get_double("packet_max_chunk_hops");
   if (p.system.network_model == NetworkModel::Packet) check_packet_flow_control(root, p);
 
-  const std::uint32_t ild = p.ild_size_ipus();
-  if (ild > 1 && ild % 2 != 0) {
+  // A machine holds whole ladder rungs (IPU pairs): 2 IPUs (C2 card) or 4 (IPU-M2000,
+  // Bow-2000; M2K-DS, BOW-DS); a single IPU only as a one-IPU system.
+  const std::uint32_t ipm = p.machine.ipus_per_machine;
+  const bool single = p.system.num_ilds == 1 && p.system.machines_per_ild == 1;
+  if (!(ipm == 2 || ipm == 4 || (ipm == 1 && single))) {
     ConfigNode m = root.child("machine");
-    m.fail("ipus_per_machine", "an IPU-Link domain of " + std::to_string(ild) +
-                                   " IPUs cannot form a ladder: the IPU count must be even");
+    m.fail("ipus_per_machine", std::to_string(ipm) + " IPUs cannot form a machine: expected 4 (IPU-M2000, Bow-2000) or 2 "
+                               "(C2 card), whose IPUs pair into ladder rungs (1 only for a one-machine system)");
+  }
+  // The links the topology needs, checked here so that the message names the file
+  // (models/network/routing.cpp keeps the same checks for HwParams built in code).
+  const std::uint32_t ild = p.ild_size_ipus();
+  const IpuLinkParams& l = p.ipu_link;
+  if (ild >= 2 && l.partner_links + l.cross_links == 0) {
+    root.child("ipu_link").fail("partner_links", "partner_links + cross_links is 0, so the IPUs of a rung cannot reach each other");
+  }
+  if (ild > 2 && (l.up_links == 0 || l.down_links == 0)) {
+    root.child("ipu_link").fail(l.up_links == 0 ? "up_links" : "down_links",
+                                "is 0, but an IPU-Link domain of " + std::to_string(ild) + " IPUs joins its rungs up and down the rails: expected > 0");
+  }
+  if (p.system.num_ilds >= 2 && p.machine.gw_links_per_machine == 0) {
+    root.child("machine").child("gw_link").fail("links_per_machine", "is 0, but the system has " + std::to_string(p.system.num_ilds) +
+                                                                         " IPU-Link domains joined by GW-Links: expected > 0");
   }
   if (p.num_machines() > 1024) {
     ConfigNode s = root.child("system");

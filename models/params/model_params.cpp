@@ -143,7 +143,7 @@ std::vector<ParamSpec> machine_specs() {
   using namespace spec;
   return {
       text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
-      integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine (M2K-DS, BOW-DS)."),
+      integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine: 4 (M2K-DS, BOW-DS) or 2 (C2 card); 1 only for a one-machine system (IPUs pair into ladder rungs)."),
       plausible(real("/machine/gateway/ddr_bandwidth_GBps", "GB/s", 38.4, 0.001, 1e6,
                      "Streaming-memory DDR bandwidth per machine, shared by its IPUs: 2 x DDR4-2400 x 8 B (derived from M2K-DS); achievable rate ASSUMPTION."),
                 1, 200),
@@ -191,13 +191,13 @@ std::vector<ParamSpec> system_specs() {
   return {
       text("/system/name", "pod64", "System name (pod4 ... pod256, multipod); informational."),
       integer("/system/num_ilds", "", 1, 1, 64,
-              "IPU-Link domains (Pod64 racks) joined by GW-Links; up to 1024 machines (M2K-DS)."),
+              "IPU-Link domains (Pod64 racks) joined by GW-Links: a power of two (PODDA); up to 1024 machines (M2K-DS)."),
       integer("/system/machines_per_ild", "", 16, 1, 16,
-              "Machines per IPU-Link domain: 1 (Pod4), 4 (Pod16), 16 (Pod64) (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
+              "Machines per IPU-Link domain: 1 (Pod4), 2, 4 (Pod16), 8 or 16 (Pod64): a power of two (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
       choice("/system/ipu_link_topology", "torus", {"ladder", "torus"},
              "IPU-Link wiring inside a domain: ladder (PLTEST model) or torus (ends looped; POD-DS '2D torus', GCLUG 8.2.1)."),
       choice("/system/gw_topology", "none", {"none", "ring", "switch"},
-             "GW-Links between domains: none (one domain), ring (direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
+             "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring (direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
       real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,
            "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) (PLTEST setGlobalSyncLatency; HC33)."),
       choice("/sim/fidelity", "per_tile", {"per_tile", "aggregated"},

@@ -12,6 +12,7 @@
 #include "sim/output.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/stats.hpp"
+#include "sim/trace.hpp"
 
 namespace ipusim {
 
@@ -20,6 +21,8 @@ SimulationResult simulate(ConfigDoc& doc) {
   const std::string name = root.get_string("name");
   root.get_string("description");
   std::unique_ptr<System> system = build_system(doc);
+  // `--trace-ipus` beyond the system is bad input, refused before anything runs.
+  if (TraceWriter::instance().enabled()) TraceWriter::instance().filter().check_ipus_exist(system->num_ipus());
   root.mark_used("chip");
   root.mark_used("ipu_link");
   root.mark_used("machine");

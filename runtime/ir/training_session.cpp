@@ -145,6 +145,40 @@ TensorLocation read_override(const ConfigNode& node, const std::string& name, co
   return t;
 }
 
+/// replicatedGraphCount: PopART's count (>= 1; PopART has no 0); absent, the replicas fill
+/// the system (IPUs / ipusPerReplica), recorded in the resolved config. PopART runs the
+/// replicas on one device of replicatedGraphCount x ipusPerReplica IPUs, replica r on IPUs
+/// [r x ipusPerReplica, (r + 1) x ipusPerReplica); a Pod splits into equal power-of-two
+/// partitions (PODDA), so with more than one replica that product must divide the system's
+/// IPUs. One replica may use any ipusPerReplica IPUs up to the system's (the rest idle).
+std::uint32_t read_replica_count(ConfigNode& node, std::uint32_t ipr, std::uint32_t num_ipus) {
+  const char* key = "replicatedGraphCount";
+  const bool given = node.has(key);
+  std::uint64_t r = num_ipus / ipr;
+  if (given) {
+    const Json v = node.get_json(key);
+    if (v.is_number() && v.get<double>() == 0) {
+      node.fail(key, "0 is not a replica count: PopART's replicatedGraphCount is >= 1 (default 1) and gives 0 no meaning; "
+                     "leave the key out for all IPUs / ipusPerReplica");
+    }
+    r = node.get_uint(key);
+  } else {
+    node.resolve(key, r);
+  }
+  const std::string fault = given ? key : "ipusPerReplica";
+  if (r == 0 || r * ipr > num_ipus) {
+    node.fail(fault, std::to_string(r) + " replicas of " + std::to_string(ipr) + " IPUs do not fit on the system's " +
+                         std::to_string(num_ipus) + " IPUs");
+  }
+  if (r > 1 && num_ipus % (r * ipr) != 0) {
+    node.fail(fault, std::to_string(r) + " replicas x " + std::to_string(ipr) + " IPUs (ipusPerReplica) = " + std::to_string(r * ipr) +
+                         " IPUs do not divide the system's " + std::to_string(num_ipus) +
+                         " IPUs: with more than one replica, replicatedGraphCount x ipusPerReplica must divide " +
+                         std::to_string(num_ipus) + " (PopART's device is a partition of that many IPUs)");
+  }
+  return static_cast<std::uint32_t>(r);
+}
+
 }  // namespace
 
 std::string to_string(Recomputation r) {
@@ -184,13 +218,7 @@ IOSchedule SessionOptions::io_schedule_for(TensorKind kind) const {
 SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32_t ild_size_ipus) {
   SessionOptions s;
   s.ipusPerReplica = static_cast<std::uint32_t>(node.get_uint("ipusPerReplica"));
-  std::uint64_t r = node.get_uint("replicatedGraphCount");
-  if (r == 0) r = num_ipus / s.ipusPerReplica;
-  if (r == 0 || r * s.ipusPerReplica > num_ipus) {
-    node.fail("replicatedGraphCount", std::to_string(r) + " replicas of " + std::to_string(s.ipusPerReplica) +
-                                          " IPUs do not fit on the system's " + std::to_string(num_ipus) + " IPUs");
-  }
-  s.replicatedGraphCount = static_cast<std::uint32_t>(r);
+  s.replicatedGraphCount = read_replica_count(node, s.ipusPerReplica, num_ipus);
   s.replicas_per_ild = std::max<std::uint32_t>(1, ild_size_ipus / s.ipusPerReplica);
   s.accumulationFactor = static_cast<std::uint32_t>(node.get_uint("accumulationFactor"));
   s.numIOTiles = static_cast<std::uint32_t>(node.get_uint("numIOTiles"));
@@ -283,7 +311,9 @@ void register_session_params() {
   using namespace ipusim::spec;
   const std::string s = kS;
   std::vector<ParamSpec> p = {
-      integer(s + "replicatedGraphCount", "", 0, 0, {}, "PopART replicatedGraphCount (0 = all IPUs / ipusPerReplica)"),
+      integer(s + "replicatedGraphCount", "", Json("all"), 1, {},
+          "PopART replicatedGraphCount, an integer >= 1 (0 is refused: PopART gives it no meaning); absent = all IPUs / "
+          "ipusPerReplica. With more than one replica, replicatedGraphCount x ipusPerReplica must divide the system's IPUs"),
       integer(s + "ipusPerReplica", "", 1, 1, 64, "IPUs per replica (virtual graphs)"),
       integer(s + "accumulationFactor", "", 1, 1, 1 << 20, "PopART accumulationFactor: the phase sequence runs this many times per weight update"),
       integer(s + "numIOTiles", "", 0, 0, 1471, "PopART numIOTiles: tiles set aside for streaming-memory IO"),

@@ -70,8 +70,9 @@ struct SessionOptions {
   IOSchedule io_schedule_for(TensorKind kind) const;
 };
 
-/// Reads `/workload/session` (ConfigError naming the JSON path on bad input). `num_ipus`
-/// and `ild_size_ipus` resolve replicatedGraphCount = 0 and the "pod" RTS domain.
+/// Reads `/workload/session` (ConfigError naming the file and the JSON path on bad input).
+/// `num_ipus` gives an absent replicatedGraphCount (all IPUs / ipusPerReplica) and checks the
+/// replicas' partition; `ild_size_ipus` gives the "pod" RTS domain.
 SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32_t ild_size_ipus);
 
 /// Declares the ParamSpecs of `/workload/session/...`.

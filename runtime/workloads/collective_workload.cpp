@@ -414,6 +414,39 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool ke
   }
 }
 
+/// Settings that contradict each other are refused, not silently resolved: both sizes, a
+/// byte count that is not whole elements, a CommGroup next to a ReplicaGrouping, a stride
+/// without its group size, and a reduction on an op that does not reduce (or LOCAL on an
+/// AllReduce, which would move nothing: GCL's LOCAL keeps each replica's own slice).
+void check_contradictions(ConfigNode& node, const coll::CollectiveRequest& req, std::uint64_t elem_bytes) {
+  const std::uint64_t bytes = node.get_uint("bytes");
+  if (node.has("bytes") && node.has("elements")) {
+    node.fail("elements", "given together with " + node.path() + "/bytes (" + std::to_string(bytes) +
+                              "): give bytes or elements, not both");
+  }
+  if (bytes % elem_bytes != 0) {
+    node.fail("bytes", std::to_string(bytes) + " bytes is not a whole number of " + coll::to_string(req.dtype) +
+                           " elements (" + std::to_string(elem_bytes) + " bytes each)");
+  }
+  const bool by_group_size = node.get_uint("group_size") > 0;
+  if (by_group_size && node.has("comm_group")) {
+    node.fail("comm_group", "given together with " + node.path() +
+                                "/group_size: give comm_group or stride + group_size (a ReplicaGrouping), not both");
+  }
+  if (!by_group_size && node.has("stride")) {
+    node.fail("stride", "needs group_size > 0 (a ReplicaGrouping is stride + group_size; without group_size the "
+                        "stride would be ignored)");
+  }
+  const bool reduces = req.op == coll::CollectiveOp::AllReduce || req.op == coll::CollectiveOp::ReduceScatter;
+  if (!reduces && node.has("reduce")) {
+    node.fail("reduce", "op " + coll::to_string(req.op) + " does not reduce: remove reduce (it applies to allreduce and reduce_scatter)");
+  }
+  if (req.op == coll::CollectiveOp::AllReduce && req.reduce == coll::ReduceOp::Local) {
+    node.fail("reduce", "'local' keeps each replica's own input, so an allreduce with it moves nothing (GCL's LOCAL is "
+                        "for reduce_scatter: each replica keeps its own slice); expected add, mean, mul, min or max");
+  }
+}
+
 /// Adapter so the sc_module-owning unique_ptr can be returned as a Workload.
 template <class T>
 std::unique_ptr<Workload> as_workload(T* module) {
@@ -426,25 +459,25 @@ void register_collective_params() {
   const std::string w = "/workload/";
   ParamRegistry::instance().add({
       {w + "op", ParamType::Enum, "", "allreduce", {}, {}, {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"}, "Collective operation (GCL names)"},
-      {w + "bytes", ParamType::Int, "B", 0, 0, {}, {}, "Input size per replica in bytes (or give elements)"},
-      {w + "elements", ParamType::Int, "", 0, 0, {}, {}, "Input elements per replica (overrides bytes when > 0)"},
+      {w + "bytes", ParamType::Int, "B", 0, 0, {}, {}, "Input size per replica in bytes, a whole number of dtype elements (give bytes or elements, not both)"},
+      {w + "elements", ParamType::Int, "", 0, 0, {}, {}, "Input elements per replica (give bytes or elements, not both)"},
       {w + "size_bytes", ParamType::Int, "B", 0, 0, {}, {}, "nccl-tests size instead of bytes/elements: the output per replica for all_gather (group size x input), the input for every other op; rounded down to whole elements per member"},
       {w + "dtype", ParamType::Enum, "", "float32", {}, {}, {"float32", "float16"}, "Element type"},
-      {w + "replicas", ParamType::Int, "", 0, 0, {}, {}, "Replicas (0 = all IPUs / ipus_per_replica)"},
+      {w + "replicas", ParamType::Int, "", 0, 0, {}, {}, "Replicas (0 = all IPUs / ipus_per_replica); replicas x ipus_per_replica must divide the system's IPUs"},
       {w + "ipus_per_replica", ParamType::Int, "", 1, 1, 64, {}, "IPUs per replica (consecutive IPUs)"},
-      {w + "comm_group", ParamType::String, "", "all", {}, {}, {}, "all | none | consecutive:K | orthogonal:K (PopART CommGroup); ignored when group_size > 0"},
-      {w + "stride", ParamType::Int, "", 1, 1, {}, {}, "ReplicaGrouping stride (used with group_size)"},
-      {w + "group_size", ParamType::Int, "", 0, 0, {}, {}, "ReplicaGrouping group size (0 = use comm_group)"},
+      {w + "comm_group", ParamType::String, "", "all", {}, {}, {}, "all | none | consecutive:K | orthogonal:K (PopART CommGroup); not together with stride/group_size"},
+      {w + "stride", ParamType::Int, "", 1, 1, {}, {}, "ReplicaGrouping stride (needs group_size > 0)"},
+      {w + "group_size", ParamType::Int, "", 0, 0, {}, {}, "ReplicaGrouping group size (0 = use comm_group; > 0 = stride + group_size, not together with comm_group)"},
       {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every algorithm that can run and takes the fastest (the report lists each candidate's time and auto's choice)"},
       {w + "link_config", ParamType::Enum, "", "default", {}, {}, {"default", "sliding_window", "barley_twist"}, "GCL IPU-Link configuration"},
-      {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator"},
+      {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator of allreduce and reduce_scatter (not given for other ops); local (each replica keeps its own slice) with reduce_scatter only"},
       {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto also picks direct at or below this size (0 = only by its small-message rule, collectives/README.md)"},
       {w + "check_auto", ParamType::Bool, "", false, {}, {}, {}, "with algorithm auto: also simulate every candidate of best (slower) and report auto_vs_best; warns when auto is more than auto_warn_pct slower"},
       {w + "auto_warn_pct", ParamType::Double, "%", 20.0, 0.0, {}, {}, "best and check_auto warn (stderr) when auto is more than this much slower than the fastest candidate"},
       {w + "repeat", ParamType::Int, "", 1, 1, 1000000, {}, "Run the collective this many times back to back"},
       {w + "data", ParamType::String, "", "none", {}, {}, {}, "Functional data: none | replica-id | iota | random:SEED"},
       {w + "input", ParamType::Json, "", Json(), {}, {}, {}, "Explicit input: one array of numbers per replica"},
-      {w + "output_values", ParamType::Bool, "", false, {}, {}, {}, "Include per-replica output values in the report"},
+      {w + "output_values", ParamType::Bool, "", false, {}, {}, {}, "Include per-replica output values in the report (needs data or input)"},
   });
 }
 
@@ -466,11 +499,22 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   }
   const std::uint32_t k_ipus = static_cast<std::uint32_t>(node.get_int("ipus_per_replica"));
   req.topology.ipus_per_replica = k_ipus;
+  const std::uint32_t n_ipus = system.num_ipus();
   std::uint64_t replicas = node.get_uint("replicas");
-  if (replicas == 0) replicas = system.num_ipus() / k_ipus;
-  if (replicas == 0 || replicas * k_ipus > system.num_ipus()) {
+  if (replicas == 0) replicas = n_ipus / k_ipus;
+  if (replicas == 0 || replicas * k_ipus > n_ipus) {
     node.fail("replicas", std::to_string(replicas) + " replicas of " + std::to_string(k_ipus) +
-                              " IPUs do not fit on " + std::to_string(system.num_ipus()) + " IPUs");
+                              " IPUs do not fit on " + std::to_string(n_ipus) + " IPUs");
+  }
+  // The replicas occupy one partition of the system; a Pod splits into equal partitions
+  // (power-of-two IPU counts, PODDA), so their IPUs must divide the system's. (An
+  // ipus_per_replica that does not divide it is refused below with GCL's reason.)
+  if (n_ipus % k_ipus == 0 && n_ipus % (replicas * k_ipus) != 0) {
+    node.fail("replicas",
+              std::to_string(replicas) + " replicas x " + std::to_string(k_ipus) + " IPUs = " +
+                  std::to_string(replicas * k_ipus) + " IPUs do not divide the system's " + std::to_string(n_ipus) +
+                  " IPUs: expected replicas x ipus_per_replica to divide " + std::to_string(n_ipus) +
+                  " (a partition of the system; 0 replicas = all)");
   }
   spec.replicas = static_cast<std::uint32_t>(replicas);
   const std::uint64_t elem_bytes = coll::dtype_bytes(req.dtype);
@@ -481,8 +525,10 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     node.fail("size_bytes", "give one of size_bytes, bytes and elements (got size_bytes " + std::to_string(size_bytes) +
                                 " and " + (elements > 0 ? "elements " + std::to_string(elements) : "bytes " + std::to_string(bytes)) + ")");
   }
-  req.elements_per_replica = elements > 0 ? elements : (bytes + elem_bytes - 1) / elem_bytes;
+  check_contradictions(node, req, elem_bytes);
+  req.elements_per_replica = elements > 0 ? elements : bytes / elem_bytes;
   if (req.elements_per_replica == 0 && size_bytes == 0) node.fail("bytes", "give bytes, elements or size_bytes (> 0)");
+  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
   req.direct_max_bytes = node.get_uint("direct_max_bytes");
   spec.repeat = node.get_uint("repeat");
 
@@ -542,6 +588,9 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     }
   }
   spec.output_values = node.get_bool("output_values");
+  if (spec.output_values && spec.data == "none" && spec.input.is_null()) {
+    node.fail("output_values", "needs data (replica-id, iota or random:SEED) or input: without them no values move");
+  }
   node.mark_used("kind");
   node.finish();
   {

@@ -126,9 +126,9 @@ std::int64_t serialised_step_batch(const ConfigNode& g, std::int64_t micro_batch
 /// Refuses batch serialisation where the lowering would not play it (ConfigError): the
 /// pipelined / accumulation-loop lowering runs whole micro-batches, so a factor there would be
 /// silently ignored.
-void check_serialisation_lowered(const TrainingState& st) {
+void check_serialisation_lowered(const TrainingState& st, ConfigNode& node) {
   if (!st.pipelined || st.session.batchSerializationFactor <= 1) return;
-  throw ConfigError("/workload/session/batchSerializationSettings/factor: " + std::to_string(st.session.batchSerializationFactor) +
+  node.child("session").child("batchSerializationSettings").fail("factor", std::to_string(st.session.batchSerializationFactor) +
                     ": batch serialisation is modelled in phased execution only; this run uses the pipelined / accumulation-loop "
                     "lowering (enablePipelining, or a model without execution phases such as the cnn generator): set factor 1");
 }
@@ -322,35 +322,41 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   st->session = read_session(node.child("session"), system.num_ipus(), system.ild_size_ipus());
   const ChipParams& chip = system.chip();
   if (st->session.numIOTiles >= chip.tiles) {
-    throw ConfigError("/workload/session/numIOTiles: " + std::to_string(st->session.numIOTiles) + " IO tiles leave no compute tiles on a " +
-                      std::to_string(chip.tiles) + "-tile IPU");
+    node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) + " IO tiles leave no compute tiles on a " +
+                                                 std::to_string(chip.tiles) + "-tile IPU");
+  }
+  // IO tiles are set aside in whole supertiles: the two tiles of one share an exchange bus,
+  // so one cannot be an IO tile while the other computes.
+  if (st->session.numIOTiles % chip.tiles_per_supertile != 0) {
+    node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) + " is not a whole number of supertiles: expected a multiple of " +
+                                                 std::to_string(chip.tiles_per_supertile) + " (/chip/tiles_per_supertile, tiles sharing one exchange bus)");
   }
   ConfigNode model_node = node.child("model");
   st->model = build_model(model_node, *st, system);
   model_node.finish();
   st->pipelined = uses_pipeline_lowering(st->model, st->session);
-  check_serialisation_lowered(*st);
+  check_serialisation_lowered(*st, node);
   if (st->pipelined) {
     try {
       st->plan = plan_pipeline(st->model, st->session);
       guard_program_size(pipelined_program_counts(st->model, st->session, st->plan), st->session, node);
       st->program = lower_pipeline(st->plan, st->session);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError("/workload/session: " + std::string(e.what()));
+      node.fail("session", e.what());
     }
   } else {
-    if (st->session.batchesPerStep != 1) throw ConfigError("/workload/session/batchesPerStep: phased execution runs one step (batchesPerStep 1)");
+    if (st->session.batchesPerStep != 1) node.child("session").fail("batchesPerStep", "phased execution runs one step (batchesPerStep 1)");
     try {
       st->layout = assign_phases(st->model, st->session.stages, st->session.phases, static_cast<int>(st->session.ipusPerReplica));
     } catch (const std::invalid_argument& e) {
-      throw ConfigError("/workload/model: " + std::string(e.what()));
+      node.fail("model", e.what());
     }
     guard_program_size(phased_program_counts(st->model, st->session, st->layout.total_phases), st->session, node);
     try {
       st->resolved = resolve_locations(st->model, st->session);
       st->program = lower_program(st->model, st->layout, st->resolved, st->session);
     } catch (const std::invalid_argument& e) {
-      throw ConfigError("/workload/session: " + std::string(e.what()));
+      node.fail("session", e.what());
     }
   }
   ConfigNode mem = node.child("memory");
@@ -366,7 +372,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   mem.finish();
   st->memory = account_memory(st->program, mp);
   if (!st->memory.fits) {
-    if (st->on_overflow == "error") throw ConfigError("/workload/memory/on_overflow=error: the model does not fit in SRAM: " + st->memory.overflow);
+    if (st->on_overflow == "error") node.child("memory").fail("on_overflow", "error: the model does not fit in SRAM: " + st->memory.overflow);
     spdlog::warn("the model does not fit in SRAM: {}", st->memory.overflow);
   }
   // Remote buffers must fit in every machine's streaming memory (ConfigError otherwise).

@@ -94,6 +94,8 @@ int cmd_collective(const Args& args) {
   if (vm.count("group-size") && vm["group-size"].as<std::uint64_t>() == 0)
     throw ConfigError("--group-size 0: expected at least 1 (0 would silently mean all replicas)");
   if (vm.count("stride") && vm["stride"].as<std::uint64_t>() == 0) throw ConfigError("--stride 0: expected at least 1");
+  if (vm.count("outputs") && vm["data"].as<std::string>() == "none" && !vm.count("input"))
+    throw ConfigError("--outputs: needs --data (replica-id, iota, random:SEED) or --input: without them no values move");
   if (vm.count("group-size") && !vm["comm-group"].defaulted()) {
     throw ConfigError("collective: give --comm-group " + vm["comm-group"].as<std::string>() +
                       " or --stride/--group-size, not both");
@@ -165,10 +167,10 @@ int cmd_collective(const Args& args) {
   }
   if (!sharded) {
   set("op", vm["op"].as<std::string>());
-  set("comm_group", vm["comm-group"].as<std::string>());
+  if (!vm.count("group-size")) set("comm_group", vm["comm-group"].as<std::string>());
   if (vm.count("group-size")) set("group_size", vm["group-size"].as<std::uint64_t>());
   if (vm.count("stride")) set("stride", vm["stride"].as<std::uint64_t>());
-  set("reduce", vm["reduce"].as<std::string>());
+  if (!vm["reduce"].defaulted()) set("reduce", vm["reduce"].as<std::string>());
   set("data", vm["data"].as<std::string>());
   if (vm.count("outputs")) set("output_values", true);
   if (vm.count("input")) {

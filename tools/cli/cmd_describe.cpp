@@ -14,7 +14,11 @@ namespace ipusim::cli {
 
 int cmd_describe(const Args& args) {
   namespace po = boost::program_options;
-  po::options_description opts("ipusim describe SYSTEM [--json] [--set k=v]...");
+  po::options_description opts(
+      "ipusim describe SYSTEM [--json] [--set k=v]...\n\nSYSTEM is any config: its chip, ipu_link, machine and\n"
+      "system sections (a workload is ignored). A config without them (e.g. a workload-only file) describes the\n"
+      "default system, the one `ipusim run` would simulate it on: the parameter registry's defaults, a Pod64 of\n"
+      "IPU-M2000s.\n\noptions");
   opts.add_options()("help", "show this help")(
       "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
       "system", po::value<std::string>(), "system: a preset name (pod4, pod16, pod64, pod128, pod256, bow_pod64, multipod, ...) or a config file")("json", "print JSON")(

@@ -194,7 +194,12 @@ int cmd_groups(const Args& args) {
       out["readback_shape"] = readBack;
     }
   } catch (const coll::GroupError& e) {
-    throw ConfigError(std::string("invalid replica grouping: ") + e.what());
+    // Name the flags that made the grouping, as the user typed them.
+    std::string flags = "--replicas " + vm["replicas"].as<std::string>();
+    for (const char* f : {"comm-group", "stride", "group-size", "shape"}) {
+      if (vm.count(f)) flags += std::string(" --") + f + " " + vm[f].as<std::string>();
+    }
+    throw ConfigError(flags + ": invalid replica grouping: " + e.what());
   }
 
   if (vm.count("json")) {

@@ -187,6 +187,7 @@ int cmd_regress(const Args& args) {
   }
   const std::vector<std::string> extra_sets =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (vm.count("junit")) check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
 
   std::vector<RegressCase> cases;
   for (const auto& file : find_case_files(resolve_input_path(vm["baseline"].as<std::string>()))) {

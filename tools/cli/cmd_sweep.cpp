@@ -52,6 +52,7 @@ beside the point's report.json, resolved_config.json, stdout.txt and stderr.txt.
 sweep file: {"base": "CONFIG (relative to the sweep file)", "set": ["k=v", ...],
              "mode": "grid"|"zip", "axes": [{"path": "workload.bytes", "values": [...]}],
              "columns": {"name": "/json/pointer/in/report.json"}}
+"axes": [] is a sweep of one point: the base config with its "set" overrides.
 )HELP";
 
 /// Default cap on the array size: Slurm's default MaxArraySize is 1001 (ids 0..1000).

@@ -95,6 +95,7 @@ int cmd_validate(const Args& args) {
     std::cout << opts << kValidateHelp;
     return 0;
   }
+  if (vm.count("junit")) check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
   std::vector<std::string> inputs =
       vm.count("cases") ? vm["cases"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (inputs.empty()) {
@@ -103,7 +104,11 @@ int cmd_validate(const Args& args) {
     inputs.push_back(dir);
   }
   const std::vector<CaseSpec> cases = load_cases(inputs);
-  if (cases.empty()) throw ConfigError("validate: the case files hold no cases");
+  if (cases.empty()) {
+    std::string names;
+    for (const auto& in : inputs) names += (names.empty() ? "" : ", ") + in;
+    throw ConfigError("validate " + names + ": no cases found (expected *.json case files with a \"cases\" list)");
+  }
   {
     // Every override (the case's "set" and --set) must suit an existing key before any case
     // runs: a bad --set is bad input (exit 2), not every case failing (exit 1).

@@ -7,6 +7,7 @@
 #include <systemc>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "sim/run_info.hpp"
 #include "tools/cli/collective_scan.hpp"
 #include "tools/cli/commands.hpp"
@@ -85,6 +86,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const ipusim::ConfigError& e) {
     std::cerr << "ipusim: error: " << e.what() << "\n";
     return 2;
+  } catch (const ipusim::WriteError& e) {
+    // An output file could not be written (a full disk, a file-size limit): exit 3, but not
+    // called a simulation error.
+    std::cerr << "ipusim: write error: " << e.what() << "\n";
+    return 3;
   } catch (const ipusim::SimulationError& e) {
     std::cerr << "ipusim: simulation error: " << e.what() << "\n";
     return 3;

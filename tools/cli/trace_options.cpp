@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "sim/errors.hpp"
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
 #include "sim/units.hpp"
@@ -30,6 +31,12 @@ void add_trace_options(boost::program_options::options_description& opts) {
 }
 
 void read_trace_options(const boost::program_options::variables_map& vm) {
+  // The filters shape trace.json; without --trace there is none, so they would do nothing.
+  for (const char* flag : {"trace-ipus", "trace-window", "trace-tiers", "trace-max-bytes"}) {
+    if (vm.count(flag) && !vm.count("trace")) {
+      throw ConfigError(std::string("--") + flag + ": only with --trace (it filters trace.json, which is written only with --trace)");
+    }
+  }
   TraceFilter f;
   if (vm.count("trace-ipus")) f.set_ipus(vm["trace-ipus"].as<std::string>());
   if (vm.count("trace-window")) f.set_window(vm["trace-window"].as<std::string>());

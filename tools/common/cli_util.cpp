@@ -131,4 +131,16 @@ std::string resolve_system_config(const std::string& name_or_path, const std::st
   throw ConfigError(msg);
 }
 
+void check_output_file_flag(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (fs::is_directory(file, ec)) throw ConfigError(flag + " " + path + ": is a folder; expected a file name");
+  if (!fs::exists(dir, ec)) {
+    throw ConfigError(flag + " " + path + ": the folder '" + dir.string() + "' does not exist (create it first)");
+  }
+  if (!fs::is_directory(dir, ec)) throw ConfigError(flag + " " + path + ": '" + dir.string() + "' is not a folder");
+}
+
 }  // namespace ipusim::cli

@@ -52,6 +52,11 @@ std::string resolve_input_path(const std::string& path);
 /// The top-level sections a system preset owns: `run --system` replaces them.
 const std::vector<std::string>& system_sections();
 
+/// Checks before any work that the file `path` given by `flag` (e.g. "--junit") can be
+/// created: its folder exists and is a folder, and `path` is not itself a folder.
+/// ConfigError naming the flag, the path and the reason otherwise.
+void check_output_file_flag(const std::string& flag, const std::string& path);
+
 /// A system given as a file path, or as a preset name ("pod64" ->
 /// configs/systems/pod64.json in the source tree); ConfigError naming `flag` and the
 /// presets when neither exists.

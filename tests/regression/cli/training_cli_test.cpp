@@ -41,7 +41,8 @@ TEST_CASE("training: on_overflow=error refuses a model too large for SRAM with e
   const CliResult r = run_cli(s, {"run", config(s, "error"), "--out", s.path("o"), "--quiet"});
   INFO(r.err);
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("/workload/memory/on_overflow=error") != std::string::npos);
+  CHECK(r.err.find("/workload/memory/on_overflow: error: the model does not fit in SRAM") != std::string::npos);
+  CHECK(r.err.find(config(s, "error")) != std::string::npos);  // the file that set it
   CHECK(r.err.find("phase 1 (virtual graph 0)") != std::string::npos);
   CHECK(r.err.find("w_big (weight, " + std::to_string(kBig) + " B)") != std::string::npos);
 }

@@ -129,3 +129,39 @@ TEST_CASE("limits: --set values must have the JSON type of the declared paramete
   doc.apply_override("sim.max_time_ns=7.5");
   CHECK(doc.root()["sim"]["max_time_ns"] == 7.5);
 }
+
+TEST_CASE("limits: an escaped NUL in a key or string is refused, naming the file and the JSON path", "[limits]") {
+  CHECK(error_of([] { parse_json_text(R"({"a": ["x", "b\u0000c"]})", "f.json"); }) ==
+        "f.json: /a/1: a string holds a NUL character (\\u0000) at byte 1; NUL is not allowed in keys or strings");
+  CHECK(error_of([] { parse_json_text(R"({"a": {"k\u0000": 1}})", "f.json"); }) ==
+        "f.json: /a: a key holds a NUL character (\\u0000) at byte 1; NUL is not allowed in keys or strings");
+  CHECK_NOTHROW(parse_json_text(R"({"a": "\u0001 tab\t"})", "ok.json"));  // other escapes stay allowed
+}
+
+TEST_CASE("limits: strings longer than 1 MiB are refused; exactly 1 MiB is read", "[limits]") {
+  const std::string at_limit = "{\"d\": \"" + std::string(1u << 20, 'x') + "\"}";
+  CHECK(parse_json_text(at_limit, "ok.json")["d"].get<std::string>().size() == (1u << 20));
+  const std::string over = "{\"d\": [\"" + std::string((1u << 20) + 1, 'x') + "\"]}";
+  CHECK(error_of([&] { parse_json_text(over, "big.json"); }) ==
+        "big.json: /d/0: a string of 1048577 bytes, more than the limit of 1048576 bytes per JSON string");
+}
+
+TEST_CASE("limits: a UTF-8 byte order mark at the start is skipped (RFC 8259 8.1)", "[limits]") {
+  CHECK(parse_json_text("\xEF\xBB\xBF{\"a\": 1}", "bom.json") == Json{{"a", 1}});
+  Dir d("bom");
+  d.write("inc.json", "\xEF\xBB\xBF{\"b\": 2}");
+  const std::string main = d.write("main.json", "\xEF\xBB\xBF{\"$include\": [\"inc.json\"], \"a\": 1}");
+  CHECK(ConfigDoc::load_file(main).root() == (Json{{"b", 2}, {"a", 1}}));  // included keys first
+}
+
+TEST_CASE("limits: an include error names the including file, the $include entry and the included path", "[limits]") {
+  Dir d("incerr");
+  const std::string main = d.write("main.json", R"({"$include": ["ok.json", "missing.json"]})");
+  d.write("ok.json", "{}");
+  CHECK_THAT(error_of([&] { ConfigDoc::load_file(main); }),
+             Catch::StartsWith(main + ": /$include/1: cannot open included file '" + (d.path / "missing.json").string() + "'"));
+  const std::string list = d.write("list.json", R"({"$include": "arr.json"})");
+  d.write("arr.json", "[1]");
+  CHECK(error_of([&] { ConfigDoc::load_file(list); }) ==
+        list + ": /$include/0: " + (d.path / "arr.json").string() + ": expected a JSON object at the top level");
+}
