@@ -20,6 +20,7 @@ Debian's pybind11-dev is installed). Every simulation runs in a child process of
 per process): $IPUSIM_BIN, else `ipusim` on PATH, else this checkout's build folder.
 """
 from ._runner import ConfigError, IpusimError, SimulationError, binary, call, collective, run, sweep, version
+from .onnx_session import InferenceSession, TrainingSession, import_onnx
 from .options import (BatchSerializationBatchSchedule, BatchSerializationSettings, CommGroup, CommGroupType,
                       ExecutionPhaseIOSchedule, ExecutionPhaseSchedule, ExecutionPhaseSettings, RecomputationType,
                       ReplicatedTensorSharding, SessionOptions, TensorLocation, TensorLocationSettings, TensorStorage,
@@ -49,5 +50,5 @@ __all__ = [
     "ExecutionPhaseIOSchedule", "ExecutionPhaseSchedule", "ExecutionPhaseSettings", "IpusimError",
     "RecomputationType", "ReplicatedTensorSharding", "SessionOptions", "SimulationError", "TensorLocation",
     "TensorLocationSettings", "TensorStorage", "TileSet", "VirtualGraphMode", "binary", "call", "collective", "run",
-    "sweep", "version",
+    "sweep", "version", "InferenceSession", "TrainingSession", "import_onnx",
 ]

@@ -39,7 +39,9 @@ class PipelineLowering {
     prog.micro_batches = 1;
     prog.forward_phases = plan_.pipeline_stages();
     const std::uint64_t cycles = plan_.cycles();
-    for (std::uint32_t step = 0; step < std::max<std::uint32_t>(1, s_.batchesPerStep); ++step) {
+    // Inference plays its batchesPerStep batches inside one loop (plan.micro_batches).
+    const std::uint32_t steps = plan_.training ? std::max<std::uint32_t>(1, s_.batchesPerStep) : 1;
+    for (std::uint32_t step = 0; step < steps; ++step) {
       for (std::uint64_t c = 0; c < cycles; ++c) prog.phases.push_back(cycle(static_cast<int>(c), static_cast<int>(step)));
       prog.phases.push_back(optimizer(static_cast<int>(cycles), static_cast<int>(step)));
     }
@@ -214,6 +216,7 @@ class PipelineLowering {
       if (plan_.micro_batches > 1) add(so.vg, "accumulators", so.accumulator_bytes, "accumulator");
       if (!state_off_chip_) add(so.vg, "optimizer_state", so.state_bytes / shard_, "optimizer_state");
     }
+    for (const auto& [vg, bytes] : plan_.inference_weight_bytes) add(vg, "weights", bytes, "weight");
     for (const PipelineStage& st : plan_.stages) {
       const std::string n = "stage" + std::to_string(st.stage);
       add(st.vg, n + "/stash", st.stash_bytes_per_mb * static_cast<std::uint64_t>(st.in_flight), "stash");

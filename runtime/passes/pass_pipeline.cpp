@@ -78,6 +78,9 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     if (o.pass == Pass::Backward) plan.training = true;
   }
   plan.training = std::any_of(m.ops.begin(), m.ops.end(), [](const ModelOp& o) { return o.pass == Pass::Backward; });
+  // Inference (PopART's InferenceSession): the batchesPerStep device iterations stream through
+  // the pipeline as one loop (no weight update between them).
+  if (!plan.training) plan.micro_batches = s.accumulationFactor * std::max<std::uint32_t>(1, s.batchesPerStep);
   if (stage_vg.empty()) throw std::invalid_argument("the model has no ops");
   const int S = stage_vg.rbegin()->first + 1;
   for (int st = 0; st < S; ++st)
@@ -218,6 +221,8 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     }
   }
   for (auto& [vg, so] : opt) plan.optimizers.push_back(so);
+  if (!plan.training)
+    for (const auto& [w, vg] : weight_vg) plan.inference_weight_bytes[vg] += m.tensor(w).bytes();
   // Gradient accumulation: each backward adds the micro-batch's gradients into the accumulators.
   if (plan.training && plan.micro_batches > 1) {
     for (const StageOptimizer& so : plan.optimizers) {

@@ -13,6 +13,7 @@
 // off-chip state: remote load and store of the shard). A model without pipelining whose ops all
 // sit on one virtual graph runs the same program with S = 1 (the accumulation loop).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct PipelinePlan {
   std::vector<PipelineStage> stages;  ///< forward stages in order
   std::vector<StageCopy> copies;
   std::vector<StageOptimizer> optimizers;  ///< one per virtual graph with weights
+  std::map<int, std::uint64_t> inference_weight_bytes;  ///< inference: weight bytes per virtual graph (no optimizer)
   int virtual_graphs = 1;
   bool training = true;        ///< has backward ops
   bool pipelined = false;      ///< enablePipelining

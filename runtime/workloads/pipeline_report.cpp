@@ -74,6 +74,17 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   const double samples_per_s = total > 0 ? static_cast<double>(samples * s.batchesPerStep) / (total * 1e-9) : 0.0;
   r["samples_per_s"] = samples_per_s;
   r["sequences_per_s"] = samples_per_s * st.sequences_per_sample;
+  if (!plan.training) {
+    // Inference: batch 0 enters in cycle 0 and leaves the last stage at the end of cycle S-1.
+    const std::size_t S = plan.stages.size();
+    const auto& ph = ex.phase_ns();
+    const double latency = ph.size() >= S && S > 0 ? ph[S - 1].second - ph[0].first : 0.0;
+    r["inference"] = {{"batches", plan.micro_batches},
+                      {"samples_per_batch", static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch},
+                      {"latency_per_batch_ns", latency},
+                      {"time_per_batch_ns", plan.micro_batches > 0 ? total / plan.micro_batches : 0.0},
+                      {"batches_per_s", total > 0 ? plan.micro_batches / (total * 1e-9) : 0.0}};
+  }
   r["model"] = {{"tensors", st.model.tensors.size()}, {"ops", st.model.ops.size()}, {"parameters_per_replica", count_parameters(st.model)}};
 
   const LoopTimes lt = loop_times(st, ex);
@@ -165,7 +176,8 @@ std::string pipeline_summary(const TrainingState& st, const Executor& ex) {
   const double step = total / std::max<std::uint32_t>(1, s.batchesPerStep);
   const std::uint64_t samples = static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch * s.accumulationFactor * s.batchesPerStep;
   char line[512];
-  std::snprintf(line, sizeof line, "  training         %s, %llu parameters per replica, %u replicas x %u IPU(s), %s\n", st.generator.c_str(),
+  std::snprintf(line, sizeof line, "  %-16s %s, %llu parameters per replica, %u replicas x %u IPU(s), %s\n",
+                st.plan.training ? "training" : "inference", st.generator.c_str(),
                 static_cast<unsigned long long>(count_parameters(st.model)), s.replicatedGraphCount, s.ipusPerReplica,
                 st.plan.pipelined ? "pipelined" : "accumulation loop");
   o << line;
