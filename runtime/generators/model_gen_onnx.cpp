@@ -38,6 +38,7 @@ class OnnxBuilder {
     declare_tensors();
     host_loads();
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) forward(i);
+    mark_stash_segments();
     if (s_.training) backward();
     const bool phased =
         std::any_of(places_.begin(), places_.end(), [](const Place& p) { return p.phase >= 0; });
@@ -267,6 +268,30 @@ class OnnxBuilder {
                                c.vector_flops, c.bytes, dt);
       b.inputs = outs;
       b.outputs = outs;
+    }
+  }
+
+  /// Recomputation units, as the generators give them (a ResNet block, a transformer sub-layer):
+  /// a unit starts at an op that reads an activation with several readers (a residual stream, a
+  /// block input) or at a new placement; its first op carries the bytes of every activation the
+  /// unit writes (what a pipeline stage stashes, or what recomputation rebuilds one unit at a
+  /// time).
+  void mark_stash_segments() {
+    std::map<std::string, int> readers;
+    for (const ModelOp& o : m_.ops)
+      if (o.pass == Pass::Forward && o.type == OpType::Compute)
+        for (const std::string& t : o.inputs)
+          if (is_activation(t)) ++readers[t];
+    ModelOp* unit = nullptr;
+    std::set<std::string> counted;
+    for (ModelOp& o : m_.ops) {
+      if (o.pass != Pass::Forward || o.type != OpType::Compute) continue;
+      bool start = !unit || unit->vgraph != o.vgraph || unit->pipeline_stage != o.pipeline_stage ||
+                   unit->forward_phase != o.forward_phase;
+      for (const std::string& t : o.inputs) start = start || (is_activation(t) && readers[t] > 1);
+      if (start) unit = &o;
+      for (const std::string& t : o.outputs)
+        if (is_activation(t) && counted.insert(t).second) unit->stash_bytes += m_.tensor(t).bytes();
     }
   }
 

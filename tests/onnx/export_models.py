@@ -209,23 +209,24 @@ def strip_weights(path):
 
 
 def annotate(path, out, place):
-    """Copies `path` to `out` with PopART attributes from place(node_name) -> {attr: value}."""
+    """Copies `path` to `out` with PopART attributes from place(layer) -> {attr: value}, where
+    layer is the node's transformer layer: -1 before the first layer (embedding), 1000 after
+    the last (heads and loss). Attributes already there are replaced."""
     if COUNTS_ONLY:
         return
     model = onnx.load(path, load_external_data=False)
+    seen_layer = False
     for node in model.graph.node:
-        for key, value in place(node.name).items():
+        if "/layers." in node.name:
+            layer, seen_layer = int(node.name.split("/layers.")[1].split("/")[0]), True
+        else:
+            layer = 1000 if seen_layer else -1
+        kept = [a for a in node.attribute if not a.name.startswith("__")]
+        del node.attribute[:]
+        node.attribute.extend(kept)
+        for key, value in place(layer).items():
             node.attribute.append(onnx.helper.make_attribute(key, value))
     onnx.save(model, out)
-
-
-def layer_of(name):
-    """Layer index of a node named like /layers.7/attn/MatMul, -1 before the layers, 1000 after."""
-    if "/layers." in name:
-        return int(name.split("/layers.")[1].split("/")[0])
-    if name.startswith(("/wte", "/wpe", "/word", "/position", "/token_type", "/emb_ln", "/Add")) and "/layers" not in name:
-        return -1
-    return 1000
 
 
 COUNTS_ONLY = "--counts-only" in sys.argv
@@ -262,10 +263,10 @@ def main():
     expected["gpt2_small"] = dict(counts(gpt, (ids[:1], ids[:1]), attention), input_shapes={"ids": [2, gseq], "labels": [2, gseq]})
     # 4-IPU pipeline: layer l on IPU l, the embedding on IPU 0, final norm, head and loss on IPU 3.
     annotate(f"{out}/gpt2_small.onnx", f"{out}/gpt2_small_pipeline4.onnx",
-             lambda n: {"__ipu_number": min(3, max(0, layer_of(n))), "__pipeline_stage": min(3, max(0, layer_of(n)))})
+             lambda layer: {"__ipu_number": min(3, max(0, layer)), "__pipeline_stage": min(3, max(0, layer))})
     # Execution phases: the embedding in phase 0, layer l in phase l + 1, the head in phase 5.
     annotate(f"{out}/gpt2_small.onnx", f"{out}/gpt2_small_phased.onnx",
-             lambda n: {"__execution_phase": min(gl + 1, layer_of(n) + 1)})
+             lambda layer: {"__execution_phase": min(gl + 1, layer + 1)})
 
     bert = Bert()
     bl = torch.zeros(2, 512, dtype=torch.long)
@@ -278,8 +279,7 @@ def main():
     expected["bert_large"] = dict(counts(bert, tuple(t[:1] for t in example), attention + decoder),
                                   input_shapes={"input_ids": [2, 512], "token_types": [2, 512], "mlm_labels": [2, 76], "nsp_labels": [2, 3]})
 
-    def bert_place(n):
-        layer = layer_of(n)
+    def bert_place(layer):
         ipu = 0 if layer < 3 or layer == 1000 else 1 + (layer - 3) // 7
         return {"__ipu_number": ipu, "__pipeline_stage": 4 if layer == 1000 else ipu}
 
