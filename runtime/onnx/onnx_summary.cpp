@@ -2,6 +2,7 @@
 #include "runtime/onnx/onnx_summary.hpp"
 
 #include "runtime/onnx/onnx_ops.hpp"
+#include "sim/errors.hpp"
 
 namespace ipusim::onnx_import {
 
@@ -16,7 +17,12 @@ Summary summarise(const Graph& g) {
   double amp = 0;
   for (const Node& n : g.nodes) {
     ++s.ops_by_type[n.op_type];
-    const NodeCost c = node_cost(n, g);
+    NodeCost c;
+    try {
+      c = node_cost(n, g);
+    } catch (const std::exception& e) {
+      throw ConfigError(g.path + ": node '" + n.name + "' (" + n.op_type + "): " + e.what());
+    }
     ++s.nodes_by_class[to_string(c.cls)];
     s.forward_flops += c.flops();
     amp += c.gemm.flops();
