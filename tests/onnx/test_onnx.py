@@ -80,6 +80,10 @@ def test_gpt3_175b_graph_imports(tmp_path):
     assert s["parameters"] == pytest.approx(175e9, rel=0.01)
     assert s["matmul_conv_flops_per_sample"] == pytest.approx(gpt_forward_gemm_flops_per_sample(96, 12288, 2048, 50257), rel=1e-12)
     assert sorted(map(int, s["annotations"]["__execution_phase"]["nodes_by_value"])) == list(range(98))
+    # Its training step on a Pod256 (phased: 98 forward phases, 2P-1 = 195 per step).
+    r = report("gpt3_175b_pod256.json", tmp_path, "workload.model.onnx.path=" + path)["workload"]
+    assert r["forward_phases"] == 98 and r["phases_per_step"] == 195 and r["replicas"] == 256
+    assert r["model"]["parameters_per_replica"] == gpt_parameters(96, 12288, 2048, 50257)
 
 
 def test_annotated_pipeline_runs_as_four_stages_where_the_attributes_place_them(tmp_path):
