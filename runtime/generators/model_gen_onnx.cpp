@@ -38,6 +38,7 @@ class OnnxBuilder {
     declare_tensors();
     host_loads();
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) forward(i);
+    if (!s_.training) host_stores();
     mark_stash_segments();
     if (s_.training) backward();
     const bool phased =
@@ -190,6 +191,22 @@ class OnnxBuilder {
       o.type = OpType::HostLoad;
       o.outputs = {in};
       o.collective_bytes = g_.tensor(in).bytes();
+      m_.ops.push_back(o);
+    }
+  }
+
+  /// Inference: the graph outputs go back to the host per micro-batch (PopART's anchors),
+  /// from the IPU of the node that writes them.
+  void host_stores() {
+    for (const std::string& out : g_.outputs) {
+      const std::string r = root(out);
+      if (!is_activation(r)) continue;
+      auto it = producer_.find(r);
+      ModelOp o = base(out + "/host_store", Pass::Forward,
+                       it == producer_.end() ? Place{} : places_[it->second]);
+      o.type = OpType::HostStore;
+      o.inputs = {r};
+      o.collective_bytes = g_.tensor(out).bytes();
       m_.ops.push_back(o);
     }
   }

@@ -110,6 +110,19 @@ class PipelineLowering {
           ph.ops.push_back(std::move(h));
         }
         add_compute(st, true, mb);
+        if (st.host_out_bytes_per_mb > 0) {
+          LOp h;
+          h.kind = LKind::Host;
+          h.lane = Lane::Io;  // the micro-batch's outputs go back to the host once computed
+          h.vg = st.vg;
+          h.bytes = st.host_out_bytes_per_mb;
+          h.to_compute = false;
+          h.micro_batch = mb;
+          h.deps = {last_on_vg[st.vg]};
+          h.role = "host_output";
+          h.label = "host output stage " + std::to_string(p) + " mb " + std::to_string(mb);
+          ph.ops.push_back(std::move(h));
+        }
       }
       if (plan_.training && p >= S - 1) add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
     }

@@ -125,6 +125,7 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     const int st = stage_of(o, s);
     PipelineStage& ps = plan.stages[static_cast<std::size_t>(st)];
     if (o.type == OpType::HostLoad && o.pass == Pass::Forward) ps.host_bytes_per_mb += o.collective_bytes;
+    if (o.type == OpType::HostStore && o.pass == Pass::Forward) ps.host_out_bytes_per_mb += o.collective_bytes;
     if (o.type == OpType::Compute) {
       (o.pass == Pass::Forward ? ps.fwd : ps.bwd).push_back(part_of(o));
       (o.pass == Pass::Forward ? ps.fwd_flops : ps.bwd_flops) += o.flops;

@@ -30,6 +30,7 @@ struct PipelineStage {
   std::vector<ComputePart> fwd, bwd;  ///< compute per micro-batch (bwd includes recomputation)
   std::vector<ComputePart> recompute; ///< the part of `bwd` that recomputes the forward
   std::uint64_t host_bytes_per_mb = 0;    ///< host input streamed to this stage per micro-batch
+  std::uint64_t host_out_bytes_per_mb = 0;  ///< outputs streamed back to the host per micro-batch (forward host stores)
   std::uint64_t input_bytes_per_mb = 0;   ///< activations received from earlier stages
   std::uint64_t stash_bytes_per_mb = 0;   ///< activation stash per micro-batch in flight
   std::uint64_t recompute_buffer_bytes = 0;  ///< activations rebuilt for one micro-batch

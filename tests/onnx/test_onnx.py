@@ -123,7 +123,8 @@ def test_phased_model_follows_execution_phase(tmp_path):
 
 def test_inference_is_cheaper_than_training_by_the_backward_ratio(tmp_path):
     train = report("mlp_training.json", tmp_path)["workload"]
-    infer = report("mlp_training.json", tmp_path, "workload.kind=inference", "workload.session.batchesPerStep=4")["workload"]
+    infer_report = report("mlp_training.json", tmp_path, "workload.kind=inference", "workload.session.batchesPerStep=4")
+    infer = infer_report["workload"]
     st = train["pipeline"]["stages"][0]
     # Hand-worked on the 784-512-512-512-10 MLP, micro-batch 8: forward GEMMs 2 x 8 x sum(a b);
     # backward: a weight gradient per layer and a data gradient per layer but the first (the
@@ -133,10 +134,12 @@ def test_inference_is_cheaper_than_training_by_the_backward_ratio(tmp_path):
     vector_fwd = 8 * (512 * 3 + 10) + 8 * 512 * 3 + 5 * 8 * 10  # bias adds, ReLUs: 1 per element; loss: 5 per logit
     assert st["forward_flops_per_micro_batch"] == pytest.approx(fwd_gemm + vector_fwd, rel=1e-9)
     assert st["backward_flops_per_micro_batch"] == pytest.approx(bwd_gemm, rel=0.01)
-    # Inference runs the training forward alone: one batch takes the forward's time.
+    # Inference runs the training forward alone, then streams the output (the loss) to the host:
+    # a batch takes the forward's time plus at most its share of the host transfers and syncs.
     inf = infer["inference"]
     assert inf["batches"] == 4 and inf["samples_per_batch"] == 8
-    assert inf["time_per_batch_ns"] == pytest.approx(st["forward_ns_per_micro_batch"], rel=0.02)
+    extra = (infer_report["breakdown_ns"]["host_io"] + infer_report["breakdown_ns"]["sync"]) / 4
+    assert st["forward_ns_per_micro_batch"] <= inf["time_per_batch_ns"] <= st["forward_ns_per_micro_batch"] + extra + 1
     # Per sample, training costs forward + backward + update; GEMM-bound, so the time ratio
     # follows the flops ratio (3 - first-layer data gradient) / 1 within the vector work.
     ratio = train["step_time_ns"] / inf["time_per_batch_ns"]
