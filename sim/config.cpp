@@ -389,6 +389,8 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
   throw ConfigError(doc_->origin_of(ptr) + ": " + ptr + ": " + what);
 }
 
+std::string ConfigNode::origin(const std::string& key) const { return doc_->origin_of(child_pointer(pointer_, key)); }
+
 Json ConfigNode::value_or_default(const std::string& key, const ParamSpec*& spec) {
   const std::string ptr = child_pointer(pointer_, key);
   spec = ParamRegistry::instance().find(ptr);

@@ -96,6 +96,8 @@ class ConfigNode {
 
   /// Builds a ConfigError message for a bad value at `key` (path and file included).
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  /// The file that set the value at `key` (relative paths in a config resolve against it).
+  std::string origin(const std::string& key) const;
 
  private:
   const Json* lookup(const std::string& key) const;

@@ -22,6 +22,7 @@ per process): $IPUSIM_BIN, else the one installed with the package (`pip install
 checkout's build folder. Tables come back as pandas DataFrames (Debian python3-pandas). See python/README.md.
 """
 from ._runner import ConfigError, IpusimError, SimulationError, binary, call, collective, data_root, run, sweep, version
+from .onnx_session import InferenceSession, TrainingSession, import_onnx
 from .options import (BatchSerializationBatchSchedule, BatchSerializationSettings, CommGroup, CommGroupType,
                       ExecutionPhaseIOSchedule, ExecutionPhaseSchedule, ExecutionPhaseSettings, RecomputationType,
                       ReplicatedTensorSharding, SessionOptions, TensorLocation, TensorLocationSettings, TensorStorage,
@@ -51,5 +52,5 @@ __all__ = [
     "ExecutionPhaseIOSchedule", "ExecutionPhaseSchedule", "ExecutionPhaseSettings", "IpusimError",
     "RecomputationType", "ReplicatedTensorSharding", "SessionOptions", "SimulationError", "TensorLocation",
     "TensorLocationSettings", "TensorStorage", "TileSet", "VirtualGraphMode", "binary", "call", "collective", "data_root", "run",
-    "sweep", "version",
+    "sweep", "version", "InferenceSession", "TrainingSession", "import_onnx",
 ]

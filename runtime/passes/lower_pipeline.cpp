@@ -39,7 +39,9 @@ class PipelineLowering {
     prog.micro_batches = 1;
     prog.forward_phases = plan_.pipeline_stages();
     const std::uint64_t cycles = plan_.cycles();
-    for (std::uint32_t step = 0; step < std::max<std::uint32_t>(1, s_.batchesPerStep); ++step) {
+    // Inference plays its batchesPerStep batches inside one loop (plan.micro_batches).
+    const std::uint32_t steps = plan_.training ? std::max<std::uint32_t>(1, s_.batchesPerStep) : 1;
+    for (std::uint32_t step = 0; step < steps; ++step) {
       for (std::uint64_t c = 0; c < cycles; ++c) prog.phases.push_back(cycle(static_cast<int>(c), static_cast<int>(step)));
       prog.phases.push_back(optimizer(static_cast<int>(cycles), static_cast<int>(step)));
     }
@@ -108,6 +110,19 @@ class PipelineLowering {
           ph.ops.push_back(std::move(h));
         }
         add_compute(st, true, mb);
+        if (st.host_out_bytes_per_mb > 0) {
+          LOp h;
+          h.kind = LKind::Host;
+          h.lane = Lane::Io;  // the micro-batch's outputs go back to the host once computed
+          h.vg = st.vg;
+          h.bytes = st.host_out_bytes_per_mb;
+          h.to_compute = false;
+          h.micro_batch = mb;
+          h.deps = {last_on_vg[st.vg]};
+          h.role = "host_output";
+          h.label = "host output stage " + std::to_string(p) + " mb " + std::to_string(mb);
+          ph.ops.push_back(std::move(h));
+        }
       }
       if (plan_.training && p >= S - 1) add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
     }
@@ -214,6 +229,7 @@ class PipelineLowering {
       if (plan_.micro_batches > 1) add(so.vg, "accumulators", so.accumulator_bytes, "accumulator");
       if (!state_off_chip_) add(so.vg, "optimizer_state", so.state_bytes / shard_, "optimizer_state");
     }
+    for (const auto& [vg, bytes] : plan_.inference_weight_bytes) add(vg, "weights", bytes, "weight");
     for (const PipelineStage& st : plan_.stages) {
       const std::string n = "stage" + std::to_string(st.stage);
       add(st.vg, n + "/stash", st.stash_bytes_per_mb * static_cast<std::uint64_t>(st.in_flight), "stash");

@@ -78,6 +78,9 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     if (o.pass == Pass::Backward) plan.training = true;
   }
   plan.training = std::any_of(m.ops.begin(), m.ops.end(), [](const ModelOp& o) { return o.pass == Pass::Backward; });
+  // Inference (PopART's InferenceSession): the batchesPerStep device iterations stream through
+  // the pipeline as one loop (no weight update between them).
+  if (!plan.training) plan.micro_batches = s.accumulationFactor * std::max<std::uint32_t>(1, s.batchesPerStep);
   if (stage_vg.empty()) throw std::invalid_argument("the model has no ops");
   const int S = stage_vg.rbegin()->first + 1;
   for (int st = 0; st < S; ++st)
@@ -122,6 +125,7 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     const int st = stage_of(o, s);
     PipelineStage& ps = plan.stages[static_cast<std::size_t>(st)];
     if (o.type == OpType::HostLoad && o.pass == Pass::Forward) ps.host_bytes_per_mb += o.collective_bytes;
+    if (o.type == OpType::HostStore && o.pass == Pass::Forward) ps.host_out_bytes_per_mb += o.collective_bytes;
     if (o.type == OpType::Compute) {
       (o.pass == Pass::Forward ? ps.fwd : ps.bwd).push_back(part_of(o));
       (o.pass == Pass::Forward ? ps.fwd_flops : ps.bwd_flops) += o.flops;
@@ -218,6 +222,8 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     }
   }
   for (auto& [vg, so] : opt) plan.optimizers.push_back(so);
+  if (!plan.training)
+    for (const auto& [w, vg] : weight_vg) plan.inference_weight_bytes[vg] += m.tensor(w).bytes();
   // Gradient accumulation: each backward adds the micro-batch's gradients into the accumulators.
   if (plan.training && plan.micro_batches > 1) {
     for (const StageOptimizer& so : plan.optimizers) {

@@ -13,6 +13,7 @@
 // off-chip state: remote load and store of the shard). A model without pipelining whose ops all
 // sit on one virtual graph runs the same program with S = 1 (the accumulation loop).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct PipelineStage {
   std::vector<ComputePart> fwd, bwd;  ///< compute per micro-batch (bwd includes recomputation)
   std::vector<ComputePart> recompute; ///< the part of `bwd` that recomputes the forward
   std::uint64_t host_bytes_per_mb = 0;    ///< host input streamed to this stage per micro-batch
+  std::uint64_t host_out_bytes_per_mb = 0;  ///< outputs streamed back to the host per micro-batch (forward host stores)
   std::uint64_t input_bytes_per_mb = 0;   ///< activations received from earlier stages
   std::uint64_t stash_bytes_per_mb = 0;   ///< activation stash per micro-batch in flight
   std::uint64_t recompute_buffer_bytes = 0;  ///< activations rebuilt for one micro-batch
@@ -63,6 +65,7 @@ struct PipelinePlan {
   std::vector<PipelineStage> stages;  ///< forward stages in order
   std::vector<StageCopy> copies;
   std::vector<StageOptimizer> optimizers;  ///< one per virtual graph with weights
+  std::map<int, std::uint64_t> inference_weight_bytes;  ///< inference: weight bytes per virtual graph (no optimizer)
   int virtual_graphs = 1;
   bool training = true;        ///< has backward ops
   bool pipelined = false;      ///< enablePipelining

@@ -72,6 +72,17 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   const Throughput tp = training_throughput(st, total, s.batchesPerStep);
   r["samples_per_step"] = tp.samples_per_step * s.batchesPerStep;
   add_throughput(r, st, tp, true);
+  if (!plan.training) {
+    // Inference: batch 0 enters in cycle 0 and leaves the last stage at the end of cycle S-1.
+    const std::size_t S = plan.stages.size();
+    const auto& ph = ex.phase_ns();
+    const double latency = ph.size() >= S && S > 0 ? ph[S - 1].second - ph[0].first : 0.0;
+    r["inference"] = {{"batches", plan.micro_batches},
+                      {"samples_per_batch", static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch},
+                      {"latency_per_batch_ns", latency},
+                      {"time_per_batch_ns", plan.micro_batches > 0 ? total / plan.micro_batches : 0.0},
+                      {"batches_per_s", total > 0 ? plan.micro_batches / (total * 1e-9) : 0.0}};
+  }
   r["model"] = model_json(st);
 
   const LoopTimes lt = loop_times(st, ex);

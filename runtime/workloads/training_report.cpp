@@ -137,7 +137,7 @@ std::string training_summary_head(const TrainingState& st, const std::string& ex
             short_count(static_cast<double>(whole_model_parameters(st))) + "-parameter model";
   }
   std::ostringstream o;
-  o << "  training         " << st.generator << ", " << short_count(static_cast<double>(per_replica))
+  o << (st.plan.training ? "  training         " : "  inference        ") << st.generator << ", " << short_count(static_cast<double>(per_replica))
     << " parameters per replica (" << scope << "), " << st.session.replicatedGraphCount << " replicas x "
     << st.session.ipusPerReplica << " IPU(s)" << (execution.empty() ? "" : ", " + execution) << "\n";
   return o.str();

@@ -15,6 +15,7 @@
 #include "runtime/passes/pass_pipeline.hpp"
 #include "runtime/workloads/training_state.hpp"
 #include "runtime/workloads/graph_checks.hpp"
+#include "runtime/workloads/onnx_model.hpp"
 #include "runtime/workloads/work_estimate.hpp"
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
@@ -133,8 +134,7 @@ void check_serialisation_lowered(const TrainingState& st, ConfigNode& node) {
                     "lowering (enablePipelining, or a model without execution phases such as the cnn generator): set factor 1");
 }
 
-Model build_model(ConfigNode& node, TrainingState& st, System& system) {
-  st.generator = node.get_enum("generator");
+Model build_model(ConfigNode& node, TrainingState& st, System& system, bool training) {
   OptimizerSpec opt;
   {
     ConfigNode o = node.child("optimizer");
@@ -143,6 +143,14 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system) {
     o.finish();
     opt.accumulate = st.session.batchSerializationFactor * st.session.accumulationFactor > 1;
   }
+  if (node.has("onnx") || (node.has("generator") && node.get_enum("generator") == "onnx")) {
+    if (node.has("generator") && node.get_enum("generator") != "onnx")
+      node.fail("generator", "an ONNX model (/workload/model/onnx) is its own generator: remove generator or set it to onnx");
+    ConfigNode o = node.child("onnx");
+    return read_onnx_model(o, st, opt, training);
+  }
+  if (!training) node.fail("onnx", "/workload/kind inference runs an ONNX model (PopART's InferenceSession): give /workload/model/onnx");
+  st.generator = node.get_enum("generator");
   if (st.generator == "mlp") {
     ConfigNode g = node.child("mlp");
     MlpSpec s;
@@ -272,9 +280,11 @@ void register_training_params() {
   register_session_params();
   register_ir_json_params();
   register_cnn_params();
+  register_onnx_params();
   const std::string m = "/workload/model/", t = m + "transformer/", p = m + "mlp/";
   ParamRegistry::instance().add({
-      choice(m + "generator", "transformer", {"transformer", "mlp", "cnn", "explicit"}, "Model source: a generator or explicit tensors/ops"),
+      choice(m + "generator", "transformer", {"transformer", "mlp", "cnn", "explicit", "onnx"},
+             "Model source: a generator, explicit tensors/ops, or an ONNX model (/workload/model/onnx)"),
       choice(m + "optimizer/type", "adam", {"sgd", "adam", "lamb", "lars"}, "Optimizer (state tensors and update flops)"),
       choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"}, "Optimizer state dtype (PopXL apps: float32)"),
       integer(t + "layers", "", 24, 1, 100000, "Transformer layers"),
@@ -318,8 +328,11 @@ void register_training_params() {
 
 std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node) {
   auto st = std::make_unique<TrainingState>();
-  node.mark_used("kind");
+  const bool training = node.get_enum("kind") != "inference";
   st->session = read_session(node.child("session"), system.num_ipus(), system.ild_size_ipus());
+  if (!training && st->session.accumulationFactor != 1)
+    throw ConfigError("/workload/session/accumulationFactor: " + std::to_string(st->session.accumulationFactor) +
+                      ": an inference session has no gradient accumulation (set 1; batchesPerStep sets the batches per run)");
   const ChipParams& chip = system.chip();
   if (st->session.numIOTiles >= chip.tiles) {
     node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) + " IO tiles leave no compute tiles on a " +
@@ -332,7 +345,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
                                                  std::to_string(chip.tiles_per_supertile) + " (/chip/tiles_per_supertile, tiles sharing one exchange bus)");
   }
   ConfigNode model_node = node.child("model");
-  st->model = build_model(model_node, *st, system);
+  st->model = build_model(model_node, *st, system, training);
   model_node.finish();
   st->pipelined = uses_pipeline_lowering(st->model, st->session);
   check_serialisation_lowered(*st, node);

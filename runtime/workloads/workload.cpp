@@ -14,8 +14,9 @@ namespace ipusim {
 
 void register_runtime_params() {
   ParamRegistry::instance().add({
-      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor", "training"},
-       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's collectives, or a replicated phased training step"},
+      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor", "training", "inference"},
+       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's collectives, a replicated training step, or "
+       "inference batches of an ONNX model (PopART's InferenceSession)"},
   });
   register_microbenchmark_params();
   register_collective_params();
@@ -37,7 +38,7 @@ bool run_guarded(const std::function<void()>& body, std::string& failure) {
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {
   const std::string kind = node.get_enum("kind");
   if (kind == "collective") return make_collective_workload(system, node);
-  if (kind == "training") return make_training_workload(system, node);
+  if (kind == "training" || kind == "inference") return make_training_workload(system, node);
   if (kind == "sharded_tensor") return make_sharded_tensor_workload(system, node);
   return make_microbenchmark_workload(system, node);
 }

@@ -26,6 +26,10 @@ int fuzz_sweep(const std::uint8_t* data, std::size_t size);
 /// The explicit training-graph reader: the input is `/workload/model` (tensors and ops).
 int fuzz_graph(const std::uint8_t* data, std::size_t size);
 
+/// The ONNX importer: the input is an ONNX file (ModelProto bytes), imported with no input
+/// shapes, summarised and built into a model (training on its last output when it has one).
+int fuzz_onnx(const std::uint8_t* data, std::size_t size);
+
 /// The signature of every entry point (libFuzzer's LLVMFuzzerTestOneInput).
 using Entry = int (*)(const std::uint8_t*, std::size_t);
 

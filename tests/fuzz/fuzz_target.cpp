@@ -1,4 +1,4 @@
-// libFuzzer driver: IPUSIM_FUZZ_TARGET (config, cbr, sweep, graph) is compiled in.
+// libFuzzer driver: IPUSIM_FUZZ_TARGET (config, cbr, sweep, graph, onnx) is compiled in.
 #include <cstddef>
 #include <cstdint>
 

@@ -19,5 +19,6 @@ int cmd_sweep(const Args& args);
 int cmd_regress(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_calibrate(const Args& args);
+int cmd_import(const Args& args);
 
 }  // namespace ipusim::cli

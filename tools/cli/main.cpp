@@ -36,6 +36,7 @@ commands:
   regress DIR       compare collective/workload timings with golden baselines
   validate [CASES]  prediction errors, calibration fit, consistency checks
   calibrate CASES   fit ASSUMPTION parameters to measurements -> parameter file
+  import MODEL.onnx an ONNX model as PopART takes it: ops, parameters, flops, annotations
 
 options:
   --help            this text
@@ -50,7 +51,8 @@ int dispatch(const std::string& command, const Args& args) {
       {"run", cmd_run},           {"describe", cmd_describe}, {"params", cmd_params},
       {"groups", cmd_groups},     {"collective", cmd_collective}, {"cbr", cmd_cbr},
       {"sweep", cmd_sweep},       {"regress", cmd_regress},   {"validate", cmd_validate},
-      {"calibrate", cmd_calibrate}};
+      {"calibrate", cmd_calibrate},
+      {"import", cmd_import}};
   // A size scan runs one child `collective` per size: its own entry point, so that the
   // single-collective command stays as it is.
   if (command == "collective" && is_collective_scan(args)) return cmd_collective_scan(args);

@@ -20,6 +20,7 @@ ipusim::fuzz::Entry entry_named(const std::string& name) {
   if (name == "cbr") return fuzz_cbr;
   if (name == "sweep") return fuzz_sweep;
   if (name == "graph") return fuzz_graph;
+  if (name == "onnx") return fuzz_onnx;
   return nullptr;
 }
 
@@ -49,3 +50,4 @@ TEST_CASE("fuzz corpus replay: config loader with includes and --set", "[fuzz]")
 TEST_CASE("fuzz corpus replay: CBR tile mapping", "[fuzz]") { CHECK(replay("cbr") > 0); }
 TEST_CASE("fuzz corpus replay: sweep spec", "[fuzz]") { CHECK(replay("sweep") > 0); }
 TEST_CASE("fuzz corpus replay: explicit training graph", "[fuzz]") { CHECK(replay("graph") > 0); }
+TEST_CASE("fuzz corpus replay: ONNX importer", "[fuzz]") { CHECK(replay("onnx") > 0); }
