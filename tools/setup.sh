@@ -8,7 +8,7 @@ preset="${1:-release}"
 
 packages=(g++ cmake make pkg-config libsystemc-dev catch2 nlohmann-json3-dev libspdlog-dev
           libboost-dev libboost-program-options-dev libfp16-dev libnlopt-cxx-dev python3 python3-matplotlib
-          python3-pytest python3-pandas python3-dev pybind11-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx)
+          python3-pytest python3-pandas python3-dev python3-venv pybind11-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
