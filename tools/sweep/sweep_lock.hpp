@@ -1,9 +1,9 @@
 #pragma once
-// One writer per sweep output folder: a local sweep (or --collect) takes an exclusive
-// flock(2) on DIR/.sweep.lock, the shards of a job array a shared one, so that a second
-// sweep into the same folder is refused instead of interleaving its points and results
-// with the first. The kernel drops the lock when its holder dies (even by kill -9), so a
-// stale lock never blocks `--resume`.
+// One writer per sweep output folder: a local sweep takes an exclusive flock(2) on
+// DIR/.sweep.lock; the shards of a job array (and --collect, which only reads their
+// points) a shared one. A second sweep into the same folder is therefore refused instead
+// of interleaving its points and results with the first. The kernel drops the lock when
+// its holder dies (even by kill -9), so a stale lock never blocks `--resume`.
 #include <string>
 
 namespace ipusim::cli {
