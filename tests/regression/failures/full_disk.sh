@@ -4,9 +4,15 @@
 # what each command writes) and `run`, `run --trace`, `sweep` and `calibrate` are run into
 # it again. Each must exit 3 naming a file on that disk, leave no temporary or truncated
 # file (every *.json parses, every *.jsonl line parses) and leave the earlier results byte
-# for byte as they were. The tmpfs is unmounted on exit, whatever happens.
+# for byte as they were. The tmpfs is unmounted on exit, and lives in a mount namespace of
+# the test's own where unshare(1) can make one.
 #   full_disk.sh IPUSIM_BIN SOURCE_DIR
 set -uo pipefail
+# In a private mount namespace of its own (root only), so that the tmpfs goes away with
+# the test even if it is killed before its trap runs (a CTest timeout).
+if [ "$(id -u)" -eq 0 ] && [ -z "${IPUSIM_FULL_DISK_NS:-}" ] && unshare --mount --propagation private true 2>/dev/null; then
+  IPUSIM_FULL_DISK_NS=1 exec unshare --mount --propagation private bash "${BASH_SOURCE[0]}" "$@"
+fi
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 skip_unless_root "full disk on a tmpfs"
 
