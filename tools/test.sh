@@ -8,6 +8,6 @@ cd "$here/build/ci"
 jobs="$(nproc 2>/dev/null || echo 2)"
 rc=0
 SC_COPYRIGHT_MESSAGE=DISABLE ctest --output-on-failure -j "$jobs" || rc=$?
-# Skipped tiers (e.g. the real-Slurm sweep when slurm-wlm/munge are absent) say why, visibly.
+# Skipped tiers (e.g. the real-Slurm sweep when not run as root) say why, visibly.
 grep -h "^SKIP:" Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
 exit "$rc"

@@ -56,7 +56,11 @@ void Lowerer::live_activations(int rep) {
   std::vector<LPhase*> by_index(static_cast<std::size_t>(L_.total_phases) + 1, nullptr);
   for (LPhase& ph : prog_.phases)
     if (ph.repetition == rep && ph.index >= -1 && ph.index < L_.total_phases) by_index[ph.index + 1] = &ph;
-  for (const auto& [t, uses] : uses_) {
+  for (const auto& entry : uses_) {
+    // Not a structured binding: a C++17 lambda cannot capture one (clang refuses it, and
+    // tools/fuzz.sh builds with clang).
+    const auto& t = entry.first;
+    const auto& uses = entry.second;
     const Tensor& x = model_->tensor(t);
     if (x.kind != TensorKind::Activation) continue;
     const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });

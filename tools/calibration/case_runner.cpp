@@ -1,9 +1,16 @@
 #include "tools/calibration/case_runner.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "sim/errors.hpp"
+#include "sim/output_file.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 
@@ -57,12 +64,27 @@ std::string CaseRunner::exact_scale(const CaseSpec& c) {
 void CaseRunner::append_to_cache_file(const std::string& k, const CaseValue& v) const {
   // Failed runs stay out of the file: a resumed calibration retries them.
   if (cache_file_.empty() || !v.ok) return;
-  std::ofstream out(cache_file_, std::ios::app);
   Json entry = {{"key", k}, {"ok", v.ok}};
   if (v.ok) entry["simulated"] = v.simulated;
   else entry["error"] = v.error;
-  out << entry.dump() << "\n";
-  if (!out) throw ConfigError("cannot append to the evaluation cache " + cache_file_);
+  const std::string line = entry.dump() + "\n";
+  // One write() of the whole line; if it is cut short (a full disk), the file is cut back
+  // to where it was, so no partial line is left for the next append to run into.
+  const int fd = ::open(cache_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+  if (fd < 0) throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " + std::strerror(errno));
+  struct stat before {};
+  const bool sized = ::fstat(fd, &before) == 0;
+  ssize_t n = 0;
+  while ((n = ::write(fd, line.data(), line.size())) < 0 && errno == EINTR) {
+  }
+  const int err = n < 0 ? errno : (static_cast<std::size_t>(n) < line.size() ? ENOSPC : 0);
+  if (err != 0 && sized) {
+    [[maybe_unused]] const int cut = ::ftruncate(fd, before.st_size);
+  }
+  ::close(fd);
+  if (err != 0) {
+    throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " + std::strerror(err));
+  }
 }
 
 std::vector<CaseValue> CaseRunner::evaluate(const std::vector<CaseSpec>& cases,

@@ -12,6 +12,7 @@
 #include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
+#include "tools/sweep/sweep_lock.hpp"
 #include "tools/sweep/sweep_plot.hpp"
 #include "tools/sweep/sweep_results.hpp"
 #include "tools/sweep/sweep_runner.hpp"
@@ -32,7 +33,11 @@ fails is recorded with status "failed" and its error; the others still run.
 --resume reuses a point when its done.json records success for the same base config
 path and overrides; it does not notice edits inside the config files themselves (delete
 DIR/points/ after changing them).
-Exit code: 0 all points ok, 1 some point failed (or plotting failed), 2 bad sweep file.
+Exit code: 0 all points ok, 1 some point failed (or plotting failed), 2 bad sweep file
+(or another sweep is writing to DIR), 3 a result file could not be written (full disk).
+One sweep at a time per DIR: a local sweep holds DIR/.sweep.lock (flock) alone, and any
+other sweep, --shard or --collect into DIR is refused while it runs (shards and --collect
+share the lock with one another). A killed sweep holds nothing: --resume goes on.
 
 Every axis path and "set" override is checked against the base config before anything
 runs: a key that does not exist is bad input (exit 2) naming the axis.
@@ -218,6 +223,9 @@ int cmd_sweep(const Args& args) {
   const fs::path out(options.out_dir);
 
   if (slurm) return sweep_on_slurm(vm, file, options.out_dir, points.size(), options.jobs);
+  // One writer per folder: a local sweep excludes every other sweep; the shards of one
+  // job array share the folder, and --collect may merge while they run (sweep_lock.hpp).
+  const SweepLock lock(options.out_dir, vm.count("shard") > 0 || collect);
 
   if (vm.count("shard")) {
     const Shard shard = parse_shard(vm["shard"].as<std::string>());

@@ -1,6 +1,7 @@
 #include "tools/sweep/sweep_slurm.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,13 +62,48 @@ void check_slurm_partition(const std::string& text) {
 }
 
 std::string shell_quote(const std::string& word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  const auto is_control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (std::none_of(word.begin(), word.end(), is_control)) {
+    std::string out = "'";
+    for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  // bash's $'...' keeps a newline (or any control byte) on one line as \xHH, so the word
+  // cannot end a comment or an #SBATCH line early and start a command of its own.
+  std::string out = "$'";
+  for (char c : word) {
+    if (c == '\\' || c == '\'') {
+      out += '\\';
+      out += c;
+    } else if (is_control(c)) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
   return out + "'";
 }
 
+namespace {
+
+/// True if sbatch reads `path` back unchanged from a double-quoted #SBATCH value: sbatch
+/// cuts the line at '#', handles quotes and backslashes itself and expands '%' patterns.
+bool sbatch_directive_safe(const std::string& path) {
+  return std::none_of(path.begin(), path.end(), [](char c) {
+    return c == '#' || c == '"' || c == '\'' || c == '\\' || c == '%' || static_cast<unsigned char>(c) < 0x20 ||
+           c == 0x7f;
+  });
+}
+
+}  // namespace
+
 std::string slurm_script(const SlurmScriptOptions& o) {
   const std::string logs = (fs::path(o.out_dir) / "slurm").string();
+  const bool directive_logs = sbatch_directive_safe(logs);
+  // sbatch splits an #SBATCH line at blanks outside double quotes.
+  const std::string quote = logs.find_first_of(" \t") != std::string::npos ? "\"" : "";
   std::ostringstream s;
   s << "#!/bin/bash\n"
     << "# Written by `ipusim sweep --slurm`. Task t of the array runs shard t/" << o.array_size
@@ -79,14 +115,23 @@ std::string slurm_script(const SlurmScriptOptions& o) {
     << "#SBATCH --job-name=" << o.job_name << "\n"
     << "#SBATCH --array=0-" << (o.array_size - 1) << "\n"
     << "#SBATCH --ntasks=1\n"
-    << "#SBATCH --cpus-per-task=" << o.jobs_per_task << "\n"
+    << "#SBATCH --cpus-per-task=" << o.jobs_per_task << "\n";
+  if (directive_logs) {
     // %A = array job id, %a = task id: one log pair per task.
-    << "#SBATCH --output=" << logs << "/%A_%a.out\n"
-    << "#SBATCH --error=" << logs << "/%A_%a.err\n";
+    s << "#SBATCH --output=" << quote << logs << "/%A_%a.out" << quote << "\n"
+      << "#SBATCH --error=" << quote << logs << "/%A_%a.err" << quote << "\n";
+  }
   if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.time_limit.empty()) s << "#SBATCH --time=" << o.time_limit << "\n";
-  s << "set -euo pipefail\n"
-    << "exec " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
+  s << "set -euo pipefail\n";
+  if (!directive_logs) {
+    // The folder cannot be written into an #SBATCH line: the task sends its own streams
+    // to the same per-task log files instead.
+    const std::string task_log = "\"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}";
+    s << "exec >>" << shell_quote(logs) << "/" << task_log << ".out\" 2>>" << shell_quote(logs) << "/" << task_log
+      << ".err\"\n";
+  }
+  s << "exec " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
     << " --shard \"${SLURM_ARRAY_TASK_ID}/" << o.array_size << "\" --jobs " << o.jobs_per_task
     << " --resume --quiet\n";
   return s.str();

@@ -31,10 +31,14 @@ void check_slurm_time(const std::string& text);
 /// ConfigError naming --partition otherwise.
 void check_slurm_partition(const std::string& text);
 
-/// The script text (bash with #SBATCH lines); paths are single-quoted for the shell.
+/// The script text (bash with #SBATCH lines). Paths are quoted for the shell
+/// (shell_quote); a log folder that sbatch cannot read back from an #SBATCH line ('#',
+/// quotes, '%', control characters) gets no --output/--error lines: the script redirects
+/// its streams to the same per-task files itself.
 std::string slurm_script(const SlurmScriptOptions& options);
 
-/// A word single-quoted for POSIX shells ('it'\''s').
+/// A word quoted for bash: single-quoted ('it'\''s'), or $'...' with \xHH escapes when it
+/// holds a newline or another control character (so it always stays on one line).
 std::string shell_quote(const std::string& word);
 
 /// Submits `script_path` with `sbatch --parsable` and returns the job id it printed;

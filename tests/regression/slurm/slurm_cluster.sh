@@ -3,18 +3,19 @@
 # munge / slurm-wlm) in folder $1, as this shell's own background processes, on ports
 # from $2 (two ports). Sourced by slurm_e2e.sh: defines start_slurm_cluster and
 # stop_slurm_cluster, and exports SLURM_CONF so that sbatch/squeue talk to this cluster.
-# Needs root (slurmd runs jobs as their owner; munged refuses group-writable dirs).
+# Needs root (slurmd runs jobs as their owner; munged refuses group-writable dirs). Works
+# without systemd and without a cgroup file system (a bare Debian chroot): processes are
+# tracked through /proc (proctrack/linuxproc), tasks are not bound (task/none), and the
+# cgroup plugin slurmd always loads is pointed at an empty folder of its own.
 
-# Prints why a cluster cannot start here ("" when it can).
-slurm_unavailable_reason() {
+# Prints which Slurm / MUNGE programs are missing ("" when all are there).
+slurm_missing_tools() {
   local missing=()
   for tool in munged mungekey slurmctld slurmd sbatch squeue; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
   done
   if ((${#missing[@]})); then
     echo "not installed: ${missing[*]} (apt-get install slurm-wlm munge)"
-  elif [ "$(id -u)" -ne 0 ]; then
-    echo "needs root to start slurmd"
   fi
 }
 
@@ -62,6 +63,15 @@ InactiveLimit=0
 MinJobAge=300
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+  # slurmd initialises a cgroup plugin even with proctrack/linuxproc and task/none; the
+  # default (autodetect) fails where /sys/fs/cgroup is absent (a chroot), cgroup/v1 on an
+  # empty mount point of our own only loads, and touches no real cgroup.
+  mkdir -p "$dir/cgroupfs"
+  cat > "$dir/cgroup.conf" <<CONF
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=$dir/cgroupfs
+IgnoreSystemd=yes
 CONF
   export SLURM_CONF="$dir/slurm.conf"
   slurmctld -f "$SLURM_CONF" >>"$dir/log/slurmctld.stdout" 2>&1 || { echo "slurmctld failed: $(tail -2 "$dir/log/slurmctld.log")"; return 1; }
