@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs one libFuzzer target for SECONDS: tools/fuzz.sh config|cbr|sweep|graph SECONDS [JOBS]
+# Runs one libFuzzer target for SECONDS: tools/fuzz.sh config|cbr|sweep|graph|onnx SECONDS [JOBS]
 # (JOBS > 1 uses libFuzzer's -fork mode; a timeout is 30 s, generous for a loaded machine).
 # tools/fuzz.sh TARGET merge: minimises what the runs learnt (build/fuzz/corpus/TARGET)
 # into tests/fuzz/corpus/TARGET (libFuzzer -merge=1: only inputs that add coverage are
@@ -14,7 +14,7 @@ set -euo pipefail
 target=${1:?usage: tools/fuzz.sh config|cbr|sweep|graph SECONDS|merge [JOBS]}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS|merge [JOBS]}
 jobs=${3:-1}
-case "$target" in config|cbr|sweep|graph) ;; *) echo "fuzz.sh: unknown target '$target'" >&2; exit 2 ;; esac
+case "$target" in config|cbr|sweep|graph|onnx) ;; *) echo "fuzz.sh: unknown target '$target'" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build/fuzz"
 command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (Debian package clang)" >&2; exit 2; }
