@@ -216,7 +216,7 @@ def collective(system="pod16", op="allreduce", bytes=None, elements=None, frame=
     result = json.loads(call(args).stdout)
     if "min_bytes" in flags or "max_bytes" in flags:  # the size scan: one row per size
         rows = result if isinstance(result, list) else result.get("rows", [])
-        return _frame(rows, ["bytes", "algorithm", "time_ns"]) if frame else rows
+        return _frame(rows, ["size_bytes", "algorithm", "time_ns"]) if frame else rows
     return result
 
 

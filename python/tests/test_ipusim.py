@@ -155,12 +155,12 @@ def test_the_size_scan_gives_a_dataframe_one_row_per_size():
     pandas = pytest.importorskip("pandas")
     df = ipusim.collective("pod16", "allreduce", min_bytes="1KiB", max_bytes="4KiB", step_factor=2, algorithm="clockwise")
     assert isinstance(df, pandas.DataFrame)
-    assert list(df["bytes"]) == [1024, 2048, 4096]
+    assert list(df["size_bytes"]) == [1024, 2048, 4096]  # nccl-tests size: the input for allreduce
     # Each row equals the single collective of that size.
     one = ipusim.collective("pod16", "allreduce", bytes=2048, algorithm="clockwise")
     assert df.loc[1, "time_ns"] == one["time_ns"]
     rows = ipusim.collective("pod16", "allreduce", min_bytes=1024, max_bytes=2048, frame=False, algorithm="clockwise")
-    assert [r["bytes"] for r in rows] == [1024, 2048]
+    assert [r["size_bytes"] for r in rows] == [1024, 2048]
 
 
 def test_tables_without_pandas_raise_an_import_error_naming_the_debian_package(monkeypatch):

@@ -7,8 +7,10 @@
 
 #include "sim/config.hpp"
 #include "sim/params.hpp"
+#include "tests/unit/tools/scratch.hpp"
 
 using namespace ipusim;
+using ipusim::test::config_error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -38,14 +40,6 @@ void declare_test_params() {
   });
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -79,7 +73,7 @@ TEST_CASE("an include cycle is an error naming the cycle", "[config]") {
   Scratch s;
   s.write("a.json", R"({"$include": "b.json"})");
   s.write("b.json", R"({"$include": "a.json"})");
-  const std::string msg = error_of([&] { ConfigDoc::load_file((s.dir / "a.json").string()); });
+  const std::string msg = config_error_of([&] { ConfigDoc::load_file((s.dir / "a.json").string()); });
   CHECK(msg.find("include cycle") != std::string::npos);
   CHECK(msg.find("a.json -> ") != std::string::npos);
   CHECK(msg.find("b.json") != std::string::npos);
@@ -87,9 +81,9 @@ TEST_CASE("an include cycle is an error naming the cycle", "[config]") {
 
 TEST_CASE("a missing file and bad JSON are clear errors", "[config]") {
   Scratch s;
-  CHECK(error_of([&] { ConfigDoc::load_file((s.dir / "nope.json").string()); }).find("cannot open") != std::string::npos);
+  CHECK(config_error_of([&] { ConfigDoc::load_file((s.dir / "nope.json").string()); }).find("cannot open") != std::string::npos);
   const auto bad = s.write("bad.json", "{\"link\": {\"count\": 2,,}}");
-  CHECK(error_of([&] { ConfigDoc::load_file(bad); }).find("invalid JSON") != std::string::npos);
+  CHECK(config_error_of([&] { ConfigDoc::load_file(bad); }).find("invalid JSON") != std::string::npos);
 }
 
 TEST_CASE("an unknown key names file, path, allowed keys and a suggestion", "[config]") {
@@ -100,7 +94,7 @@ TEST_CASE("an unknown key names file, path, allowed keys and a suggestion", "[co
   ConfigNode link = ConfigNode(doc, "").child("link");
   link.get_double("bandwidth_GBps");
   link.get_double("latency_ns");
-  const std::string msg = error_of([&] { link.finish(); });
+  const std::string msg = config_error_of([&] { link.finish(); });
   CHECK(msg.find("top.json") != std::string::npos);
   CHECK(msg.find("/link/bandwith_GBps") != std::string::npos);
   CHECK(msg.find("allowed keys") != std::string::npos);
@@ -112,15 +106,15 @@ TEST_CASE("wrong types and out-of-range values name path, value, unit and range"
   ConfigDoc doc = ConfigDoc::from_json(
       Json::parse(R"({"link": {"bandwidth_GBps": "fast", "latency_ns": -1, "count": 2.5, "mode": "fifi"}})"), "inline.json");
   ConfigNode link = ConfigNode(doc, "").child("link");
-  const std::string type_msg = error_of([&] { link.get_double("bandwidth_GBps"); });
+  const std::string type_msg = config_error_of([&] { link.get_double("bandwidth_GBps"); });
   CHECK(type_msg.find("/link/bandwidth_GBps") != std::string::npos);
   CHECK(type_msg.find("GB/s") != std::string::npos);
   CHECK(type_msg.find("\"fast\"") != std::string::npos);
-  const std::string range_msg = error_of([&] { link.get_double("latency_ns"); });
+  const std::string range_msg = config_error_of([&] { link.get_double("latency_ns"); });
   CHECK(range_msg.find("out of range [0.0, inf] ns") != std::string::npos);
   CHECK(range_msg.find("-1") != std::string::npos);
-  CHECK(error_of([&] { link.get_int("count"); }).find("expected an integer") != std::string::npos);
-  CHECK(error_of([&] { link.get_enum("mode"); }).find("did you mean 'fifo'") != std::string::npos);
+  CHECK(config_error_of([&] { link.get_int("count"); }).find("expected an integer") != std::string::npos);
+  CHECK(config_error_of([&] { link.get_enum("mode"); }).find("did you mean 'fifo'") != std::string::npos);
 }
 
 TEST_CASE("set overrides existing and declared parameters, refuses unknown paths", "[config]") {
@@ -135,17 +129,17 @@ TEST_CASE("set overrides existing and declared parameters, refuses unknown paths
   CHECK(link.get_double("latency_ns") == 12.5);
   CHECK(root.children("steps").at(0).get_int("bytes") == 64);
   CHECK(doc.origin_of("/link/count") == "--set link.count");
-  const std::string msg = error_of([&] { doc.apply_override("link.bandwith_GBps=3"); });
+  const std::string msg = config_error_of([&] { doc.apply_override("link.bandwith_GBps=3"); });
   CHECK(msg.find("no parameter at /link/bandwith_GBps") != std::string::npos);
   CHECK(msg.find("did you mean 'bandwidth_GBps'") != std::string::npos);
-  CHECK(error_of([&] { doc.apply_override("nonsense"); }).find("expected path.to.key=value") != std::string::npos);
+  CHECK(config_error_of([&] { doc.apply_override("nonsense"); }).find("expected path.to.key=value") != std::string::npos);
 }
 
 TEST_CASE("a required parameter without default must be present", "[config]") {
   declare_test_params();
   ConfigDoc doc = ConfigDoc::from_json(Json::parse(R"({"steps": [{}]})"), "inline.json");
   auto steps = ConfigNode(doc, "").children("steps");
-  CHECK(error_of([&] { steps.at(0).get_int("bytes"); }).find("/steps/0/bytes: required") != std::string::npos);
+  CHECK(config_error_of([&] { steps.at(0).get_int("bytes"); }).find("/steps/0/bytes: required") != std::string::npos);
 }
 
 TEST_CASE("normalise_pointer replaces array indices", "[config]") {

@@ -7,8 +7,10 @@
 
 #include "sim/config.hpp"
 #include "sim/params.hpp"
+#include "tests/unit/tools/scratch.hpp"
 
 using namespace ipusim;
+using ipusim::test::config_error_of;
 
 namespace {
 
@@ -21,14 +23,6 @@ void declare_unit_params() {
   });
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
@@ -41,13 +35,13 @@ TEST_CASE("size text: binary suffixes are powers of 1024, decimal ones powers of
   CHECK(parse_size_bytes("5MB", "x") == 5000000u);
   CHECK(parse_size_bytes("2tb", "x") == 2000000000000u);  // case-insensitive
   CHECK(parse_size_bytes("0", "x", true) == 0u);
-  CHECK(error_of([] {
+  CHECK(config_error_of([] {
           parse_size_bytes("0", "--flag");
         }).find("--flag: expected at least 1 byte") == 0);
-  CHECK(error_of([] { parse_size_bytes("0.5B", "x"); }).find("not a whole number of bytes") !=
+  CHECK(config_error_of([] { parse_size_bytes("0.5B", "x"); }).find("not a whole number of bytes") !=
         std::string::npos);
   for (const char* bad : {"", "GiB", "1.2.3MB", "-5", "1GiBB", "1Gbit"}) {
-    CHECK(error_of([&] { parse_size_bytes(bad, "--flag"); }).find("expected a byte count") !=
+    CHECK(config_error_of([&] { parse_size_bytes(bad, "--flag"); }).find("expected a byte count") !=
           std::string::npos);
   }
 }
@@ -64,7 +58,7 @@ TEST_CASE("rate text: b is a bit, B a byte, results in GB/s", "[config][units]")
   CHECK(parse_rate_GBps("16GiB/s", "x") == Approx(17.179869184).epsilon(1e-15));
   CHECK(parse_rate_GBps("128Gibit/s", "x") == Approx(17.179869184).epsilon(1e-15));
   for (const char* bad : {"12.5", "12.5GB", "fast", "1 G/s", "5Gbit/h"}) {
-    CHECK(error_of([&] { parse_rate_GBps(bad, "/k"); }).find("/k: expected a rate") == 0);
+    CHECK(config_error_of([&] { parse_rate_GBps(bad, "/k"); }).find("/k: expected a rate") == 0);
   }
 }
 
@@ -92,13 +86,13 @@ TEST_CASE("set overrides take text with units, bad text is refused at once with 
   ConfigNode u = ConfigNode(doc, "").child("u");
   CHECK(u.get_int("size_bytes") == 5000000);
   CHECK(u.get_double("rate_GBps") == 25.0);
-  const std::string bad_size = error_of([&] { doc.apply_override("u.size_bytes=5 apples"); });
+  const std::string bad_size = config_error_of([&] { doc.apply_override("u.size_bytes=5 apples"); });
   CHECK(bad_size.find("/u/size_bytes: expected an integer in B (or a size with its unit") !=
         std::string::npos);
-  const std::string bad_rate = error_of([&] { doc.apply_override("u.rate_GBps=12.5GB"); });
+  const std::string bad_rate = config_error_of([&] { doc.apply_override("u.rate_GBps=12.5GB"); });
   CHECK(bad_rate.find("a rate with its unit: 100Gbit/s") != std::string::npos);
   // A parameter without a unit takes no text.
-  CHECK(error_of([&] {
+  CHECK(config_error_of([&] {
           doc.apply_override("u.count=1KiB");
         }).find("expected an integer, got \"1KiB\"") != std::string::npos);
 }
@@ -109,7 +103,7 @@ TEST_CASE("a bad size text in a config file names the file, the path and the val
   ConfigDoc doc =
       ConfigDoc::from_json(Json::parse(R"({"u": {"size_bytes": "1.5B"}})"), "inline.json");
   ConfigNode u = ConfigNode(doc, "").child("u");
-  const std::string msg = error_of([&] { u.get_int("size_bytes"); });
+  const std::string msg = config_error_of([&] { u.get_int("size_bytes"); });
   CHECK(msg.find("inline.json: /u/size_bytes: expected an integer in B") == 0);
   CHECK(msg.find("got \"1.5B\"") != std::string::npos);
 }
