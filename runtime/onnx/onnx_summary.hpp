@@ -31,7 +31,8 @@ struct Summary {
   std::map<std::string, AnnotationUse> annotations;  ///< by attribute name
 };
 
-/// Summarises `graph` (every shape known); ConfigError naming the node whose shapes do not fit its op.
+/// Summarises `graph` (every shape known); ConfigError naming the node whose shapes do not fit its
+/// op.
 Summary summarise(const Graph& graph);
 
 }  // namespace ipusim::onnx_import

@@ -23,7 +23,6 @@ void declare_unit_params() {
   });
 }
 
-
 }  // namespace
 
 TEST_CASE("size text: binary suffixes are powers of 1024, decimal ones powers of 1000",
@@ -38,8 +37,9 @@ TEST_CASE("size text: binary suffixes are powers of 1024, decimal ones powers of
   CHECK(config_error_of([] {
           parse_size_bytes("0", "--flag");
         }).find("--flag: expected at least 1 byte") == 0);
-  CHECK(config_error_of([] { parse_size_bytes("0.5B", "x"); }).find("not a whole number of bytes") !=
-        std::string::npos);
+  CHECK(config_error_of([] {
+          parse_size_bytes("0.5B", "x");
+        }).find("not a whole number of bytes") != std::string::npos);
   for (const char* bad : {"", "GiB", "1.2.3MB", "-5", "1GiBB", "1Gbit"}) {
     CHECK(config_error_of([&] { parse_size_bytes(bad, "--flag"); }).find("expected a byte count") !=
           std::string::npos);
@@ -86,7 +86,8 @@ TEST_CASE("set overrides take text with units, bad text is refused at once with 
   ConfigNode u = ConfigNode(doc, "").child("u");
   CHECK(u.get_int("size_bytes") == 5000000);
   CHECK(u.get_double("rate_GBps") == 25.0);
-  const std::string bad_size = config_error_of([&] { doc.apply_override("u.size_bytes=5 apples"); });
+  const std::string bad_size =
+      config_error_of([&] { doc.apply_override("u.size_bytes=5 apples"); });
   CHECK(bad_size.find("/u/size_bytes: expected an integer in B (or a size with its unit") !=
         std::string::npos);
   const std::string bad_rate = config_error_of([&] { doc.apply_override("u.rate_GBps=12.5GB"); });
