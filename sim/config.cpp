@@ -1,14 +1,13 @@
 #include "sim/config.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <spdlog/spdlog.h>
-
 #include <set>
+#include <sstream>
 
 #include "sim/json_parse.hpp"
 #include "sim/params.hpp"
@@ -60,8 +59,8 @@ void merge_into(Json& base, const Json& overlay) {
 /// `$include` list and at most once on a chain (a cycle).
 struct Loader {
   std::map<std::string, std::string>& origin;
-  std::vector<std::string> stack;  // canonical paths being loaded, for cycle detection
-  std::size_t loads = 0;           // files loaded so far (every include counts)
+  std::vector<std::string> stack;      // canonical paths being loaded, for cycle detection
+  std::size_t loads = 0;               // files loaded so far (every include counts)
   std::map<std::string, Json> parsed;  // canonical path -> parsed text (each file read once)
 
   Json load(const fs::path& path, const std::string& included_from) {
@@ -76,22 +75,26 @@ struct Loader {
       throw ConfigError(where + "include cycle: " + join(cycle, " -> "));
     }
     if (stack.size() >= kMaxIncludeDepth) {
-      throw ConfigError(where + "including '" + path.string() + "' would nest includes deeper than " +
-                        std::to_string(kMaxIncludeDepth) + " levels (the limit on $include depth)");
+      throw ConfigError(where + "including '" + path.string() +
+                        "' would nest includes deeper than " + std::to_string(kMaxIncludeDepth) +
+                        " levels (the limit on $include depth)");
     }
     if (++loads > kMaxIncludeFiles) {
       throw ConfigError(where + "including '" + path.string() + "' would load more than " +
-                        std::to_string(kMaxIncludeFiles) + " config files in all (the limit on $include fan-out)");
+                        std::to_string(kMaxIncludeFiles) +
+                        " config files in all (the limit on $include fan-out)");
     }
     auto cached = parsed.find(name);
     if (cached == parsed.end()) {
       Json text;
       try {
-        text = read_json_input(path.string(), included_from.empty() ? "config file" : "included file");
+        text =
+            read_json_input(path.string(), included_from.empty() ? "config file" : "included file");
       } catch (const ConfigError& e) {
         throw ConfigError(where + e.what());
       }
-      if (!text.is_object()) throw ConfigError(where + path.string() + ": expected a JSON object at the top level");
+      if (!text.is_object())
+        throw ConfigError(where + path.string() + ": expected a JSON object at the top level");
       cached = parsed.emplace(name, std::move(text)).first;
     }
     Json text = cached->second;
@@ -103,22 +106,26 @@ struct Loader {
       std::vector<std::string> files;
       if (inc.is_string()) {
         files.push_back(inc.get<std::string>());
-      } else if (inc.is_array() && std::all_of(inc.begin(), inc.end(),
-                                               [](const Json& j) { return j.is_string(); })) {
+      } else if (inc.is_array() &&
+                 std::all_of(inc.begin(), inc.end(), [](const Json& j) { return j.is_string(); })) {
         for (const auto& f : inc) files.push_back(f.get<std::string>());
       } else {
-        throw ConfigError(path.string() + ": /$include: expected a file name or a list of file names");
+        throw ConfigError(path.string() +
+                          ": /$include: expected a file name or a list of file names");
       }
       std::vector<std::string> seen;  // canonical names in this list, to refuse duplicates
       for (std::size_t i = 0; i < files.size(); ++i) {
         const std::string& f = files[i];
-        if (f.empty()) throw ConfigError(path.string() + ": /$include/" + std::to_string(i) + ": empty file name");
+        if (f.empty())
+          throw ConfigError(path.string() + ": /$include/" + std::to_string(i) +
+                            ": empty file name");
         const fs::path child = fs::path(f).is_absolute() ? fs::path(f) : path.parent_path() / f;
         const std::string child_name = fs::weakly_canonical(child, ec).string();
         const auto dup = std::find(seen.begin(), seen.end(), ec ? child.string() : child_name);
         if (dup != seen.end()) {
           throw ConfigError(path.string() + ": /$include/" + std::to_string(i) + ": '" + f +
-                            "' is already included at /$include/" + std::to_string(dup - seen.begin()) +
+                            "' is already included at /$include/" +
+                            std::to_string(dup - seen.begin()) +
                             " (each file at most once per $include list)");
         }
         seen.push_back(ec ? child.string() : child_name);
@@ -177,7 +184,8 @@ std::optional<double> number_from_text(const ParamSpec& spec, const std::string&
 std::string expected_number(const ParamSpec& spec) {
   std::string text = spec.type == ParamType::Int ? "an integer" : "a number";
   if (!spec.unit.empty()) text += " in " + spec.unit;
-  if (spec.unit == "B" || spec.unit == "GiB") text += " (or a size with its unit: 64MiB, 1GiB, 100MB)";
+  if (spec.unit == "B" || spec.unit == "GiB")
+    text += " (or a size with its unit: 64MiB, 1GiB, 100MB)";
   if (spec.unit == "GB/s") text += " (or a rate with its unit: 100Gbit/s, 12.5GB/s)";
   return text;
 }
@@ -185,14 +193,22 @@ std::string expected_number(const ParamSpec& spec) {
 /// Warns (once per JSON path and process) about a value outside the parameter's plausible
 /// range: it runs, but is most likely a number meant in another unit.
 void warn_if_implausible(const ParamSpec& spec, const std::string& where, double value) {
-  if ((!spec.plausible_min || value >= *spec.plausible_min) && (!spec.plausible_max || value <= *spec.plausible_max)) return;
+  if ((!spec.plausible_min || value >= *spec.plausible_min) &&
+      (!spec.plausible_max || value <= *spec.plausible_max))
+    return;
   static std::set<std::string> warned;
   if (!warned.insert(where).second) return;
   std::ostringstream text;  // shortest form of each number: "128", "17.18", "1"
   text << where << " = " << value << " " << spec.unit << " is outside the plausible range [";
-  if (spec.plausible_min) text << *spec.plausible_min; else text << "-inf";
+  if (spec.plausible_min)
+    text << *spec.plausible_min;
+  else
+    text << "-inf";
   text << ", ";
-  if (spec.plausible_max) text << *spec.plausible_max; else text << "inf";
+  if (spec.plausible_max)
+    text << *spec.plausible_max;
+  else
+    text << "inf";
   text << "] " << spec.unit << ": a value in another unit?";
   if (!spec.plausible_hint.empty()) text << " (" << spec.plausible_hint << ")";
   spdlog::warn("{}", text.str());
@@ -285,11 +301,14 @@ void ConfigDoc::apply_override(const std::string& assignment) {
         // A declared list or object (e.g. /workload/model/ops) that this config does not
         // have: not a misspelling, so no "did you mean" the same key.
         throw ConfigError("--set " + path + ": " + pointer +
-                          " is a list or object of parameters that this config does not have; --set changes values the config "
+                          " is a list or object of parameters that this config does not have; "
+                          "--set changes values the config "
                           "has or single parameters with a default: write it in the config file");
       }
-      std::string msg = "--set " + path + ": no parameter at " + pointer + " (overrides change existing parameters; they do not add keys)";
-      if (!candidates.empty()) msg += "; keys at " + (parent.empty() ? "/" : parent) + ": " + join(candidates, ", ");
+      std::string msg = "--set " + path + ": no parameter at " + pointer +
+                        " (overrides change existing parameters; they do not add keys)";
+      if (!candidates.empty())
+        msg += "; keys at " + (parent.empty() ? "/" : parent) + ": " + join(candidates, ", ");
       const std::string guess = closest_match(key, candidates);
       if (!guess.empty() && guess != key) msg += "; did you mean '" + guess + "'?";
       throw ConfigError(msg);
@@ -319,10 +338,12 @@ void ConfigDoc::apply_override(const std::string& assignment) {
       }
       if (expected) {
         throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected +
-                          (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " + describe_value(value));
+                          (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " +
+                          describe_value(value));
       }
       if (!expected_text.empty()) {
-        throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected_text + ", got " + describe_value(value));
+        throw ConfigError("--set " + path + ": " + pointer + ": expected " + expected_text +
+                          ", got " + describe_value(value));
       }
     }
     root_[jp] = value;
@@ -344,7 +365,8 @@ void ConfigDoc::take_sections(const ConfigDoc& other, const std::vector<std::str
     root_.erase(section);
     const std::string prefix = "/" + section;
     for (auto it = origin_.begin(); it != origin_.end();) {
-      it = it->first == prefix || it->first.rfind(prefix + "/", 0) == 0 ? origin_.erase(it) : std::next(it);
+      it = it->first == prefix || it->first.rfind(prefix + "/", 0) == 0 ? origin_.erase(it)
+                                                                        : std::next(it);
     }
     if (other.root_.contains(section)) {
       root_[section] = other.root_[section];
@@ -353,7 +375,8 @@ void ConfigDoc::take_sections(const ConfigDoc& other, const std::vector<std::str
   }
   for (const std::string& section : merged) {
     if (!other.root_.contains(section)) continue;
-    if (!root_.contains(section) || !root_[section].is_object() || !other.root_[section].is_object()) {
+    if (!root_.contains(section) || !root_[section].is_object() ||
+        !other.root_[section].is_object()) {
       root_[section] = other.root_[section];
     } else {
       merge_into(root_[section], other.root_[section]);
@@ -367,7 +390,8 @@ void ConfigDoc::set_origin(const std::string& pointer, const std::string& origin
   if (root_.contains(jp)) mark_origin(origin_, pointer, root_[jp], origin);
 }
 
-ConfigNode::ConfigNode(ConfigDoc& doc, std::string pointer) : doc_(&doc), pointer_(std::move(pointer)) {
+ConfigNode::ConfigNode(ConfigDoc& doc, std::string pointer)
+    : doc_(&doc), pointer_(std::move(pointer)) {
   const Json::json_pointer jp(pointer_);
   if (doc_->root_.contains(jp) && !doc_->root_[jp].is_object()) {
     throw ConfigError(doc_->origin_of(pointer_) + ": " + pointer_ + ": expected an object, got " +
@@ -389,7 +413,9 @@ void ConfigNode::fail(const std::string& key, const std::string& what) const {
   throw ConfigError(doc_->origin_of(ptr) + ": " + ptr + ": " + what);
 }
 
-std::string ConfigNode::origin(const std::string& key) const { return doc_->origin_of(child_pointer(pointer_, key)); }
+std::string ConfigNode::origin(const std::string& key) const {
+  return doc_->origin_of(child_pointer(pointer_, key));
+}
 
 Json ConfigNode::value_or_default(const std::string& key, const ParamSpec*& spec) {
   const std::string ptr = child_pointer(pointer_, key);
@@ -404,19 +430,25 @@ Json ConfigNode::value_or_default(const std::string& key, const ParamSpec*& spec
     // A size or rate written with its unit ("1GiB", "100Gbit/s"): the number in the
     // parameter's unit (the resolved config records the number).
     const std::optional<double> number = number_from_text(*spec, v->get<std::string>());
-    if (number) return spec->type == ParamType::Int && *number < 9.2e18 ? Json(static_cast<std::int64_t>(*number)) : Json(*number);
+    if (number)
+      return spec->type == ParamType::Int && *number < 9.2e18
+                 ? Json(static_cast<std::int64_t>(*number))
+                 : Json(*number);
     fail(key, "expected " + expected_number(*spec) + ", got " + describe_value(*v));
   }
   if (v) return *v;
   // An absent Json-typed parameter without a default is optional (returns null).
-  if (spec->default_value.is_null() && spec->type != ParamType::Json) fail(key, "required parameter is missing (" + spec->description + ")");
+  if (spec->default_value.is_null() && spec->type != ParamType::Json)
+    fail(key, "required parameter is missing (" + spec->description + ")");
   return spec->default_value;
 }
 
 double ConfigNode::get_double(const std::string& key) {
   const ParamSpec* spec = nullptr;
   const Json v = value_or_default(key, spec);
-  if (!v.is_number()) fail(key, "expected a number" + (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " + describe_value(v));
+  if (!v.is_number())
+    fail(key, "expected a number" + (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " +
+                  describe_value(v));
   const double d = v.get<double>();
   if (!std::isfinite(d) || (spec->min && d < *spec->min) || (spec->max && d > *spec->max))
     fail(key, "value " + describe_value(v) + " is out of range " + range_text(*spec));
@@ -433,9 +465,13 @@ std::int64_t ConfigNode::get_int(const std::string& key) {
     const double d = v.get<double>();
     integral = std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18;
   }
-  if (!integral) fail(key, "expected an integer" + (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " + describe_value(v));
-  const std::int64_t i = v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
-  if ((spec->min && static_cast<double>(i) < *spec->min) || (spec->max && static_cast<double>(i) > *spec->max))
+  if (!integral)
+    fail(key, "expected an integer" + (spec->unit.empty() ? "" : " in " + spec->unit) + ", got " +
+                  describe_value(v));
+  const std::int64_t i =
+      v.is_number_float() ? static_cast<std::int64_t>(v.get<double>()) : v.get<std::int64_t>();
+  if ((spec->min && static_cast<double>(i) < *spec->min) ||
+      (spec->max && static_cast<double>(i) > *spec->max))
     fail(key, "value " + describe_value(v) + " is out of range " + range_text(*spec));
   warn_if_implausible(*spec, child_pointer(pointer_, key), static_cast<double>(i));
   doc_->resolved_[Json::json_pointer(child_pointer(pointer_, key))] = i;
@@ -500,7 +536,8 @@ std::vector<ConfigNode> ConfigNode::children(const std::string& key) {
   if (!v) return nodes;
   if (!v->is_array()) fail(key, "expected a list of objects, got " + describe_value(*v));
   for (std::size_t i = 0; i < v->size(); ++i) {
-    if (!(*v)[i].is_object()) fail(key + "/" + std::to_string(i), "expected an object, got " + describe_value((*v)[i]));
+    if (!(*v)[i].is_object())
+      fail(key + "/" + std::to_string(i), "expected an object, got " + describe_value((*v)[i]));
     nodes.emplace_back(*doc_, child_pointer(child_pointer(pointer_, key), std::to_string(i)));
   }
   return nodes;
@@ -531,7 +568,9 @@ void ConfigNode::finish() const {
     allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
     const std::string ptr = child_pointer(pointer_, it.key());
     std::string msg = doc_->origin_of(ptr) + ": unknown key '" + it.key() + "' at " + ptr;
-    if (!allowed.empty()) msg += "; allowed keys at " + (pointer_.empty() ? "/" : pointer_) + ": " + join(allowed, ", ");
+    if (!allowed.empty())
+      msg +=
+          "; allowed keys at " + (pointer_.empty() ? "/" : pointer_) + ": " + join(allowed, ", ");
     const std::string guess = closest_match(it.key(), allowed);
     if (guess == it.key()) {
       // A declared key that these settings do not read (e.g. "ops" with a generator):

@@ -50,14 +50,17 @@ std::string errno_text() { return std::strerror(errno); }
 /// Refuses a key or string value that no config needs and that would misbehave later: an
 /// escaped NUL (C APIs, file names and terminals cut the text there) or more than
 /// kMaxJsonStringBytes (names and descriptions are short; data are numbers).
-void check_string(const std::string& origin, const std::string& pointer, const std::string& text, bool is_key) {
+void check_string(const std::string& origin, const std::string& pointer, const std::string& text,
+                  bool is_key) {
   const char* what = is_key ? "a key" : "a string";
   if (text.size() > kMaxJsonStringBytes) {
     throw ConfigError(origin + ": " + pointer + ": " + what + " of " + std::to_string(text.size()) +
-                      " bytes, more than the limit of " + std::to_string(kMaxJsonStringBytes) + " bytes per JSON string");
+                      " bytes, more than the limit of " + std::to_string(kMaxJsonStringBytes) +
+                      " bytes per JSON string");
   }
   if (text.find('\0') != std::string::npos) {
-    throw ConfigError(origin + ": " + pointer + ": " + what + " holds a NUL character (\\u0000) at byte " +
+    throw ConfigError(origin + ": " + pointer + ": " + what +
+                      " holds a NUL character (\\u0000) at byte " +
                       std::to_string(text.find('\0')) + "; NUL is not allowed in keys or strings");
   }
 }
@@ -78,9 +81,12 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
         where.levels.push_back({event == Event::array_start, 0, ""});
         break;
       case Event::key:
-        if (!where.levels.empty()) where.levels.back().key = parsed.is_string() ? parsed.get<std::string>() : "";
+        if (!where.levels.empty())
+          where.levels.back().key = parsed.is_string() ? parsed.get<std::string>() : "";
         // A bad key is named by its object's path (the key itself may be 1 MiB or hold a NUL).
-        if (parsed.is_string()) check_string(origin, where.pointer(where.levels.size() - 1), parsed.get_ref<const std::string&>(), true);
+        if (parsed.is_string())
+          check_string(origin, where.pointer(where.levels.size() - 1),
+                       parsed.get_ref<const std::string&>(), true);
         break;
       case Event::object_end:
       case Event::array_end:
@@ -88,7 +94,8 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
         where.value_done();
         break;
       case Event::value:
-        if (parsed.is_string()) check_string(origin, where.pointer(), parsed.get_ref<const std::string&>(), false);
+        if (parsed.is_string())
+          check_string(origin, where.pointer(), parsed.get_ref<const std::string&>(), false);
         where.value_done();
         break;
     }
@@ -103,20 +110,27 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
     std::string what = e.what();
     const auto colon = what.find("] ");
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw ConfigError(origin + ": " + where.pointer() + ": " + what + " (numbers must fit in a 64-bit double or integer)");
+    throw ConfigError(origin + ": " + where.pointer() + ": " + what +
+                      " (numbers must fit in a 64-bit double or integer)");
   }
 }
 
 std::string read_input_file(const std::string& path, const std::string& what) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw ConfigError("cannot open " + what + " '" + path + "': " + errno_text());
+  if (::stat(path.c_str(), &st) != 0)
+    throw ConfigError("cannot open " + what + " '" + path + "': " + errno_text());
   if (!S_ISREG(st.st_mode)) {
-    const char* kind = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
     throw ConfigError(what + " '" + path + "' is " + kind + " (only regular files are read)");
   }
   if (static_cast<std::uintmax_t>(st.st_size) > kMaxJsonFileBytes) {
-    throw ConfigError(what + " '" + path + "' has " + std::to_string(st.st_size) + " bytes, more than the limit of " +
-                      std::to_string(kMaxJsonFileBytes) + " bytes per input file");
+    throw ConfigError(what + " '" + path + "' has " + std::to_string(st.st_size) +
+                      " bytes, more than the limit of " + std::to_string(kMaxJsonFileBytes) +
+                      " bytes per input file");
   }
   // O_NONBLOCK: should the file have been swapped for a FIFO after stat(), open() must not hang.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -135,8 +149,8 @@ std::string read_input_file(const std::string& path, const std::string& what) {
     text.append(buffer, static_cast<std::size_t>(n));
     if (text.size() > kMaxJsonFileBytes) {  // files whose stat size lies (/proc)
       ::close(fd);
-      throw ConfigError(what + " '" + path + "' is larger than the limit of " + std::to_string(kMaxJsonFileBytes) +
-                        " bytes per input file");
+      throw ConfigError(what + " '" + path + "' is larger than the limit of " +
+                        std::to_string(kMaxJsonFileBytes) + " bytes per input file");
     }
   }
   ::close(fd);

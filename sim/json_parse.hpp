@@ -5,8 +5,8 @@
 // (checked while parsing, before anything deep is built), no key or string longer than
 // kMaxJsonStringBytes or holding an escaped NUL, and number overflow ("1e999") reported as
 // bad input naming the file and the JSON path. A UTF-8 byte order mark at the start of a
-// file is skipped (RFC 8259 section 8.1 lets parsers ignore it; some editors write one). Every error is a ConfigError
-// (exit 2) whose message names the limit it hit.
+// file is skipped (RFC 8259 section 8.1 lets parsers ignore it; some editors write one). Every
+// error is a ConfigError (exit 2) whose message names the limit it hit.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -37,10 +37,40 @@ std::string write_json_file(const std::string& dir, const std::string& name, con
 
 void register_sim_params() {
   ParamRegistry::instance().add({
-      {"/name", ParamType::String, "", "", {}, {}, {}, "Free-form name of this configuration, copied into the report"},
-      {"/description", ParamType::String, "", "", {}, {}, {}, "Free-form description of this configuration"},
-      {"/sim/max_time_ns", ParamType::Double, "ns", 0.0, 0.0, {}, {}, "Stop the simulation at this simulated time (0 = run to completion); unfinished work is a simulation error (exit 3)"},
-      {"/sim/max_wall_s", ParamType::Double, "s", 0.0, 0.0, {}, {}, "Stop the simulation cleanly after this much wall time (0 = no limit); unfinished work is a simulation error (exit 3) naming the simulated time reached"},
+      {"/name",
+       ParamType::String,
+       "",
+       "",
+       {},
+       {},
+       {},
+       "Free-form name of this configuration, copied into the report"},
+      {"/description",
+       ParamType::String,
+       "",
+       "",
+       {},
+       {},
+       {},
+       "Free-form description of this configuration"},
+      {"/sim/max_time_ns",
+       ParamType::Double,
+       "ns",
+       0.0,
+       0.0,
+       {},
+       {},
+       "Stop the simulation at this simulated time (0 = run to completion); unfinished work is a "
+       "simulation error (exit 3)"},
+      {"/sim/max_wall_s",
+       ParamType::Double,
+       "s",
+       0.0,
+       0.0,
+       {},
+       {},
+       "Stop the simulation cleanly after this much wall time (0 = no limit); unfinished work is a "
+       "simulation error (exit 3) naming the simulated time reached"},
   });
   register_resource_guard_params();
 }

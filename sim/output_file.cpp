@@ -18,7 +18,9 @@ namespace {
 /// stream state. iostreams over std::filebuf cannot fsync and lose errno.
 class FdBuf : public std::streambuf {
  public:
-  explicit FdBuf(int fd) : fd_(fd), buffer_(1 << 16) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  explicit FdBuf(int fd) : fd_(fd), buffer_(1 << 16) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
   /// errno of the first failed write (0 if none).
   int error() const { return error_; }
   /// Writes out what is buffered; false (and error() set) on failure.
@@ -69,10 +71,10 @@ std::string try_write_file_atomic(const std::string& path,
                                   const std::function<void(std::ostream&)>& produce) {
   namespace fs = std::filesystem;
   const fs::path final_path(path);
-  const std::string temp =
-      (final_path.parent_path() / ("." + final_path.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-                                   std::to_string(temp_counter++)))
-          .string();
+  const std::string temp = (final_path.parent_path() /
+                            ("." + final_path.filename().string() + ".tmp." +
+                             std::to_string(::getpid()) + "." + std::to_string(temp_counter++)))
+                               .string();
   // 0666 filtered by the umask: the same permissions an ofstream would have given.
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
@@ -120,7 +122,9 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 }
 
 void write_text_file_atomic(const std::string& path, const std::string& text) {
-  write_file_atomic(path, [&](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); });
+  write_file_atomic(path, [&](std::ostream& out) {
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  });
 }
 
 }  // namespace ipusim

@@ -66,8 +66,9 @@ std::string normalise_pointer(const std::string& pointer) {
     std::size_t next = pointer.find('/', pos + 1);
     if (next == std::string::npos) next = pointer.size();
     const std::string segment = pointer.substr(pos + 1, next - pos - 1);
-    const bool numeric = !segment.empty() && std::all_of(segment.begin(), segment.end(),
-                                                         [](char c) { return c >= '0' && c <= '9'; });
+    const bool numeric =
+        !segment.empty() &&
+        std::all_of(segment.begin(), segment.end(), [](char c) { return c >= '0' && c <= '9'; });
     out += "/";
     out += numeric ? "*" : segment;
     pos = next;
@@ -77,12 +78,18 @@ std::string normalise_pointer(const std::string& pointer) {
 
 std::string to_string(ParamType type) {
   switch (type) {
-    case ParamType::Int: return "int";
-    case ParamType::Double: return "double";
-    case ParamType::Bool: return "bool";
-    case ParamType::String: return "string";
-    case ParamType::Enum: return "enum";
-    case ParamType::Json: return "json";
+    case ParamType::Int:
+      return "int";
+    case ParamType::Double:
+      return "double";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::String:
+      return "string";
+    case ParamType::Enum:
+      return "enum";
+    case ParamType::Json:
+      return "json";
   }
   return "?";
 }

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-
 #include <systemc>
 
 #include "sim/run_info.hpp"
@@ -11,9 +10,9 @@
 namespace ipusim {
 namespace {
 
-constexpr double kFirstReportS = 2.0;      // short runs print nothing
-constexpr double kTerminalEveryS = 0.5;    // redraw rate on a terminal
-constexpr double kLogEveryS = 10.0;        // plain lines in a log
+constexpr double kFirstReportS = 2.0;    // short runs print nothing
+constexpr double kTerminalEveryS = 0.5;  // redraw rate on a terminal
+constexpr double kLogEveryS = 10.0;      // plain lines in a log
 
 /// IPUSIM_PROGRESS_EVERY_S, when set to a number >= 0: the wait before the first line and
 /// between lines, on a terminal and in a log alike (e.g. 60 for a batch job's log, 0 to see
@@ -93,16 +92,18 @@ void RunProgress::finish() {
   enabled_ = false;
 }
 
-std::string RunProgress::line(double sim_ns, std::uint64_t done, std::uint64_t total, const std::string& what,
-                              double events_per_s, double eta_s) {
+std::string RunProgress::line(double sim_ns, std::uint64_t done, std::uint64_t total,
+                              const std::string& what, double events_per_s, double eta_s) {
   char buf[256];
-  const std::string count = total > 0 ? std::to_string(done) + "/" + std::to_string(total) : std::to_string(done);
+  const std::string count =
+      total > 0 ? std::to_string(done) + "/" + std::to_string(total) : std::to_string(done);
   if (eta_s >= 0) {
-    std::snprintf(buf, sizeof buf, "[progress] simulated %.3f ms, %s %s, %.2f M events/s, ETA %.1f s", sim_ns / 1e6,
+    std::snprintf(buf, sizeof buf,
+                  "[progress] simulated %.3f ms, %s %s, %.2f M events/s, ETA %.1f s", sim_ns / 1e6,
                   count.c_str(), what.c_str(), events_per_s / 1e6, eta_s);
   } else {
-    std::snprintf(buf, sizeof buf, "[progress] simulated %.3f ms, %s %s, %.2f M events/s", sim_ns / 1e6,
-                  count.c_str(), what.c_str(), events_per_s / 1e6);
+    std::snprintf(buf, sizeof buf, "[progress] simulated %.3f ms, %s %s, %.2f M events/s",
+                  sim_ns / 1e6, count.c_str(), what.c_str(), events_per_s / 1e6);
   }
   return buf;
 }

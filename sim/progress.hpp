@@ -35,8 +35,8 @@ class RunProgress {
   /// Ends the redrawn line (if one was drawn).
   void finish();
   /// The progress text (no "\r"); exposed for tests.
-  static std::string line(double sim_ns, std::uint64_t done, std::uint64_t total, const std::string& what,
-                          double events_per_s, double eta_s);
+  static std::string line(double sim_ns, std::uint64_t done, std::uint64_t total,
+                          const std::string& what, double events_per_s, double eta_s);
 
  private:
   void report();

@@ -8,7 +8,8 @@ namespace {
 /// Stats of one object and its children; null if none of them reports anything.
 Json collect(const sc_core::sc_object* object) {
   Json node = Json::object();
-  if (const auto* provider = dynamic_cast<const StatsProvider*>(object)) provider->collect_stats(node);
+  if (const auto* provider = dynamic_cast<const StatsProvider*>(object))
+    provider->collect_stats(node);
   for (const sc_core::sc_object* child : object->get_child_objects()) {
     Json sub = collect(child);
     if (!sub.is_null()) node[child->basename()] = std::move(sub);

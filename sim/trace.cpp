@@ -34,7 +34,8 @@ long ipu_of_process(const std::string& process) {
 }
 
 std::uint64_t parse_u64(const std::string& text, const std::string& what) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 18) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 18) {
     throw ConfigError(what + ": '" + text + "' is not a non-negative integer");
   }
   return std::stoull(text);
@@ -61,8 +62,10 @@ std::string trace_size_warning(double bytes, double events, const TraceFilter& f
   const bool capped = filter.max_bytes > 0 && static_cast<double>(filter.max_bytes) < bytes;
   if ((capped ? static_cast<double>(filter.max_bytes) : bytes) <= kTraceWarnBytes) return "";
   char buf[160];
-  std::snprintf(buf, sizeof buf, "ipusim: warning: the trace will be about %.2f GB (%.3g events, estimated before the run)",
-                bytes / 1e9, events);
+  std::snprintf(
+      buf, sizeof buf,
+      "ipusim: warning: the trace will be about %.2f GB (%.3g events, estimated before the run)",
+      bytes / 1e9, events);
   std::string text = buf;
   if (capped) text += "; it will stop at --trace-max-bytes " + std::to_string(filter.max_bytes);
   return text + "; " + kNarrowHint;
@@ -74,7 +77,8 @@ TraceTier parse_trace_tier(const std::string& name) {
   if (name == "ddr") return TraceTier::Ddr;
   if (name == "host") return TraceTier::Host;
   if (name == "compute") return TraceTier::Compute;
-  throw ConfigError("--trace-tiers: unknown tier '" + name + "' (ipu_link, gw_link, ddr, host, compute)");
+  throw ConfigError("--trace-tiers: unknown tier '" + name +
+                    "' (ipu_link, gw_link, ddr, host, compute)");
 }
 
 void TraceFilter::set_ipus(const std::string& list) {
@@ -82,7 +86,8 @@ void TraceFilter::set_ipus(const std::string& list) {
   std::size_t pos = 0;
   while (pos <= list.size()) {
     const std::size_t comma = list.find(',', pos);
-    const std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::string item =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     const std::size_t dash = item.find('-');
     if (dash == std::string::npos) {
       ipus.insert(static_cast<std::uint32_t>(parse_u64(item, "--trace-ipus")));
@@ -100,13 +105,14 @@ void TraceFilter::set_ipus(const std::string& list) {
 void TraceFilter::check_ipus_exist(std::uint32_t num_ipus) const {
   if (ipus.empty() || *ipus.rbegin() < num_ipus) return;
   throw ConfigError("--trace-ipus " + ipus_text + ": IPU " + std::to_string(*ipus.rbegin()) +
-                    " does not exist: the system has " + std::to_string(num_ipus) + " IPUs (valid: 0-" +
-                    std::to_string(num_ipus - 1) + ")");
+                    " does not exist: the system has " + std::to_string(num_ipus) +
+                    " IPUs (valid: 0-" + std::to_string(num_ipus - 1) + ")");
 }
 
 void TraceFilter::set_window(const std::string& spec) {
   const std::size_t colon = spec.find(':');
-  if (colon == std::string::npos) throw ConfigError("--trace-window: expected START_NS:END_NS, got '" + spec + "'");
+  if (colon == std::string::npos)
+    throw ConfigError("--trace-window: expected START_NS:END_NS, got '" + spec + "'");
   window_start_ns = parse_ns(spec.substr(0, colon), "--trace-window");
   const std::string end = spec.substr(colon + 1);
   window_end_ns = end.empty() ? -1 : parse_ns(end, "--trace-window");
@@ -119,7 +125,8 @@ void TraceFilter::set_tiers(const std::string& list) {
   std::size_t pos = 0;
   for (;;) {
     const std::size_t comma = list.find(',', pos);
-    tiers.insert(parse_trace_tier(list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
+    tiers.insert(parse_trace_tier(
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos)));
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
@@ -136,7 +143,9 @@ void TraceWriter::open(const std::string& path, const TraceFilter& filter) {
   // output file: a failed or interrupted run never leaves a truncated trace.json behind.
   const std::filesystem::path p(path);
   path_ = path;
-  tmp_path_ = (p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
+  tmp_path_ =
+      (p.parent_path() / ("." + p.filename().string() + ".tmp." + std::to_string(::getpid())))
+          .string();
   file_ = std::fopen(tmp_path_.c_str(), "w");
   if (!file_) throw WriteError("cannot write trace file '" + path + "': " + std::strerror(errno));
   // A fixed 1 MiB buffer: the writer's memory does not depend on the trace length.
@@ -167,20 +176,24 @@ std::string TraceWriter::try_close() {
   if (!file_) return {};
   if (truncated_) {
     // Where the cap stopped the trace: a global instant event, and a note on stderr.
-    const std::string note = "{\"name\": \"trace stopped: --trace-max-bytes " + std::to_string(filter_.max_bytes) +
-                             " reached\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 0, \"tid\": 0, \"ts\": " +
-                             us(last_ts_ns_) + "}";
+    const std::string note =
+        "{\"name\": \"trace stopped: --trace-max-bytes " + std::to_string(filter_.max_bytes) +
+        " reached\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 0, \"tid\": 0, \"ts\": " +
+        us(last_ts_ns_) + "}";
     std::fputs(first_event_ ? "" : ",\n", file_);
     std::fputs(note.c_str(), file_);
-    std::cerr << "ipusim: trace stopped at --trace-max-bytes " << filter_.max_bytes << " (" << events_
-              << " events, up to simulated time " << last_ts_ns_ << " ns); narrow it with --trace-window, "
+    std::cerr << "ipusim: trace stopped at --trace-max-bytes " << filter_.max_bytes << " ("
+              << events_ << " events, up to simulated time " << last_ts_ns_
+              << " ns); narrow it with --trace-window, "
               << "--trace-ipus or --trace-tiers\n";
   }
   std::fputs("\n]", file_);
   if (has_estimate_) {
     // The pre-run estimate next to the events, so that it can be checked against the file.
-    std::fprintf(file_, ", \"otherData\": {\"ipusim_estimated_events\": %.0f, \"ipusim_estimated_bytes\": %.0f}",
-                 estimate_events_, estimate_bytes_);
+    std::fprintf(
+        file_,
+        ", \"otherData\": {\"ipusim_estimated_events\": %.0f, \"ipusim_estimated_bytes\": %.0f}",
+        estimate_events_, estimate_bytes_);
   }
   std::fputs("}\n", file_);
   bool ok = std::fflush(file_) == 0 && !std::ferror(file_);
@@ -224,11 +237,13 @@ bool TraceWriter::ipu_selected(std::uint32_t ipu) const {
   return filter_.ipus.empty() || filter_.ipus.count(ipu) > 0;
 }
 
-bool TraceWriter::keep(const std::string& process, double start_ns, double end_ns, TraceTier tier) const {
+bool TraceWriter::keep(const std::string& process, double start_ns, double end_ns,
+                       TraceTier tier) const {
   if (!enabled_ || truncated_) return false;
   if (end_ns < filter_.window_start_ns) return false;
   if (filter_.window_end_ns >= 0 && start_ns > filter_.window_end_ns) return false;
-  if (tier != TraceTier::None && !filter_.tiers.empty() && filter_.tiers.count(tier) == 0) return false;
+  if (tier != TraceTier::None && !filter_.tiers.empty() && filter_.tiers.count(tier) == 0)
+    return false;
   if (!filter_.ipus.empty()) {
     const long ipu = ipu_of_process(process);
     if (ipu >= 0 && filter_.ipus.count(static_cast<std::uint32_t>(ipu)) == 0) return false;
@@ -252,13 +267,15 @@ void TraceWriter::emit(const std::string& text) {
   // --trace-window (whose share of the run was unknown then), extrapolate the part of the
   // run done so far; warn once above 1 GiB.
   constexpr std::uint64_t kCheckEvery = 16ull << 20;
-  if (bytes_ / kCheckEvery != before / kCheckEvery && !warned_ && (!has_estimate_ || filter_.has_window())) {
+  if (bytes_ / kCheckEvery != before / kCheckEvery && !warned_ &&
+      (!has_estimate_ || filter_.has_window())) {
     const double frac = RunProgress::instance().fraction_done();
     // Below 1 % of the run the extrapolation is mostly noise (set-up phases are atypical).
     if (frac >= 0.01 && static_cast<double>(bytes_) / frac > kTraceWarnBytes) {
       warned_ = true;
-      std::cerr << "ipusim: warning: the trace will be about " << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6)
-                << " MB (" << bytes_ / 1000000 << " MB written at " << static_cast<int>(frac * 100)
+      std::cerr << "ipusim: warning: the trace will be about "
+                << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6) << " MB ("
+                << bytes_ / 1000000 << " MB written at " << static_cast<int>(frac * 100)
                 << " % of the run); " << kNarrowHint << "\n";
     }
   }
@@ -285,13 +302,14 @@ TraceWriter::Track& TraceWriter::track_of(int pid, const std::string& thread) {
   Track& t = tracks_[{pid, thread}];
   t.tid = static_cast<int>(tracks_.size());
   if (thread.compare(0, 8, "counter:") == 0) return t;  // counters are named by their events
-  emit("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) + ", \"tid\": " +
-       std::to_string(t.tid) + ", \"args\": {\"name\": " + quoted(thread) + "}}");
+  emit("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) +
+       ", \"tid\": " + std::to_string(t.tid) + ", \"args\": {\"name\": " + quoted(thread) + "}}");
   return t;
 }
 
-void TraceWriter::complete(const std::string& process, const std::string& thread, const std::string& name,
-                           double start_ns, double dur_ns, const Json& args, TraceTier tier) {
+void TraceWriter::complete(const std::string& process, const std::string& thread,
+                           const std::string& name, double start_ns, double dur_ns,
+                           const Json& args, TraceTier tier) {
   const double end_ns = start_ns + dur_ns;
   if (!keep(process, start_ns, end_ns, tier)) return;
   ++events_;
@@ -317,29 +335,33 @@ void TraceWriter::complete(const std::string& process, const std::string& thread
     return;
   }
   last_ts_ns_ = start_ns;
-  std::string e = "{\"name\": " + quoted(name) + ", \"ph\": \"X\", \"pid\": " + std::to_string(pid) +
-                  ", \"tid\": " + std::to_string(t.tid) + ", \"ts\": " + us(start_ns) + ", \"dur\": " + us(dur_ns);
+  std::string e = "{\"name\": " + quoted(name) +
+                  ", \"ph\": \"X\", \"pid\": " + std::to_string(pid) +
+                  ", \"tid\": " + std::to_string(t.tid) + ", \"ts\": " + us(start_ns) +
+                  ", \"dur\": " + us(dur_ns);
   if (!args.is_null()) e += ", \"args\": " + args.dump();
   e += "}";
   emit(e);
 }
 
-void TraceWriter::async_slice(const std::string& process, const std::string& track, const std::string& name,
-                              double start_ns, double dur_ns, const Json& args, TraceTier tier) {
+void TraceWriter::async_slice(const std::string& process, const std::string& track,
+                              const std::string& name, double start_ns, double dur_ns,
+                              const Json& args, TraceTier tier) {
   if (!keep(process, start_ns, start_ns + dur_ns, tier)) return;
   ++events_;
   if (!file_) return;
   emit_async(pid_of(process), track, name, start_ns, dur_ns, args);
 }
 
-void TraceWriter::emit_async(int pid, const std::string& track, const std::string& name, double start_ns,
-                             double dur_ns, const Json& args) {
+void TraceWriter::emit_async(int pid, const std::string& track, const std::string& name,
+                             double start_ns, double dur_ns, const Json& args) {
   // A "b"/"e" pair with its own id: Perfetto puts overlapping async slices on separate rows of
   // the process's async track group named by `cat` + name.
   last_ts_ns_ = start_ns;
   const std::string id = std::to_string(next_async_id_++);
-  const std::string common = "\"cat\": " + quoted(track) + ", \"name\": " + quoted(name) + ", \"id\": " + id +
-                             ", \"pid\": " + std::to_string(pid) + ", \"tid\": 0";
+  const std::string common = "\"cat\": " + quoted(track) + ", \"name\": " + quoted(name) +
+                             ", \"id\": " + id + ", \"pid\": " + std::to_string(pid) +
+                             ", \"tid\": 0";
   std::string b = "{" + common + ", \"ph\": \"b\", \"ts\": " + us(start_ns);
   if (!args.is_null()) b += ", \"args\": " + args.dump();
   b += "}";
@@ -347,8 +369,8 @@ void TraceWriter::emit_async(int pid, const std::string& track, const std::strin
   emit("{" + common + ", \"ph\": \"e\", \"ts\": " + us(start_ns + dur_ns) + "}");
 }
 
-void TraceWriter::counter(const std::string& process, const std::string& track, double ts_ns, double value,
-                          TraceTier tier) {
+void TraceWriter::counter(const std::string& process, const std::string& track, double ts_ns,
+                          double value, TraceTier tier) {
   if (!keep(process, ts_ns, ts_ns, tier)) return;
   if (!file_) return;
   const int pid = pid_of(process);
@@ -357,8 +379,8 @@ void TraceWriter::counter(const std::string& process, const std::string& track, 
   t.last_counter_ns = ts_ns;
   char v[40];
   std::snprintf(v, sizeof v, "%.6g", value);
-  emit("{\"name\": " + quoted(track) + ", \"ph\": \"C\", \"pid\": " + std::to_string(pid) + ", \"ts\": " +
-       us(ts_ns) + ", \"args\": {\"value\": " + v + "}}");
+  emit("{\"name\": " + quoted(track) + ", \"ph\": \"C\", \"pid\": " + std::to_string(pid) +
+       ", \"ts\": " + us(ts_ns) + ", \"args\": {\"value\": " + v + "}}");
 }
 
 }  // namespace ipusim

@@ -38,9 +38,9 @@ struct TraceFilter {
   std::set<std::uint32_t> ipus;  ///< empty: every IPU
   std::string ipus_text;         ///< the `--trace-ipus` list as given, for messages
   double window_start_ns = 0;
-  double window_end_ns = -1;     ///< < 0: no end
-  std::set<TraceTier> tiers;     ///< empty: every tier
-  std::uint64_t max_bytes = 0;   ///< 0: no cap
+  double window_end_ns = -1;    ///< < 0: no end
+  std::set<TraceTier> tiers;    ///< empty: every tier
+  std::uint64_t max_bytes = 0;  ///< 0: no cap
 
   /// Parses "0-3,8,12" into `ipus` (ConfigError on bad input).
   void set_ipus(const std::string& list);
@@ -104,10 +104,12 @@ class TraceWriter {
   /// A slice on thread `thread` of `process` from start_ns lasting dur_ns (an "X" event, or
   /// an async slice when it would overlap the thread's slices without nesting).
   void complete(const std::string& process, const std::string& thread, const std::string& name,
-                double start_ns, double dur_ns, const Json& args = Json(), TraceTier tier = TraceTier::None);
+                double start_ns, double dur_ns, const Json& args = Json(),
+                TraceTier tier = TraceTier::None);
   /// An async slice of `process` on the async track `track` (slices on it may overlap).
   void async_slice(const std::string& process, const std::string& track, const std::string& name,
-                   double start_ns, double dur_ns, const Json& args = Json(), TraceTier tier = TraceTier::None);
+                   double start_ns, double dur_ns, const Json& args = Json(),
+                   TraceTier tier = TraceTier::None);
   /// A counter sample: `series` of counter track `track` in `process` is `value` from `ts_ns`.
   /// Samples of one track must come in time order (earlier ones are dropped).
   void counter(const std::string& process, const std::string& track, double ts_ns, double value,
@@ -126,8 +128,8 @@ class TraceWriter {
   int pid_of(const std::string& process);
   Track& track_of(int pid, const std::string& thread);
   void emit(const std::string& text);
-  void emit_async(int pid, const std::string& track, const std::string& name, double start_ns, double dur_ns,
-                  const Json& args);
+  void emit_async(int pid, const std::string& track, const std::string& name, double start_ns,
+                  double dur_ns, const Json& args);
 
   bool enabled_ = false;
   std::FILE* file_ = nullptr;

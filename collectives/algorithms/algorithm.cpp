@@ -144,7 +144,8 @@ Schedule build_schedule(const CollectiveRequest& request) {
   return generate(request, nullptr, StepDetail::Full);
 }
 
-Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink, StepDetail detail) {
+Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
+                           StepDetail detail) {
   return generate(request, &sink, detail);
 }
 

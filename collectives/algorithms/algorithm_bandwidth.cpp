@@ -19,9 +19,12 @@ double bus_bandwidth_factor(CollectiveOp op, std::uint32_t group_size) {
   if (group_size == 0) throw std::invalid_argument("bus_bandwidth needs a group size >= 1");
   const double n = group_size;
   switch (op) {
-    case CollectiveOp::AllReduce: return 2.0 * (n - 1.0) / n;
-    case CollectiveOp::Broadcast: return 1.0;
-    default: return (n - 1.0) / n;
+    case CollectiveOp::AllReduce:
+      return 2.0 * (n - 1.0) / n;
+    case CollectiveOp::Broadcast:
+      return 1.0;
+    default:
+      return (n - 1.0) / n;
   }
 }
 

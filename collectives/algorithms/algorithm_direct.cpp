@@ -28,8 +28,8 @@ namespace {
 /// One all-to-all step: every member sends every other member a set of fragments — the
 /// receiver's own fragments for a reduce-scatter (combined on arrival), the sender's own
 /// fragments for an all-gather (copied).
-void emit_direct_step(StepEmitter& emitter, const Layout& layout, const RingSet& rings, const std::string& phase,
-                      bool reduce) {
+void emit_direct_step(StepEmitter& emitter, const Layout& layout, const RingSet& rings,
+                      const std::string& phase, bool reduce) {
   const std::uint32_t n = rings.length;
   emitter.begin(phase, reduce, rings.runs.size() * (n - 1) * pieces(layout));
   for (std::size_t ring = 0; ring < rings.num_rings(); ++ring) {
@@ -38,8 +38,8 @@ void emit_direct_step(StepEmitter& emitter, const Layout& layout, const RingSet&
       for (std::uint32_t v = 0; v < n; ++v) {
         if (u == v) continue;
         const std::size_t owner = base + (reduce ? v : u);
-        send_runs(emitter, layout, rings.replica[base + u], rings.replica[base + v], rings.runs_begin(owner),
-                  rings.runs_end(owner));
+        send_runs(emitter, layout, rings.replica[base + u], rings.replica[base + v],
+                  rings.runs_begin(owner), rings.runs_end(owner));
       }
     }
   }

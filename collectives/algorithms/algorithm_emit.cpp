@@ -50,8 +50,8 @@ BufferMap map_all_cells(const Layout& layout, std::uint64_t cell_elems,
   return map;
 }
 
-BufferMap map_rank_cell(const Layout& layout, std::uint64_t cell_elems,
-                        std::uint64_t logical_elems, const std::vector<std::uint32_t>& rank_of) {
+BufferMap map_rank_cell(const Layout& layout, std::uint64_t cell_elems, std::uint64_t logical_elems,
+                        const std::vector<std::uint32_t>& rank_of) {
   BufferMap map;
   map.logical_elems = std::min(cell_elems, logical_elems);
   add_cell_segments(map, layout, cell_elems, 0, logical_elems, 0);
@@ -134,14 +134,16 @@ std::vector<std::uint32_t> find_slots(const RingSet& rings,
   return slots;
 }
 
-StepEmitter::StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus, bool elide_repeats)
+StepEmitter::StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus,
+                         bool elide_repeats)
     : schedule_(schedule),
       sink_(sink),
       elem_bytes_(dtype_bytes(schedule.dtype)),
       elide_repeats_(elide_repeats && sink != nullptr),
       received_bytes_(num_ipus, 0) {}
 
-void StepEmitter::begin(const std::string& phase, bool reduce, std::size_t expected_transfers, bool same_traffic) {
+void StepEmitter::begin(const std::string& phase, bool reduce, std::size_t expected_transfers,
+                        bool same_traffic) {
   current_.transfers.clear();
   current_.transfers.reserve(expected_transfers);
   current_.phase = phase;

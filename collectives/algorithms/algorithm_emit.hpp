@@ -90,11 +90,13 @@ class StepEmitter {
  public:
   /// Steps go to `sink` if it is non-null, else into schedule.steps. `elide_repeats`: a step
   /// that repeats the previous step's traffic may be emitted without transfers (repeat()).
-  StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus, bool elide_repeats = false);
+  StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus,
+              bool elide_repeats = false);
 
   /// Starts a step; `expected_transfers` only reserves memory. `same_traffic`: the caller
   /// guarantees the step's (src, dst, bytes) sequence equals the previous step's.
-  void begin(const std::string& phase, bool reduce, std::size_t expected_transfers, bool same_traffic = false);
+  void begin(const std::string& phase, bool reduce, std::size_t expected_transfers,
+             bool same_traffic = false);
   /// Whether repeat() may stand for a step whose traffic repeats the previous one's.
   bool elides_repeats() const { return elide_repeats_; }
   /// Emits a step of the previous step's phase, reduce flag and traffic without generating
@@ -118,7 +120,7 @@ class StepEmitter {
   std::uint32_t elem_bytes_;
   Superstep current_;
   bool elide_repeats_ = false;
-  std::uint64_t last_transfers_ = 0;  ///< transfers of the last step emitted (0: dropped)
+  std::uint64_t last_transfers_ = 0;           ///< transfers of the last step emitted (0: dropped)
   std::vector<std::uint64_t> received_bytes_;  ///< per IPU scratch for reduce accounting
 };
 

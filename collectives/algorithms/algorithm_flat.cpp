@@ -24,8 +24,8 @@ void build_flat(const CollectiveRequest& request, const GroupIndex& index, Algor
   std::uint64_t cell_elems = ceil_div(n, k);  // AllReduce, ReduceScatter, ring Broadcast
   if (op == CollectiveOp::AllGather || whole_broadcast) cell_elems = n;
   if (op == CollectiveOp::AllToAll) cell_elems = n / k;
-  const Layout layout = make_layout(topo.ipus_per_replica, parts_of(algorithm),
-                                    whole_broadcast ? 1 : k, cell_elems);
+  const Layout layout =
+      make_layout(topo.ipus_per_replica, parts_of(algorithm), whole_broadcast ? 1 : k, cell_elems);
   set_buffer_maps(schedule, layout, cell_elems, index.rank_of);
 
   const bool reducing = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter;
@@ -52,8 +52,7 @@ void build_flat(const CollectiveRequest& request, const GroupIndex& index, Algor
     }
     rings.push_back(std::move(members));
   }
-  const RingPattern pattern =
-      ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config);
+  const RingPattern pattern = ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config);
   const TierRings tier = make_tier_rings(rings, algorithm, pattern);
 
   switch (op) {

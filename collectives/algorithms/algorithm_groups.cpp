@@ -15,9 +15,9 @@ std::uint32_t ild_of(std::uint32_t replica, std::uint32_t ipus_per_replica,
 }
 
 /// Members of one group bucketed by ILD (ascending), each bucket sorted by position.
-std::map<std::uint32_t, std::vector<std::uint32_t>> by_ild(
-    const std::vector<std::uint32_t>& group, std::uint32_t ipus_per_replica,
-    std::uint32_t ild_size_ipus) {
+std::map<std::uint32_t, std::vector<std::uint32_t>> by_ild(const std::vector<std::uint32_t>& group,
+                                                           std::uint32_t ipus_per_replica,
+                                                           std::uint32_t ild_size_ipus) {
   if (ild_size_ipus == 0) throw std::invalid_argument("ild_size_ipus must be positive");
   std::map<std::uint32_t, std::vector<std::uint32_t>> buckets;
   for (auto r : group) buckets[ild_of(r, ipus_per_replica, ild_size_ipus)].push_back(r);

@@ -23,8 +23,8 @@ void choose_tier_methods(const CollectiveRequest& request, const IldStructure& s
   const auto& topo = request.topology;
   const bool gather = request.op == CollectiveOp::AllGather;
   // AllGather's IPU-Link tier gathers pieces that already hold L members' inputs.
-  const std::uint64_t bytes = request.elements_per_replica * dtype_bytes(request.dtype) *
-                              (gather ? s.num_ilds : 1);
+  const std::uint64_t bytes =
+      request.elements_per_replica * dtype_bytes(request.dtype) * (gather ? s.num_ilds : 1);
   schedule.ild_algorithm =
       request.hierarchical_ild_algorithm != Algorithm::Auto
           ? request.hierarchical_ild_algorithm
@@ -105,9 +105,9 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
       gw_roots.push_back(s.at(grp, g0, l));
     }
   }
-  const TierRings ild = make_tier_rings(
-      ild_rings, schedule.ild_algorithm,
-      ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config));
+  const TierRings ild =
+      make_tier_rings(ild_rings, schedule.ild_algorithm,
+                      ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config));
   const TierRings gw = make_tier_rings(gw_rings, schedule.gw_algorithm, RingPattern::Flat);
 
   switch (op) {
@@ -127,8 +127,8 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
       break;
     case CollectiveOp::Broadcast:
       if (L > 1) {
-        emit_direct_broadcast(emitter, layout, gw.primary, find_slots(gw.primary, gw_roots),
-                              false, "gw_broadcast");
+        emit_direct_broadcast(emitter, layout, gw.primary, find_slots(gw.primary, gw_roots), false,
+                              "gw_broadcast");
       }
       if (kl > 1) {
         emit_direct_broadcast(emitter, layout, ild.primary, find_slots(ild.primary, ild_roots),

@@ -67,14 +67,17 @@ bool uniform_fragments(const RingSet& set) {
 
 std::uint32_t parts_of(Algorithm algorithm) {
   switch (algorithm) {
-    case Algorithm::BidirectionalPair: return 2;
-    case Algorithm::QuadDirectional: return 4;
-    default: return 1;
+    case Algorithm::BidirectionalPair:
+      return 2;
+    case Algorithm::QuadDirectional:
+      return 4;
+    default:
+      return 1;
   }
 }
 
-std::vector<Lane> ring_lanes(Algorithm algorithm, const RingSet& primary,
-                             const RingSet* mirrored, std::uint32_t layout_parts) {
+std::vector<Lane> ring_lanes(Algorithm algorithm, const RingSet& primary, const RingSet* mirrored,
+                             std::uint32_t layout_parts) {
   const std::uint32_t n = primary.length;
   const std::uint32_t full = n == 0 ? 0 : n - 1;
   const std::uint32_t span = layout_parts / parts_of(algorithm);  // layout parts per lane

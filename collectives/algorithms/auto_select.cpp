@@ -34,16 +34,20 @@ Algorithm pick_gw_method(std::uint32_t num_ilds) {
   return num_ilds > 2 ? Algorithm::MeetInTheMiddle : Algorithm::Clockwise;
 }
 
-bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes, std::uint32_t ranks) {
+bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes,
+                        std::uint32_t ranks) {
   for (const auto& group : request.groups) {
     for (std::size_t i = 1; i < group.size(); ++i) {
       if (group[i] != group[i - 1] + 1) return false;
     }
   }
   switch (request.op) {
-    case CollectiveOp::AllGather: return bytes * ranks <= kDirectMaxGatherOutputBytes;
-    case CollectiveOp::Broadcast: return bytes <= kDirectMaxBroadcastBytes;
-    default: return bytes <= kDirectMaxReduceBytes;
+    case CollectiveOp::AllGather:
+      return bytes * ranks <= kDirectMaxGatherOutputBytes;
+    case CollectiveOp::Broadcast:
+      return bytes <= kDirectMaxBroadcastBytes;
+    default:
+      return bytes <= kDirectMaxReduceBytes;
   }
 }
 
@@ -64,8 +68,7 @@ Algorithm select_algorithm(const CollectiveRequest& request) {
   }
   const auto kind = request.op == CollectiveOp::AllGather ? RingPhaseKind::AllGather
                                                           : RingPhaseKind::ReduceScatter;
-  return pick_ring_method(kind, ranks, bytes, topo.ipus_per_replica, topo.torus,
-                          topo.link_config);
+  return pick_ring_method(kind, ranks, bytes, topo.ipus_per_replica, topo.torus, topo.link_config);
 }
 
 }  // namespace ipusim::coll

@@ -37,11 +37,16 @@ const double* span(const std::vector<double>& buffer, std::uint64_t offset, std:
 double combine(ReduceOp op, double a, double b) {
   switch (op) {
     case ReduceOp::Add:
-    case ReduceOp::Mean: return a + b;
-    case ReduceOp::Mul: return a * b;
-    case ReduceOp::Min: return std::min(a, b);
-    case ReduceOp::Max: return std::max(a, b);
-    case ReduceOp::Local: return a;
+    case ReduceOp::Mean:
+      return a + b;
+    case ReduceOp::Mul:
+      return a * b;
+    case ReduceOp::Min:
+      return std::min(a, b);
+    case ReduceOp::Max:
+      return std::max(a, b);
+    case ReduceOp::Local:
+      return a;
   }
   return a;
 }

@@ -10,8 +10,8 @@ void checkReplicaGroupingArguments(unsigned numReplicas, unsigned stride, unsign
   auto fail = [&](const std::string& popartText) {
     // PopART's sentence first (tests and users grep for it), then the values that broke it.
     if (where.empty())
-      throw GroupError(popartText + " (numReplicas=" + std::to_string(numReplicas) + ", stride=" + std::to_string(stride) +
-                       ", groupSize=" + std::to_string(groupSize) + ")");
+      throw GroupError(popartText + " (numReplicas=" + std::to_string(numReplicas) + ", stride=" +
+                       std::to_string(stride) + ", groupSize=" + std::to_string(groupSize) + ")");
     throw GroupError(where + " (numReplicas=" + std::to_string(numReplicas) +
                      ", stride=" + std::to_string(stride) +
                      ", groupSize=" + std::to_string(groupSize) + "): " + popartText);

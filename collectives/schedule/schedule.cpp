@@ -20,15 +20,14 @@ const NameTable<ReduceOp> kReduces = {{ReduceOp::Add, "add"}, {ReduceOp::Mean, "
                                       {ReduceOp::Mul, "mul"}, {ReduceOp::Min, "min"},
                                       {ReduceOp::Max, "max"}, {ReduceOp::Local, "local"}};
 const NameTable<DType> kDTypes = {{DType::Float32, "float32"}, {DType::Float16, "float16"}};
-const NameTable<Algorithm> kAlgorithms = {
-    {Algorithm::Auto, "auto"},
-    {Algorithm::Clockwise, "clockwise"},
-    {Algorithm::Anticlockwise, "anticlockwise"},
-    {Algorithm::BidirectionalPair, "bidirectional_pair"},
-    {Algorithm::MeetInTheMiddle, "meet_in_the_middle"},
-    {Algorithm::QuadDirectional, "quad_directional"},
-    {Algorithm::Direct, "direct"},
-    {Algorithm::Hierarchical, "hierarchical"}};
+const NameTable<Algorithm> kAlgorithms = {{Algorithm::Auto, "auto"},
+                                          {Algorithm::Clockwise, "clockwise"},
+                                          {Algorithm::Anticlockwise, "anticlockwise"},
+                                          {Algorithm::BidirectionalPair, "bidirectional_pair"},
+                                          {Algorithm::MeetInTheMiddle, "meet_in_the_middle"},
+                                          {Algorithm::QuadDirectional, "quad_directional"},
+                                          {Algorithm::Direct, "direct"},
+                                          {Algorithm::Hierarchical, "hierarchical"}};
 const NameTable<LinkConfig> kLinkConfigs = {{LinkConfig::Default, "default"},
                                             {LinkConfig::SlidingWindow, "sliding_window"},
                                             {LinkConfig::BarleyTwist, "barley_twist"}};
@@ -49,8 +48,8 @@ E parse_name(const NameTable<E>& table, const std::string& s, const char* what) 
     allowed += allowed.empty() ? "" : "|";
     allowed += name;
   }
-  throw std::invalid_argument("unknown " + std::string(what) + " '" + s + "' (allowed: " +
-                              allowed + ")");
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + s + "' (allowed: " + allowed +
+                              ")");
 }
 
 }  // namespace
@@ -64,9 +63,7 @@ std::string to_string(LinkConfig c) { return name_of(kLinkConfigs, c); }
 CollectiveOp parse_collective_op(const std::string& s) {
   return parse_name(kOps, s, "collective op");
 }
-ReduceOp parse_reduce_op(const std::string& s) {
-  return parse_name(kReduces, s, "reduce op");
-}
+ReduceOp parse_reduce_op(const std::string& s) { return parse_name(kReduces, s, "reduce op"); }
 DType parse_dtype(const std::string& s) { return parse_name(kDTypes, s, "dtype"); }
 Algorithm parse_algorithm(const std::string& s) {
   return parse_name(kAlgorithms, s, "collective algorithm");

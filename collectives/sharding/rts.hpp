@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "collectives/sharding/cbr.hpp"
 #include "collectives/groups/comm_group.hpp"
 #include "collectives/groups/replica_grouping.hpp"
-#include "collectives/schedule/schedule.hpp"
 #include "collectives/groups/variable_settings.hpp"
+#include "collectives/schedule/schedule.hpp"
+#include "collectives/sharding/cbr.hpp"
 
 namespace ipusim::coll {
 

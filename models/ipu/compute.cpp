@@ -11,21 +11,23 @@ namespace {
 
 /// Work cycles of one tile without the fixed overhead and shape terms; the AMP unit's
 /// inner-dimension factor is passed in (1 without a shape).
-double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype, ComputeUnit unit,
-                   double inner_factor) {
+double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
+                   ComputeUnit unit, double inner_factor) {
   const double by_bytes = bytes / chip.memory_bytes_per_cycle_per_tile;
   if (unit == ComputeUnit::Vector) {
     const double by_flops = flops / flops_per_cycle_per_tile(chip, dtype, unit);
     return std::max(by_flops, by_bytes) / chip.vector_efficiency;
   }
-  const double by_flops = flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency * inner_factor);
+  const double by_flops =
+      flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency * inner_factor);
   // A GEMM is flop-bound; the memory term only matters for degenerate AMP steps given bytes
   // and almost no flops (microbenchmarks), where it keeps the time from dropping to zero.
   return std::max(by_flops, by_bytes);
 }
 
 std::uint64_t total_cycles(const ChipParams& chip, double cycles, bool overhead = true) {
-  return (overhead ? chip.op_overhead_cycles : 0) + static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
+  return (overhead ? chip.op_overhead_cycles : 0) +
+         static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
 }
 
 }  // namespace
@@ -46,17 +48,23 @@ ComputeUnit parse_compute_unit(const std::string& s) {
 double flops_per_cycle_per_tile(const ChipParams& chip, ComputeDType dtype, ComputeUnit unit) {
   if (unit == ComputeUnit::Vector) {
     // The vector unit has no mixed-precision mode: FP16-in/FP32-acc runs at the FP32 rate.
-    return dtype == ComputeDType::Float16 ? chip.vector_flops_per_cycle_fp16 : chip.vector_flops_per_cycle_fp32;
+    return dtype == ComputeDType::Float16 ? chip.vector_flops_per_cycle_fp16
+                                          : chip.vector_flops_per_cycle_fp32;
   }
   switch (dtype) {
-    case ComputeDType::Float16: return chip.amp_flops_per_cycle_fp16;
-    case ComputeDType::Float32: return chip.amp_flops_per_cycle_fp32;
-    case ComputeDType::Float16_32: return chip.amp_flops_per_cycle_fp16_32;
+    case ComputeDType::Float16:
+      return chip.amp_flops_per_cycle_fp16;
+    case ComputeDType::Float32:
+      return chip.amp_flops_per_cycle_fp32;
+    case ComputeDType::Float16_32:
+      return chip.amp_flops_per_cycle_fp16_32;
   }
   return chip.amp_flops_per_cycle_fp32;
 }
 
-double compute_dtype_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float32 ? 4.0 : 2.0; }
+double compute_dtype_bytes(ComputeDType dtype) {
+  return dtype == ComputeDType::Float32 ? 4.0 : 2.0;
+}
 
 double amp_inner_dim_factor(const ChipParams& chip, double k) {
   // Short inner dimensions leave the AMP's accumulators partly idle and add partial sums to
@@ -68,7 +76,8 @@ double amp_inner_dim_factor(const ChipParams& chip, double k) {
 namespace {
 
 /// Operand exchange of a GEMM whose iteration space is split over `volume_tiles` tiles.
-double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, double volume_tiles) {
+double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
+                               double volume_tiles) {
   if (!spec.gemm_known() || volume_tiles <= 0) return 0;
   // A poplibs-style planner splits the m x n x k iteration space (times groups) into one
   // block per tile and picks the split that minimises exchange: a cube of volume
@@ -84,13 +93,14 @@ double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, 
 
 }  // namespace
 
-double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles) {
+double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
+                                    std::uint32_t tiles) {
   if (tiles == 0) return 0;
   return operand_exchange_cycles(chip, spec, static_cast<double>(tiles));
 }
 
-std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
-                                  ComputeUnit unit) {
+std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes,
+                                  ComputeDType dtype, ComputeUnit unit) {
   if (flops <= 0 && bytes <= 0) return 0;
   return total_cycles(chip, work_cycles(chip, flops, bytes, dtype, unit, 1.0));
 }
@@ -98,8 +108,8 @@ std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double b
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
   const std::uint32_t n = spec.tiles == 0 ? chip.tiles : spec.tiles;
   if (n > chip.tiles) {
-    throw ConfigError("compute: tiles = " + std::to_string(n) + " but the IPU has " + std::to_string(chip.tiles) +
-                      " tiles");
+    throw ConfigError("compute: tiles = " + std::to_string(n) + " but the IPU has " +
+                      std::to_string(chip.tiles) + " tiles");
   }
   return n;
 }
@@ -108,16 +118,18 @@ namespace {
 
 /// The step's cycles given the busiest tile's flops and bytes and its GEMM volume divisor
 /// (the number of tiles an even split would use).
-std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec, double flops_per_tile,
-                                double bytes_busiest, double volume_tiles) {
+std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
+                                double flops_per_tile, double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
-    return total_cycles(chip, work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0),
-                        spec.op_overhead);
+    return total_cycles(
+        chip, work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0),
+        spec.op_overhead);
   }
   const double inner = spec.gemm_known() ? amp_inner_dim_factor(chip, spec.k) : 1.0;
   // The busiest tile's block of the iteration space sets the operand exchange.
-  const double cycles = work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
-                        operand_exchange_cycles(chip, spec, volume_tiles);
+  const double cycles =
+      work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
+      operand_exchange_cycles(chip, spec, volume_tiles);
   return total_cycles(chip, cycles, spec.op_overhead);
 }
 
@@ -131,7 +143,8 @@ std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec) {
   return cycles_on_busiest(chip, spec, spec.flops / n, bytes_busiest, static_cast<double>(n));
 }
 
-std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec, double busiest_share) {
+std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec,
+                                        double busiest_share) {
   if (spec.flops <= 0 && spec.bytes == 0) return 0;
   const double bytes_busiest = std::ceil(static_cast<double>(spec.bytes) * busiest_share - 1e-9);
   return cycles_on_busiest(chip, spec, spec.flops * busiest_share, bytes_busiest,

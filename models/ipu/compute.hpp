@@ -21,11 +21,12 @@ namespace ipusim {
 
 /// One compute step on one IPU, spread evenly over `tiles` tiles.
 struct ComputeSpec {
-  double flops = 0;          ///< total floating-point operations
-  std::uint64_t bytes = 0;   ///< total bytes read and written (vector-bound ops)
+  double flops = 0;         ///< total floating-point operations
+  std::uint64_t bytes = 0;  ///< total bytes read and written (vector-bound ops)
   ComputeDType dtype = ComputeDType::Float16;
-  ComputeUnit unit = ComputeUnit::Amp;  ///< Amp = matmul/convolution formula, Vector = vector formula
-  std::uint32_t tiles = 0;   ///< 0 = all tiles
+  ComputeUnit unit =
+      ComputeUnit::Amp;     ///< Amp = matmul/convolution formula, Vector = vector formula
+  std::uint32_t tiles = 0;  ///< 0 = all tiles
   /// GEMM shape of an AMP op: out[m x n] = in[m x k] x w[k x n], `groups` independent GEMMs.
   /// All of m, k, n > 0 means known; otherwise the shape terms (inner-dimension efficiency
   /// and operand exchange) are dropped. Plain doubles: models/ does not depend on runtime/.
@@ -60,13 +61,15 @@ double compute_dtype_bytes(ComputeDType dtype);
 double amp_inner_dim_factor(const ChipParams& chip, double k);
 
 /// On-chip exchange cycles per tile that a GEMM's tile decomposition needs (0 if the shape is
-/// unknown): 2 x (m n k groups / T)^(2/3) elements x dtype bytes / exchange_bytes_per_cycle_per_tile.
-double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec, std::uint32_t tiles);
+/// unknown): 2 x (m n k groups / T)^(2/3) elements x dtype bytes /
+/// exchange_bytes_per_cycle_per_tile.
+double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
+                                    std::uint32_t tiles);
 
 /// Cycles of one tile that does `flops` and touches `bytes`, without shape terms (per-tile
 /// statistics of TileArray; 0 if it does nothing). Includes op_overhead_cycles.
-std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
-                                  ComputeUnit unit);
+std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes,
+                                  ComputeDType dtype, ComputeUnit unit);
 
 /// Active tiles of a spec (checked against the chip).
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec);
@@ -76,6 +79,7 @@ std::uint64_t compute_cycles(const ChipParams& chip, const ComputeSpec& spec);
 
 /// Cycles of the step when its busiest tile does the fraction `busiest_share` of the work
 /// (flops, bytes and GEMM volume) instead of 1 / tiles; compute_cycles() is the balanced case.
-std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec, double busiest_share);
+std::uint64_t compute_cycles_with_share(const ChipParams& chip, const ComputeSpec& spec,
+                                        double busiest_share);
 
 }  // namespace ipusim

@@ -29,8 +29,8 @@ std::uint32_t active_tiles(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu
   }
   if ((spec.pattern == ExchangePattern::OneToAll || spec.pattern == ExchangePattern::AllToOne) &&
       spec.root_tile >= n) {
-    throw ConfigError("exchange: root_tile " + std::to_string(spec.root_tile) + " is not one of the " +
-                      std::to_string(n) + " active tiles");
+    throw ConfigError("exchange: root_tile " + std::to_string(spec.root_tile) +
+                      " is not one of the " + std::to_string(n) + " active tiles");
   }
   return n;
 }
@@ -48,28 +48,37 @@ ExchangePattern parse_exchange_pattern(const std::string& s) {
 
 std::string to_string(ExchangePattern p) {
   switch (p) {
-    case ExchangePattern::Uniform: return "uniform";
-    case ExchangePattern::OneToAll: return "one_to_all";
-    case ExchangePattern::AllToOne: return "all_to_one";
-    case ExchangePattern::AllGather: return "all_gather";
-    case ExchangePattern::Explicit: return "explicit";
+    case ExchangePattern::Uniform:
+      return "uniform";
+    case ExchangePattern::OneToAll:
+      return "one_to_all";
+    case ExchangePattern::AllToOne:
+      return "all_to_one";
+    case ExchangePattern::AllGather:
+      return "all_gather";
+    case ExchangePattern::Explicit:
+      return "explicit";
   }
   return "?";
 }
 
-std::uint64_t tile_exchange_cycles(const ExchangeRates& rates, std::uint64_t sent, std::uint64_t received,
-                                   bool receive_shared) {
+std::uint64_t tile_exchange_cycles(const ExchangeRates& rates, std::uint64_t sent,
+                                   std::uint64_t received, bool receive_shared) {
   const double r = rates.bytes_per_cycle_per_tile;
   const double rx = receive_shared ? r * rates.tiles_per_supertile : r;
-  return std::max(ceil_div(static_cast<double>(sent), r), ceil_div(static_cast<double>(received), rx));
+  return std::max(ceil_div(static_cast<double>(sent), r),
+                  ceil_div(static_cast<double>(received), rx));
 }
 
 bool receives_same_data(const ExchangeSpec& spec) {
   switch (spec.pattern) {
     case ExchangePattern::OneToAll:
-    case ExchangePattern::AllGather: return true;
-    case ExchangePattern::Explicit: return spec.shared_receive;
-    default: return false;
+    case ExchangePattern::AllGather:
+      return true;
+    case ExchangePattern::Explicit:
+      return spec.shared_receive;
+    default:
+      return false;
   }
 }
 
@@ -100,8 +109,8 @@ std::vector<TileTraffic> expand_exchange(const ExchangeSpec& spec, std::uint32_t
   return t;
 }
 
-std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates, const std::vector<TileTraffic>& traffic,
-                                       bool same_data) {
+std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates,
+                                       const std::vector<TileTraffic>& traffic, bool same_data) {
   const std::size_t st = std::max<std::uint32_t>(1, rates.tiles_per_supertile);
   std::uint64_t worst = 0;
   bool any = false;
@@ -113,7 +122,8 @@ std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates, const std::ve
     for (std::size_t i = base; i < end; ++i) {
       if (traffic[i].sent == 0 && traffic[i].received == 0) continue;
       any = true;
-      worst = std::max(worst, tile_exchange_cycles(rates, traffic[i].sent, traffic[i].received, shared));
+      worst = std::max(worst,
+                       tile_exchange_cycles(rates, traffic[i].sent, traffic[i].received, shared));
     }
   }
   return any ? rates.fixed_cycles + worst : 0;
@@ -165,26 +175,33 @@ std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const Excha
   return rates.fixed_cycles + worst;
 }
 
-std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes, std::uint32_t io_tiles,
-                             std::uint32_t compute_tiles) {
-  const double tiles = std::max<double>(1, std::min(io_tiles > 0 ? io_tiles : compute_tiles, compute_tiles));
-  return rates.fixed_cycles + static_cast<std::uint64_t>(
-                                  std::ceil(static_cast<double>(bytes) / (tiles * rates.bytes_per_cycle_per_tile)));
+std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes,
+                             std::uint32_t io_tiles, std::uint32_t compute_tiles) {
+  const double tiles =
+      std::max<double>(1, std::min(io_tiles > 0 ? io_tiles : compute_tiles, compute_tiles));
+  return rates.fixed_cycles +
+         static_cast<std::uint64_t>(
+             std::ceil(static_cast<double>(bytes) / (tiles * rates.bytes_per_cycle_per_tile)));
 }
 
 std::uint64_t io_copy_cycles_busiest(const ExchangeRates& rates, std::uint64_t max_tile_bytes) {
   return rates.fixed_cycles +
-         static_cast<std::uint64_t>(std::ceil(static_cast<double>(max_tile_bytes) / rates.bytes_per_cycle_per_tile));
+         static_cast<std::uint64_t>(
+             std::ceil(static_cast<double>(max_tile_bytes) / rates.bytes_per_cycle_per_tile));
 }
 
 TileTraffic exchange_totals(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu) {
   const std::uint32_t n = active_tiles(spec, tiles_per_ipu);
   const std::uint64_t b = spec.bytes_per_tile;
   switch (spec.pattern) {
-    case ExchangePattern::Uniform: return {b * n, b * n};
-    case ExchangePattern::OneToAll: return {n > 1 ? b : 0, b * (n > 0 ? n - 1 : 0)};
-    case ExchangePattern::AllToOne: return {b * (n > 0 ? n - 1 : 0), b * (n > 0 ? n - 1 : 0)};
-    case ExchangePattern::AllGather: return {n > 1 ? b * n : 0, b * n * (n > 0 ? n - 1 : 0)};
+    case ExchangePattern::Uniform:
+      return {b * n, b * n};
+    case ExchangePattern::OneToAll:
+      return {n > 1 ? b : 0, b * (n > 0 ? n - 1 : 0)};
+    case ExchangePattern::AllToOne:
+      return {b * (n > 0 ? n - 1 : 0), b * (n > 0 ? n - 1 : 0)};
+    case ExchangePattern::AllGather:
+      return {n > 1 ? b * n : 0, b * n * (n > 0 ? n - 1 : 0)};
     case ExchangePattern::Explicit: {
       TileTraffic t;
       for (const auto& e : spec.per_tile) {

@@ -26,12 +26,12 @@ struct TileTraffic {
 /// One exchange phase. Active tiles are 0 .. tiles-1.
 struct ExchangeSpec {
   ExchangePattern pattern = ExchangePattern::Uniform;
-  std::uint64_t bytes_per_tile = 0;  ///< uniform: sent and received per tile; one_to_all:
-                                     ///< broadcast size; all_to_one and all_gather: per sender
-  std::uint32_t tiles = 0;           ///< active tiles; 0 = all tiles of the IPU
-  std::uint32_t root_tile = 0;       ///< one_to_all / all_to_one root
-  std::vector<TileTraffic> per_tile; ///< explicit: one entry per tile (missing = idle)
-  bool shared_receive = false;       ///< explicit: supertile neighbours receive the same data
+  std::uint64_t bytes_per_tile = 0;   ///< uniform: sent and received per tile; one_to_all:
+                                      ///< broadcast size; all_to_one and all_gather: per sender
+  std::uint32_t tiles = 0;            ///< active tiles; 0 = all tiles of the IPU
+  std::uint32_t root_tile = 0;        ///< one_to_all / all_to_one root
+  std::vector<TileTraffic> per_tile;  ///< explicit: one entry per tile (missing = idle)
+  bool shared_receive = false;        ///< explicit: supertile neighbours receive the same data
 };
 
 /// The chip rates an exchange needs.
@@ -56,8 +56,8 @@ bool receives_same_data(const ExchangeSpec& spec);
 std::vector<TileTraffic> expand_exchange(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu);
 
 /// Phase cycles from explicit per-tile traffic (the per_tile fidelity path).
-std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates, const std::vector<TileTraffic>& traffic,
-                                       bool same_data);
+std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates,
+                                       const std::vector<TileTraffic>& traffic, bool same_data);
 
 /// Phase cycles computed in closed form from the pattern, treating tiles as balanced
 /// (the aggregated fidelity path). Equal to the per-tile result for every named pattern.
@@ -68,8 +68,8 @@ std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const Excha
 /// (PopART's IoTileCopy) with the data spread evenly: the fixed cost plus the bytes over the
 /// smaller of the two tile sets at the per-tile rate (without IO tiles the copy stays on the
 /// compute tiles).
-std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes, std::uint32_t io_tiles,
-                             std::uint32_t compute_tiles);
+std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes,
+                             std::uint32_t io_tiles, std::uint32_t compute_tiles);
 /// The same copy when the busiest tile of either side holds `max_tile_bytes`: the fixed cost
 /// plus that tile's bytes at the per-tile rate.
 std::uint64_t io_copy_cycles_busiest(const ExchangeRates& rates, std::uint64_t max_tile_bytes);

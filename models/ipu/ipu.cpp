@@ -6,7 +6,11 @@
 namespace ipusim {
 
 Ipu::Ipu(sc_core::sc_module_name name, std::uint32_t id, const ChipParams& chip, Fidelity fidelity)
-    : sc_core::sc_module(name), id_(id), chip_(&chip), clock_(chip.clock_GHz), tiles_(chip, fidelity) {}
+    : sc_core::sc_module(name),
+      id_(id),
+      chip_(&chip),
+      clock_(chip.clock_GHz),
+      tiles_(chip, fidelity) {}
 
 std::uint64_t Ipu::exchange(const ExchangeSpec& spec) {
   const std::uint64_t c = tiles_.exchange(spec);
@@ -38,7 +42,8 @@ std::uint64_t Ipu::apply(const ComputeEffect& effect) {
   return effect.cycles;
 }
 
-std::uint64_t Ipu::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes) {
+std::uint64_t Ipu::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute,
+                           std::uint64_t grain_bytes) {
   const std::uint64_t c = tiles_.io_copy(bytes, io_tiles, to_compute, grain_bytes);
   ++exchanges_;
   exchange_cycles_ += c;

@@ -5,13 +5,12 @@
 // exchange phase or a sync), so callers reserve the compute tiles for each such step; the IO
 // tiles are not part of the reservation and overlap with it.
 #include <cstdint>
-
 #include <systemc>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
-#include "models/params/hw_params.hpp"
 #include "models/ipu/tile_array.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/clock.hpp"
 #include "sim/stats.hpp"
 
@@ -46,7 +45,8 @@ class Ipu : public sc_core::sc_module, public StatsProvider {
   std::uint64_t apply(const ComputeEffect& effect);
   /// Cycles of an IoTileCopy of `bytes` between the IO and compute tiles (recorded as an
   /// exchange phase; see TileArray::io_copy).
-  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes);
+  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute,
+                        std::uint64_t grain_bytes);
   /// Records a sync this IPU took part in.
   void note_sync(std::uint64_t cycles, std::uint64_t times = 1);
 

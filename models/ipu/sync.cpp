@@ -10,9 +10,12 @@ namespace ipusim {
 
 std::string to_string(SyncScope s) {
   switch (s) {
-    case SyncScope::Internal: return "internal";
-    case SyncScope::External: return "external";
-    case SyncScope::GwLink: return "gw_link";
+    case SyncScope::Internal:
+      return "internal";
+    case SyncScope::External:
+      return "external";
+    case SyncScope::GwLink:
+      return "gw_link";
   }
   return "?";
 }
@@ -30,12 +33,14 @@ SyncModel::SyncModel(const HwParams& p, const Topology& topology)
       ns_per_hop_(p.system.sync_ns_per_hop),
       clock_GHz_(p.chip.clock_GHz),
       gw_latency_ns_(p.machine.gw_link_latency_ns),
-      switch_latency_ns_(p.system.gw_topology == GwTopology::Switch ? p.machine.switch_latency_ns : 0.0) {}
+      switch_latency_ns_(p.system.gw_topology == GwTopology::Switch ? p.machine.switch_latency_ns
+                                                                    : 0.0) {}
 
 SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
   // Collectives call this every superstep with a sorted list: avoid copying it then.
   bool sorted_unique = true;
-  for (std::size_t i = 1; i < ipus.size() && sorted_unique; ++i) sorted_unique = ipus[i - 1] < ipus[i];
+  for (std::size_t i = 1; i < ipus.size() && sorted_unique; ++i)
+    sorted_unique = ipus[i - 1] < ipus[i];
   std::vector<std::uint32_t> copy;
   if (!sorted_unique) {
     copy = ipus;
@@ -63,7 +68,8 @@ SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
     }
     std::uint32_t hops = 0;
     for (std::size_t a = 0; a < ilds.size(); ++a) {
-      for (std::size_t b = a + 1; b < ilds.size(); ++b) hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
+      for (std::size_t b = a + 1; b < ilds.size(); ++b)
+        hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
     }
     const double one_way_ns = hops * gw_latency_ns_ + switch_latency_ns_;
     c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, topo_.ild_size()) +
@@ -80,7 +86,8 @@ SyncCost SyncModel::cost_first(std::uint32_t n) const {
   return cost(ipus);
 }
 
-SyncController::SyncController(sc_core::sc_module_name name, const HwParams& params, const Topology& topology)
+SyncController::SyncController(sc_core::sc_module_name name, const HwParams& params,
+                               const Topology& topology)
     : sc_core::sc_module(name), model_(params, topology) {}
 
 SyncCost SyncController::sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times) {

@@ -5,12 +5,11 @@
 // round trip over the GW-Links (farthest pair of the set; + switch latency when switched).
 #include <cstdint>
 #include <string>
+#include <systemc>
 #include <vector>
 
-#include <systemc>
-
-#include "models/params/hw_params.hpp"
 #include "models/network/routing.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/stats.hpp"
 
 namespace ipusim {

@@ -19,7 +19,8 @@ Json vector_summary(const std::vector<std::uint64_t>& v) {
 
 }  // namespace
 
-TileArray::TileArray(const ChipParams& chip, Fidelity fidelity) : chip_(&chip), fidelity_(fidelity) {
+TileArray::TileArray(const ChipParams& chip, Fidelity fidelity)
+    : chip_(&chip), fidelity_(fidelity) {
   if (fidelity_ == Fidelity::PerTile) {
     sent_.assign(chip.tiles);
     received_.assign(chip.tiles);
@@ -34,7 +35,8 @@ std::uint64_t TileArray::exchange(const ExchangeSpec& spec) {
   total_sent_ += tot.sent;
   total_received_ += tot.received;
   ++exchanges_;
-  if (fidelity_ == Fidelity::Aggregated) return exchange_cycles_aggregated(rates, spec, chip_->tiles);
+  if (fidelity_ == Fidelity::Aggregated)
+    return exchange_cycles_aggregated(rates, spec, chip_->tiles);
   const std::vector<TileTraffic> traffic = expand_exchange(spec, chip_->tiles);
   for (std::uint32_t i = 0; i < traffic.size(); ++i) {
     sent_.add_at(i, traffic[i].sent);
@@ -119,12 +121,14 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
     const double total = static_cast<double>(spec.mapped_bytes);
     map.for_each_run([&](std::uint32_t first, std::uint32_t end, std::uint64_t e) {
       const double share = static_cast<double>(e) / total;
-      const std::uint64_t c = tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
-                                                  spec.dtype, spec.unit);
+      const std::uint64_t c =
+          tile_compute_cycles(*chip_, spec.flops * share, static_cast<double>(spec.bytes) * share,
+                              spec.dtype, spec.unit);
       add_cycles(first, end, c);
     });
     if (!map.balanced()) {
-      return compute_cycles_with_share(*chip_, spec, static_cast<double>(map.max_elements()) / total);
+      return compute_cycles_with_share(*chip_, spec,
+                                       static_cast<double>(map.max_elements()) / total);
     }
     return ipusim::compute_cycles(*chip_, spec);
   }
@@ -134,14 +138,16 @@ std::uint64_t TileArray::compute(const ComputeSpec& spec) {
   const std::uint64_t cycles_base =
       tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base), spec.dtype, spec.unit);
   const std::uint64_t cycles_extra =
-      extra > 0 ? tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base + 1), spec.dtype, spec.unit)
+      extra > 0 ? tile_compute_cycles(*chip_, spec.flops / n, static_cast<double>(base + 1),
+                                      spec.dtype, spec.unit)
                 : cycles_base;
   add_cycles(0, static_cast<std::uint32_t>(extra), cycles_extra);
   add_cycles(static_cast<std::uint32_t>(extra), n, cycles_base);
   return ipusim::compute_cycles(*chip_, spec);
 }
 
-void TileArray::note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes, std::uint32_t io_tiles) {
+void TileArray::note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes,
+                               std::uint32_t io_tiles) {
   sram_known_ = true;
   const std::uint32_t io = std::min(io_tiles, chip_->tiles - 1);
   if (fidelity_ == Fidelity::Aggregated) {
@@ -150,7 +156,8 @@ void TileArray::note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t i
   }
   const std::uint32_t compute = chip_->tiles - io;
   for (std::uint32_t i = 0; i < compute; ++i) sram_[i] = std::max(sram_[i], compute_tile_bytes);
-  for (std::uint32_t i = compute; i < chip_->tiles; ++i) sram_[i] = std::max(sram_[i], io_tile_bytes);
+  for (std::uint32_t i = compute; i < chip_->tiles; ++i)
+    sram_[i] = std::max(sram_[i], io_tile_bytes);
 }
 
 void TileArray::add_activity_of(const TileArray& twin) {

@@ -1,7 +1,7 @@
 #pragma once
 // The tiles of one IPU (plain C++). In per_tile fidelity it keeps every tile's SRAM use,
-// compute cycles and exchange bytes (counters with O(1) range additions); in aggregated fidelity it keeps one
-// balanced block (totals and the per-tile maximum only).
+// compute cycles and exchange bytes (counters with O(1) range additions); in aggregated fidelity it
+// keeps one balanced block (totals and the per-tile maximum only).
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -45,7 +45,8 @@ class TileArray {
   /// the compute tiles (IoTileCopy; `to_compute` gives the direction). In per_tile fidelity both
   /// sides hold the data by the linear mapping in grains of `grain_bytes` and the busiest tile
   /// bounds the copy; aggregated spreads it evenly. Adds the bytes sent and received.
-  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute, std::uint64_t grain_bytes);
+  std::uint64_t io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute,
+                        std::uint64_t grain_bytes);
   /// Places `bytes` of SRAM data evenly over `tiles` tiles (0 = all), starting at tile 0.
   void allocate_sram(std::uint64_t bytes, std::uint32_t tiles = 0);
   /// Places `bytes` on one tile (per_tile fidelity; aggregated spreads them evenly).
@@ -53,7 +54,8 @@ class TileArray {
   /// Records a peak SRAM use computed elsewhere (the training memory account): every compute
   /// tile holds `compute_tile_bytes` and each of the last `io_tiles` tiles `io_tile_bytes` at
   /// some point; the per-tile maximum rises to it. Makes the SRAM fields of the stats appear.
-  void note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes, std::uint32_t io_tiles);
+  void note_sram_peak(std::uint64_t compute_tile_bytes, std::uint64_t io_tile_bytes,
+                      std::uint32_t io_tiles);
   /// Adds the compute and exchange activity of `twin` (an IPU running the same SPMD program):
   /// totals, per-tile vectors and the busiest tile's cycles. SRAM is not copied.
   void add_activity_of(const TileArray& twin);
@@ -84,9 +86,9 @@ class TileArray {
   TileCounters sent_, received_, cycles_;  // range adds in O(1) (see tile_counters.hpp)
   std::vector<std::uint64_t> sram_;
   std::uint64_t total_sent_ = 0, total_received_ = 0;
-  std::uint64_t agg_max_cycles_ = 0;   // aggregated: busiest tile's accumulated cycles
-  std::uint64_t agg_sram_total_ = 0;   // aggregated: SRAM bytes, spread evenly
-  std::uint64_t agg_sram_max_ = 0;     // aggregated: largest per-tile share placed so far
+  std::uint64_t agg_max_cycles_ = 0;            // aggregated: busiest tile's accumulated cycles
+  std::uint64_t agg_sram_total_ = 0;            // aggregated: SRAM bytes, spread evenly
+  std::uint64_t agg_sram_max_ = 0;              // aggregated: largest per-tile share placed so far
   std::uint64_t exchanges_ = 0, computes_ = 0;  // steps recorded (decide which stats exist)
   bool sram_known_ = false;
   ComputeEffect* record_ = nullptr;  // see record_computes()

@@ -21,8 +21,8 @@ std::uint64_t round_count(double x) {
 /// Appends to `out` every entry of the min-heap `heap` whose time (`time_of`) is <= `due`,
 /// walking only those (a due entry's parent is due too); `stack` is scratch.
 template <class Entry, class TimeOf>
-void collect_due(const std::vector<Entry>& heap, double due, TimeOf time_of, std::vector<Entry>& out,
-                 std::vector<std::uint32_t>& stack) {
+void collect_due(const std::vector<Entry>& heap, double due, TimeOf time_of,
+                 std::vector<Entry>& out, std::vector<std::uint32_t>& stack) {
   const std::size_t n = heap.size();
   stack.clear();
   if (n > 0) stack.push_back(0);
@@ -241,7 +241,8 @@ bool FlowEngine::only_internal_events_due(double now_ns) {
     if (root.finish_ns > due) return true;
     if (root.repeats_left == 0 && root.finish_ns + root.latency_ns <= due) return false;
     const std::size_t n = drain_heap_.size();
-    if ((n < 2 || drain_heap_[1].finish_ns > due) && (n < 3 || drain_heap_[2].finish_ns > due)) return true;
+    if ((n < 2 || drain_heap_[1].finish_ns > due) && (n < 3 || drain_heap_[2].finish_ns > due))
+      return true;
   }
   stack_.clear();
   stack_.push_back(0);
@@ -319,9 +320,11 @@ bool FlowEngine::end_due_drains_at_once(double now_ns) {
   const std::size_t n = drain_heap_.size();
   if (n < 64) return false;
   due_.clear();
-  collect_due(drain_heap_, now_ns + kTolNs, [](const DrainEntry& e) { return e.finish_ns; }, due_, stack_);
+  collect_due(
+      drain_heap_, now_ns + kTolNs, [](const DrainEntry& e) { return e.finish_ns; }, due_, stack_);
   if (!bulk_cheaper(due_.size(), n)) return false;
-  std::sort(due_.begin(), due_.end(), [](const DrainEntry& a, const DrainEntry& b) { return drain_less(a, b); });
+  std::sort(due_.begin(), due_.end(),
+            [](const DrainEntry& a, const DrainEntry& b) { return drain_less(a, b); });
   for (const DrainEntry& e : due_) flows_[e.slot].heap_pos = kNotInHeap;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -407,11 +410,13 @@ void FlowEngine::take_due_arrivals(double due_ns) {
   std::vector<TimedEntry>& heap = arrivals_.items();
   const std::size_t n = heap.size();
   if (n >= 64) {
-    collect_due(heap, due_ns, [](const TimedEntry& e) { return e.t; }, due_arrivals_, stack_);
+    collect_due(
+        heap, due_ns, [](const TimedEntry& e) { return e.t; }, due_arrivals_, stack_);
     if (bulk_cheaper(due_arrivals_.size(), n)) {
       std::sort(due_arrivals_.begin(), due_arrivals_.end(),
                 [](const TimedEntry& a, const TimedEntry& b) { return b > a; });
-      heap.erase(std::remove_if(heap.begin(), heap.end(), [due_ns](const TimedEntry& e) { return e.t <= due_ns; }),
+      heap.erase(std::remove_if(heap.begin(), heap.end(),
+                                [due_ns](const TimedEntry& e) { return e.t <= due_ns; }),
                  heap.end());
       std::make_heap(heap.begin(), heap.end(), std::greater<TimedEntry>());
       return;

@@ -341,7 +341,7 @@ class FlowEngine {
   std::vector<std::uint32_t> free_slots_;
   std::vector<ResourceId> dirty_;
   std::vector<DrainEntry> drain_heap_;
-  std::vector<DrainEntry> due_;  ///< scratch of end_due_drains_at_once()
+  std::vector<DrainEntry> due_;           ///< scratch of end_due_drains_at_once()
   std::vector<TimedEntry> due_arrivals_;  ///< scratch of advance()
   MinHeap<TimedEntry> arrivals_;
   /// Arrivals of stream flows with repeats left: they restart instead of arriving.

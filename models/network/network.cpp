@@ -32,11 +32,15 @@ bool Network::admit(double chunk_hops) {
   planned_chunk_hops_ += chunk_hops;
   if (planned_chunk_hops_ <= options_.max_chunk_hops) return true;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%.3g chunk hops by simulated time %.0f ns", planned_chunk_hops_, now_ns());
-  refusal_ = std::string("/sim/network_model: packet: the transfers started need an estimated ") + buf +
-             " (sum over transfers of hops x bytes / chunk_bytes of each hop's tier), above /sim/packet_max_chunk_hops = " +
+  std::snprintf(buf, sizeof buf, "%.3g chunk hops by simulated time %.0f ns", planned_chunk_hops_,
+                now_ns());
+  refusal_ = std::string("/sim/network_model: packet: the transfers started need an estimated ") +
+             buf +
+             " (sum over transfers of hops x bytes / chunk_bytes of each hop's tier), above "
+             "/sim/packet_max_chunk_hops = " +
              std::to_string(static_cast<unsigned long long>(options_.max_chunk_hops)) +
-             ". Use sim.network_model=fluid for a system or message this large, raise the tiers' chunk_bytes "
+             ". Use sim.network_model=fluid for a system or message this large, raise the tiers' "
+             "chunk_bytes "
              "(e.g. --set ipu_link.chunk_bytes=4096), or raise sim.packet_max_chunk_hops";
   sc_core::sc_stop();
   return false;
@@ -60,7 +64,8 @@ void Network::start(const TransferRequest& req, Callback on_arrival) {
   }
 }
 
-void Network::start_stream(const TransferRequest& req, std::uint64_t count, Callback on_last_arrival) {
+void Network::start_stream(const TransferRequest& req, std::uint64_t count,
+                           Callback on_last_arrival) {
   if (packet_) throw SimulationError("Network::start_stream: the packet model has no streams");
   rebase_if_idle();
   const std::uint32_t slot = engine_.start_stream(engine_now_ns(), req.route, req.bytes, count);
@@ -89,18 +94,21 @@ std::vector<TransferResult> Network::transfer_all(const std::vector<TransferRequ
   return results;
 }
 
-void Network::transfer_batch(const std::vector<const Route*>& routes, const std::vector<std::uint64_t>& bytes) {
+void Network::transfer_batch(const std::vector<const Route*>& routes,
+                             const std::vector<std::uint64_t>& bytes) {
   if (routes.empty()) return;
   Batch batch;
   batch.pending = routes.size();
   if (packet_) {
     double hops = 0;
-    for (std::size_t i = 0; i < routes.size(); ++i) hops += packet_->chunk_hops_of(*routes[i], bytes[i]);
+    for (std::size_t i = 0; i < routes.size(); ++i)
+      hops += packet_->chunk_hops_of(*routes[i], bytes[i]);
     if (!admit(hops)) {
       sc_core::wait(batch.done);  // never notified: the run has been stopped
       return;
     }
-    for (std::size_t i = 0; i < routes.size(); ++i) packet_->start(now_ns(), *routes[i], bytes[i], &batch);
+    for (std::size_t i = 0; i < routes.size(); ++i)
+      packet_->start(now_ns(), *routes[i], bytes[i], &batch);
   } else {
     // Batch flows arrive tagged with their Batch (a fast-path group arrives as one entry).
     rebase_if_idle();
@@ -113,7 +121,9 @@ void Network::transfer_batch(const std::vector<const Route*>& routes, const std:
   sc_core::wait(batch.done);
 }
 
-double Network::next_event_ns() { return packet_ ? packet_->next_event_ns() : engine_.next_event_ns(); }
+double Network::next_event_ns() {
+  return packet_ ? packet_->next_event_ns() : engine_.next_event_ns();
+}
 
 double Network::engine_now_ns() const {
   return static_cast<double>(sc_core::sc_time_stamp().value() - origin_ps_) * 1e-3;
@@ -142,8 +152,9 @@ void Network::deliver_arrivals() {
       continue;
     }
     const double origin_ns = static_cast<double>(origin_ps_) * 1e-3;  // 0 in the packet model
-    ready_.emplace_back(std::move(callbacks_[a.slot]),
-                        TransferResult{a.id, origin_ns + a.start_ns, origin_ns + a.end_ns, a.bytes});
+    ready_.emplace_back(
+        std::move(callbacks_[a.slot]),
+        TransferResult{a.id, origin_ns + a.start_ns, origin_ns + a.end_ns, a.bytes});
     callbacks_[a.slot] = nullptr;
   }
   for (auto& [cb, result] : ready_) {
@@ -162,7 +173,8 @@ void Network::wake_packet() {
   }
   // Chunk hops before the next outside activity (or flow completion) cannot be observed by
   // anyone: run them now instead of waking SystemC for each.
-  const sc_core::sc_time idle = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
+  const sc_core::sc_time idle =
+      sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext());
   packet_->run_ahead(t + static_cast<double>(idle.value()) * 1e-3);
 }
 
@@ -193,8 +205,9 @@ void Network::wake() {
   if (resume_ps == kNoResume) return schedule_next();
   wake_event_.cancel();
   delta_pending_ = false;
-  wake_event_.notify(sc_core::sc_time(static_cast<double>(origin_ps_ + resume_ps - sc_core::sc_time_stamp().value()),
-                                      sc_core::SC_PS));
+  wake_event_.notify(sc_core::sc_time(
+      static_cast<double>(origin_ps_ + resume_ps - sc_core::sc_time_stamp().value()),
+      sc_core::SC_PS));
 }
 
 std::uint64_t Network::run_ahead() {
@@ -202,9 +215,11 @@ std::uint64_t Network::run_ahead() {
   // instants where no arrival is due (drain ends, stream restarts) need no SystemC wake: run
   // them here at the times schedule_next() would wake at (ns_to_sc rounds to whole ps).
   const std::uint64_t now_ps = sc_core::sc_time_stamp().value() - origin_ps_;
-  const std::uint64_t idle_ps = sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
+  const std::uint64_t idle_ps =
+      sc_core::sc_time_to_pending_activity(sc_core::sc_get_curr_simcontext()).value();
   const std::uint64_t horizon_ps = idle_ps > kNoResume - now_ps ? kNoResume : now_ps + idle_ps;
-  // At most this many instants per wake: SystemC then runs, so run limits and progress see time pass.
+  // At most this many instants per wake: SystemC then runs, so run limits and progress see time
+  // pass.
   constexpr int kMaxInstants = 1 << 16;
   double next = engine_.next_event_ns();  // then carried over from the instant before
   const bool tracing = TraceWriter::instance().enabled();
@@ -212,7 +227,8 @@ std::uint64_t Network::run_ahead() {
     if (next == FlowEngine::kInf) break;
     const auto t_ps = static_cast<std::uint64_t>(static_cast<long long>(next * 1000.0 + 0.5));
     // Strictly before the horizon: at it, SystemC's process order decides who goes first.
-    if (t_ps >= horizon_ps || !engine_.only_internal_events_due(static_cast<double>(t_ps) * 1e-3)) break;
+    if (t_ps >= horizon_ps || !engine_.only_internal_events_due(static_cast<double>(t_ps) * 1e-3))
+      break;
     const double t = static_cast<double>(t_ps) * 1e-3;
     for (;;) {  // wake()'s loop at t
       arrivals_.clear();
@@ -230,10 +246,11 @@ std::uint64_t Network::run_ahead() {
 void Network::trace_utilisation(double now) {
   // One counter track per resource kind: the fraction of the kind's total capacity in use,
   // written only when it changed (wakes come in time order, so the counters are monotonic).
-  static const char* const kNames[FlowEngine::kNumKinds] = {"ipu_link", "gateway_link", "ddr",
-                                                            "gw_link",  "gw_switch",    "host_link"};
-  static const TraceTier kTiers[FlowEngine::kNumKinds] = {TraceTier::IpuLink, TraceTier::GwLink, TraceTier::Ddr,
-                                                          TraceTier::GwLink,  TraceTier::GwLink, TraceTier::Host};
+  static const char* const kNames[FlowEngine::kNumKinds] = {
+      "ipu_link", "gateway_link", "ddr", "gw_link", "gw_switch", "host_link"};
+  static const TraceTier kTiers[FlowEngine::kNumKinds] = {TraceTier::IpuLink, TraceTier::GwLink,
+                                                          TraceTier::Ddr,     TraceTier::GwLink,
+                                                          TraceTier::GwLink,  TraceTier::Host};
   for (std::size_t k = 0; k < FlowEngine::kNumKinds; ++k) {
     const auto kind = static_cast<ResourceKind>(k);
     const double cap = engine_.kind_capacity_Bpns(kind);
@@ -241,7 +258,8 @@ void Network::trace_utilisation(double now) {
     const double u = engine_.kind_rate_Bpns(kind) / cap;
     if (u == traced_util_[k]) continue;
     traced_util_[k] = u;
-    TraceWriter::instance().counter("utilisation", std::string(kNames[k]) + " utilisation", now, u, kTiers[k]);
+    TraceWriter::instance().counter("utilisation", std::string(kNames[k]) + " utilisation", now, u,
+                                    kTiers[k]);
   }
 }
 
@@ -251,7 +269,8 @@ void Network::schedule_next() {
   delta_pending_ = false;
   if (next == FlowEngine::kInf) return;
   // The fluid engine's times count from origin_ps_ (0 in the packet model).
-  const sc_core::sc_time target = ns_to_sc(next) + sc_core::sc_time(static_cast<double>(origin_ps_), sc_core::SC_PS);
+  const sc_core::sc_time target =
+      ns_to_sc(next) + sc_core::sc_time(static_cast<double>(origin_ps_), sc_core::SC_PS);
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   if (target <= now) {
     delta_pending_ = true;

@@ -17,12 +17,10 @@
 // (runtime/exec/step_memo.*).
 #include <cstdint>
 #include <functional>
-#include <string>
-#include <vector>
-
-#include <systemc>
-
 #include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
 
 #include "models/network/flow_engine.hpp"
 #include "models/network/packet_engine.hpp"
@@ -64,8 +62,8 @@ class Network : public sc_core::sc_module, public StatsProvider {
 
   SC_HAS_PROCESS(Network);
   /// Takes the resource table (ids in order) and the engine options.
-  Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources, FlowEngineParams params,
-          NetworkOptions options = {});
+  Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
+          FlowEngineParams params, NetworkOptions options = {});
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
@@ -84,7 +82,8 @@ class Network : public sc_core::sc_module, public StatsProvider {
   /// Blocking, lean form of transfer_all for large BSP steps: starts `bytes[i]` along
   /// `*routes[i]` for every i at once and waits until the last arrives. No per-transfer
   /// results or callbacks (a flat 4096-IPU ring plays 33 M transfers through this).
-  void transfer_batch(const std::vector<const Route*>& routes, const std::vector<std::uint64_t>& bytes);
+  void transfer_batch(const std::vector<const Route*>& routes,
+                      const std::vector<std::uint64_t>& bytes);
 
   /// The fluid engine; in both models it holds the resource table (names, capacities, flow
   /// control), in the packet model it carries no flows.
@@ -148,13 +147,13 @@ class Network : public sc_core::sc_module, public StatsProvider {
   bool report_resources_ = false;
   std::string refusal_;
   sc_core::sc_event wake_event_;
-  std::vector<Callback> callbacks_;          // indexed by engine slot
+  std::vector<Callback> callbacks_;  // indexed by engine slot
   /// Outstanding transfers of one transfer_batch() call and the event its caller waits on.
   struct Batch {
     std::size_t pending = 0;
     sc_core::sc_event done;
   };
-  std::vector<Arrival> arrivals_;            // scratch
+  std::vector<Arrival> arrivals_;                           // scratch
   std::vector<std::pair<Callback, TransferResult>> ready_;  // scratch
   double traced_util_[FlowEngine::kNumKinds] = {0, 0, 0, 0, 0, 0};
   bool in_wake_ = false;

@@ -17,11 +17,16 @@ std::string machine_name(std::uint32_t m) { return "m" + std::to_string(m); }
 
 std::string to_string(LinkTier t) {
   switch (t) {
-    case LinkTier::Local: return "local";
-    case LinkTier::IpuLink: return "ipu_link";
-    case LinkTier::GwLink: return "gw_link";
-    case LinkTier::StreamingMemory: return "streaming_memory";
-    case LinkTier::HostIo: return "host_io";
+    case LinkTier::Local:
+      return "local";
+    case LinkTier::IpuLink:
+      return "ipu_link";
+    case LinkTier::GwLink:
+      return "gw_link";
+    case LinkTier::StreamingMemory:
+      return "streaming_memory";
+    case LinkTier::HostIo:
+      return "host_io";
   }
   return "?";
 }
@@ -54,11 +59,14 @@ Topology::Topology(const HwParams& p)
   build_gw_links(p);
 }
 
-const FlowControl& Topology::tier_flow(ResourceKind kind) const { return tier_flow_[static_cast<std::size_t>(kind)]; }
+const FlowControl& Topology::tier_flow(ResourceKind kind) const {
+  return tier_flow_[static_cast<std::size_t>(kind)];
+}
 
 ResourceId Topology::add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
                          double latency_ns, std::uint32_t links, std::uint32_t owner) {
-  ResourceSpec spec{std::move(name), kind, cap_Bpns, latency_ns, links, std::move(group), {}, {}, {}};
+  ResourceSpec spec{std::move(name),  kind, cap_Bpns, latency_ns, links,
+                    std::move(group), {},   {},       {}};
   const FlowControl& f = tier_flow(kind);
   spec.chunk_bytes = f.chunk_bytes;
   spec.credits_bytes = f.credits_bytes;
@@ -78,7 +86,9 @@ void Topology::build_ipu_links(const HwParams& p) {
   if (ild_size_ < 2) return;
   const IpuLinkParams& l = p.ipu_link;
   if (l.partner_links + l.cross_links == 0) {
-    throw ConfigError("/ipu_link: partner_links + cross_links is 0, so the IPUs of a rung cannot reach each other");
+    throw ConfigError(
+        "/ipu_link: partner_links + cross_links is 0, so the IPUs of a rung cannot reach each "
+        "other");
   }
   if (rungs_ > 1 && (l.up_links == 0 || l.down_links == 0)) {
     throw ConfigError("/ipu_link: up_links and down_links must be > 0 for an IPU-Link domain of " +
@@ -89,12 +99,14 @@ void Topology::build_ipu_links(const HwParams& p) {
     const std::uint32_t partner = ipu ^ 1u;
     // Without dedicated cross links, crossing traffic shares the partner bundle (and vice versa).
     if (l.partner_links > 0) {
-      partner_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".partner", ResourceKind::IpuLink,
-                          "ipu_link.partner", l.partner_links * link, l.latency_ns, l.partner_links, machine_of(ipu));
+      partner_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".partner",
+                          ResourceKind::IpuLink, "ipu_link.partner", l.partner_links * link,
+                          l.latency_ns, l.partner_links, machine_of(ipu));
     }
     if (l.cross_links > 0) {
-      cross_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".cross", ResourceKind::IpuLink,
-                        "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links, machine_of(ipu));
+      cross_[ipu] =
+          add(ipu_name(ipu) + "->" + ipu_name(partner) + ".cross", ResourceKind::IpuLink,
+              "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links, machine_of(ipu));
     }
     if (partner_[ipu] == kNone) partner_[ipu] = cross_[ipu];
     if (cross_[ipu] == kNone) cross_[ipu] = partner_[ipu];
@@ -102,16 +114,18 @@ void Topology::build_ipu_links(const HwParams& p) {
     if (k + 1 < rungs_ || wraps_) {
       const bool wrap = k + 1 >= rungs_;
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.up_links;
-      up_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, true)) + (wrap ? ".wrap" : ".up"),
-                     ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
-                     l.latency_ns, links, machine_of(ipu));
+      up_[ipu] =
+          add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, true)) + (wrap ? ".wrap" : ".up"),
+              ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
+              l.latency_ns, links, machine_of(ipu));
     }
     if (k > 0 || wraps_) {
       const bool wrap = k == 0;
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.down_links;
-      down_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, false)) + (wrap ? ".wrap" : ".down"),
-                       ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
-                       l.latency_ns, links, machine_of(ipu));
+      down_[ipu] =
+          add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, false)) + (wrap ? ".wrap" : ".down"),
+              ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
+              l.latency_ns, links, machine_of(ipu));
     }
   }
 }
@@ -133,10 +147,10 @@ void Topology::build_machines(const HwParams& p) {
     for (std::uint32_t i = 0; i < ipm_; ++i) {
       const std::uint32_t ipu = mi * ipm_ + i;
       const double cap = m.ipu_gateway_link_GBps * m.ipu_gateway_link_efficiency;
-      gw_to_ipu_[ipu] = add(mn + ".gw->" + ipu_name(ipu), ResourceKind::GatewayLink, "gateway_link", cap,
-                            m.ipu_gateway_link_latency_ns, 1, mi);
-      ipu_to_gw_[ipu] = add(ipu_name(ipu) + "->" + mn + ".gw", ResourceKind::GatewayLink, "gateway_link",
+      gw_to_ipu_[ipu] = add(mn + ".gw->" + ipu_name(ipu), ResourceKind::GatewayLink, "gateway_link",
                             cap, m.ipu_gateway_link_latency_ns, 1, mi);
+      ipu_to_gw_[ipu] = add(ipu_name(ipu) + "->" + mn + ".gw", ResourceKind::GatewayLink,
+                            "gateway_link", cap, m.ipu_gateway_link_latency_ns, 1, mi);
     }
   }
 }
@@ -145,7 +159,9 @@ void Topology::build_gw_links(const HwParams& p) {
   if (num_ilds_ < 2 || gw_ == GwTopology::None) return;
   const MachineParams& m = p.machine;
   const std::uint32_t g = m.gw_links_per_machine;
-  if (g == 0) throw ConfigError("/machine/gw_link/links_per_machine is 0 but the system has several IPU-Link domains");
+  if (g == 0)
+    throw ConfigError(
+        "/machine/gw_link/links_per_machine is 0 but the system has several IPU-Link domains");
   const double link = m.gw_link_bandwidth_GBps * m.gw_link_efficiency;
   const std::uint32_t machines = num_machines();
   if (gw_ == GwTopology::Switch) {
@@ -157,7 +173,8 @@ void Topology::build_gw_links(const HwParams& p) {
       uplink_[mi] = add(machine_name(mi) + "->gw_switch", ResourceKind::GwLink, "gw_link", g * link,
                         m.gw_link_latency_ns, g, mi);
       // The GW-Link latency is paid once per traversal: on the uplink.
-      downlink_[mi] = add("gw_switch->" + machine_name(mi), ResourceKind::GwLink, "gw_link", g * link, 0.0, g, mi);
+      downlink_[mi] = add("gw_switch->" + machine_name(mi), ResourceKind::GwLink, "gw_link",
+                          g * link, 0.0, g, mi);
     }
     return;
   }
@@ -173,12 +190,12 @@ void Topology::build_gw_links(const HwParams& p) {
       const std::uint32_t mi = x * machines_per_ild_ + q;
       const std::uint32_t me = ((x + 1) % num_ilds_) * machines_per_ild_ + q;
       const std::uint32_t mw = ((x + num_ilds_ - 1) % num_ilds_) * machines_per_ild_ + q;
-      east_[mi] = add(machine_name(mi) + "->" + machine_name(me) + ".gw_link", ResourceKind::GwLink, "gw_link",
-                      east_links * link, m.gw_link_latency_ns, east_links, mi);
-      west_[mi] = west_links == 0
-                      ? kNone
-                      : add(machine_name(mi) + "->" + machine_name(mw) + ".gw_link", ResourceKind::GwLink,
-                            "gw_link", west_links * link, m.gw_link_latency_ns, west_links, mi);
+      east_[mi] = add(machine_name(mi) + "->" + machine_name(me) + ".gw_link", ResourceKind::GwLink,
+                      "gw_link", east_links * link, m.gw_link_latency_ns, east_links, mi);
+      west_[mi] = west_links == 0 ? kNone
+                                  : add(machine_name(mi) + "->" + machine_name(mw) + ".gw_link",
+                                        ResourceKind::GwLink, "gw_link", west_links * link,
+                                        m.gw_link_latency_ns, west_links, mi);
     }
   }
 }
@@ -257,8 +274,8 @@ void Topology::append_gw_route(Route& out, std::uint32_t src, std::uint32_t dst)
 
 Route Topology::route(std::uint32_t src, std::uint32_t dst) const {
   if (src >= num_ipus_ || dst >= num_ipus_) {
-    throw ConfigError("route: IPU " + std::to_string(std::max(src, dst)) + " does not exist (the system has " +
-                      std::to_string(num_ipus_) + " IPUs)");
+    throw ConfigError("route: IPU " + std::to_string(std::max(src, dst)) +
+                      " does not exist (the system has " + std::to_string(num_ipus_) + " IPUs)");
   }
   Route out;
   if (ild_of(src) == ild_of(dst)) {
@@ -275,8 +292,12 @@ std::uint32_t Topology::ipu_link_hops(std::uint32_t src, std::uint32_t dst) cons
   return static_cast<std::uint32_t>(r.size());
 }
 
-Route Topology::remote_load_route(std::uint32_t ipu) const { return {ddr_[machine_of(ipu)], gw_to_ipu_[ipu]}; }
-Route Topology::remote_store_route(std::uint32_t ipu) const { return {ipu_to_gw_[ipu], ddr_[machine_of(ipu)]}; }
+Route Topology::remote_load_route(std::uint32_t ipu) const {
+  return {ddr_[machine_of(ipu)], gw_to_ipu_[ipu]};
+}
+Route Topology::remote_store_route(std::uint32_t ipu) const {
+  return {ipu_to_gw_[ipu], ddr_[machine_of(ipu)]};
+}
 Route Topology::host_write_route(std::uint32_t ipu) const {
   const std::uint32_t m = machine_of(ipu);
   return {host_in_[m], ddr_[m], gw_to_ipu_[ipu]};
@@ -290,23 +311,36 @@ LinkTier Topology::tier(const Route& route) const {
   LinkTier t = LinkTier::Local;
   auto rank = [](LinkTier x) {
     switch (x) {
-      case LinkTier::Local: return 0;
-      case LinkTier::IpuLink: return 1;
-      case LinkTier::StreamingMemory: return 2;
-      case LinkTier::GwLink: return 3;
-      case LinkTier::HostIo: return 4;
+      case LinkTier::Local:
+        return 0;
+      case LinkTier::IpuLink:
+        return 1;
+      case LinkTier::StreamingMemory:
+        return 2;
+      case LinkTier::GwLink:
+        return 3;
+      case LinkTier::HostIo:
+        return 4;
     }
     return 0;
   };
   for (ResourceId r : route) {
     LinkTier k = LinkTier::IpuLink;
     switch (kinds_[r]) {
-      case ResourceKind::IpuLink: k = LinkTier::IpuLink; break;
+      case ResourceKind::IpuLink:
+        k = LinkTier::IpuLink;
+        break;
       case ResourceKind::GatewayLink:
-      case ResourceKind::Ddr: k = LinkTier::StreamingMemory; break;
+      case ResourceKind::Ddr:
+        k = LinkTier::StreamingMemory;
+        break;
       case ResourceKind::GwLink:
-      case ResourceKind::GwSwitch: k = LinkTier::GwLink; break;
-      case ResourceKind::HostLink: k = LinkTier::HostIo; break;
+      case ResourceKind::GwSwitch:
+        k = LinkTier::GwLink;
+        break;
+      case ResourceKind::HostLink:
+        k = LinkTier::HostIo;
+        break;
     }
     if (rank(k) > rank(t)) t = k;
   }

@@ -25,7 +25,8 @@ FlowControl read_flow_control(ConfigNode& n, const std::string& prefix) {
   FlowControl f;
   f.chunk_bytes = n.get_uint(prefix + "chunk_bytes");
   f.credits_bytes = n.get_uint(prefix + "credits_bytes");
-  f.arbitration = n.get_enum(prefix + "arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
+  f.arbitration =
+      n.get_enum(prefix + "arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
   return f;
 }
 
@@ -48,9 +49,12 @@ ChipParams read_chip(ConfigNode n) {
   c.memory_bytes_per_cycle_per_tile = n.get_double("memory_bytes_per_cycle_per_tile");
   c.exchange_bytes_per_cycle_per_tile = n.get_double("exchange_bytes_per_cycle_per_tile");
   c.tiles_per_supertile = get_u32(n, "tiles_per_supertile");
-  // A supertile is a group of neighbouring tiles sharing an exchange bus: the tiles split into whole supertiles.
+  // A supertile is a group of neighbouring tiles sharing an exchange bus: the tiles split into
+  // whole supertiles.
   if (c.tiles_per_supertile == 0 || c.tiles % c.tiles_per_supertile != 0)
-    n.fail("tiles_per_supertile", std::to_string(c.tiles_per_supertile) + " does not divide /chip/tiles (" + std::to_string(c.tiles) + ")");
+    n.fail("tiles_per_supertile", std::to_string(c.tiles_per_supertile) +
+                                      " does not divide /chip/tiles (" + std::to_string(c.tiles) +
+                                      ")");
   c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");
@@ -59,7 +63,8 @@ ChipParams read_chip(ConfigNode n) {
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
-  c.external_exchange_bytes_per_cycle_per_tile = n.get_double("external_exchange_bytes_per_cycle_per_tile");
+  c.external_exchange_bytes_per_cycle_per_tile =
+      n.get_double("external_exchange_bytes_per_cycle_per_tile");
   c.external_exchange_fixed_cycles = n.get_uint("external_exchange_fixed_cycles");
   n.finish();
   return c;
@@ -71,8 +76,10 @@ IpuLinkParams read_ipu_link(ConfigNode n) {
   if (n.has("bandwidth_Gbps_per_link")) {
     // The Gbit/s key of old sat among GB/s keys: a GB/s number typed into it ran 8x slower.
     n.fail("bandwidth_Gbps_per_link",
-           "renamed to bandwidth_GBps_per_link, in GB/s like every other bandwidth key: divide the Gbit/s number by "
-           "8 (the default 137.438953472 Gbit/s is 17.179869184 GB/s) or give the text \"137.44Gbit/s\"; did you "
+           "renamed to bandwidth_GBps_per_link, in GB/s like every other bandwidth key: divide the "
+           "Gbit/s number by "
+           "8 (the default 137.438953472 Gbit/s is 17.179869184 GB/s) or give the text "
+           "\"137.44Gbit/s\"; did you "
            "mean 'bandwidth_GBps_per_link'?");
   }
   l.bandwidth_GBps_per_link = n.get_double("bandwidth_GBps_per_link");
@@ -133,28 +140,34 @@ SystemParams read_system(ConfigNode n) {
   s.name = n.get_string("name");
   s.num_ilds = get_u32(n, "num_ilds");
   s.machines_per_ild = get_u32(n, "machines_per_ild");
-  s.ipu_link_topology =
-      n.get_enum("ipu_link_topology") == "ladder" ? IpuLinkTopology::Ladder : IpuLinkTopology::Torus;
+  s.ipu_link_topology = n.get_enum("ipu_link_topology") == "ladder" ? IpuLinkTopology::Ladder
+                                                                    : IpuLinkTopology::Torus;
   const std::string gw = n.get_enum("gw_topology");
-  s.gw_topology = gw == "ring" ? GwTopology::Ring : gw == "switch" ? GwTopology::Switch : GwTopology::None;
+  s.gw_topology = gw == "ring"     ? GwTopology::Ring
+                  : gw == "switch" ? GwTopology::Switch
+                                   : GwTopology::None;
   s.sync_ns_per_hop = n.get_double("sync_ns_per_hop");
   if (s.num_ilds > 1 && s.gw_topology == GwTopology::None) {
     n.fail("gw_topology", "must be ring or switch when num_ilds (" + std::to_string(s.num_ilds) +
                               ") > 1: IPU-Link domains are joined by GW-Links");
   }
   if (s.num_ilds == 1 && s.gw_topology != GwTopology::None) {
-    n.fail("gw_topology", "'" + gw + "' needs num_ilds >= 2: GW-Links join IPU-Link domains and this system has one; "
-                          "expected none (or raise /system/num_ilds)");
+    n.fail("gw_topology",
+           "'" + gw +
+               "' needs num_ilds >= 2: GW-Links join IPU-Link domains and this system has one; "
+               "expected none (or raise /system/num_ilds)");
   }
   // Pods and their partitions come in power-of-two sizes (PODDA): 1, 2, 4, 8 or 16 machines
   // per rack (M2K-DS: up to 16 in one IPU-Link domain), and 2, 4, ... racks.
   if (!is_power_of_two(s.machines_per_ild)) {
     n.fail("machines_per_ild", std::to_string(s.machines_per_ild) +
-                                   " machines cannot form a Pod: expected 1, 2, 4, 8 or 16 (Pod4 ... Pod64; Pod sizes are powers of two, PODDA)");
+                                   " machines cannot form a Pod: expected 1, 2, 4, 8 or 16 (Pod4 "
+                                   "... Pod64; Pod sizes are powers of two, PODDA)");
   }
   if (!is_power_of_two(s.num_ilds)) {
     n.fail("num_ilds", std::to_string(s.num_ilds) +
-                           " IPU-Link domains cannot form a Pod of Pods: expected a power of two (2 = Pod128, 4 = Pod256, ... 64; PODDA)");
+                           " IPU-Link domains cannot form a Pod of Pods: expected a power of two "
+                           "(2 = Pod128, 4 = Pod256, ... 64; PODDA)");
   }
   n.finish();
   return s;
@@ -184,14 +197,17 @@ void check_packet_flow_control(ConfigNode& root, const HwParams& p) {
       rest = slash == std::string::npos ? "" : rest.substr(slash + 1);
     }
     if (t.flow->chunk_bytes == 0) {
-      node.fail(key + "chunk_bytes", "is 0, but sim.network_model=packet moves chunks: give the tier's transfer unit in bytes (> 0)");
+      node.fail(key + "chunk_bytes",
+                "is 0, but sim.network_model=packet moves chunks: give the tier's transfer unit in "
+                "bytes (> 0)");
     }
     if (t.flow->credits_bytes != 0 && t.flow->credits_bytes < max_chunk) {
-      node.fail(key + "credits_bytes", std::to_string(t.flow->credits_bytes) +
-                                           " bytes cannot hold one chunk of the largest tier (" +
-                                           std::to_string(max_chunk) +
-                                           " bytes) in sim.network_model=packet: expected 0 (unbounded) or >= " +
-                                           std::to_string(max_chunk));
+      node.fail(key + "credits_bytes",
+                std::to_string(t.flow->credits_bytes) +
+                    " bytes cannot hold one chunk of the largest tier (" +
+                    std::to_string(max_chunk) +
+                    " bytes) in sim.network_model=packet: expected 0 (unbounded) or >= " +
+                    std::to_string(max_chunk));
     }
   }
 }
@@ -204,7 +220,8 @@ std::string name_as_run(const std::string& configured, std::uint32_t ipus) {
   std::size_t digits = configured.size();
   while (digits > 0 && std::isdigit(static_cast<unsigned char>(configured[digits - 1]))) --digits;
   const std::string prefix = configured.substr(0, digits);
-  const bool pod_name = digits < configured.size() && prefix.size() >= 3 && prefix.compare(prefix.size() - 3, 3, "pod") == 0;
+  const bool pod_name = digits < configured.size() && prefix.size() >= 3 &&
+                        prefix.compare(prefix.size() - 3, 3, "pod") == 0;
   if (!pod_name || configured.substr(digits) == std::to_string(ipus)) return configured;
   return prefix + std::to_string(ipus);
 }
@@ -221,9 +238,11 @@ HwParams read_hw_params(ConfigDoc& doc) {
   // `/sim` is shared with the run options owned by sim/ and tools/, so only our key is read
   // here and the object is not finish()ed.
   ConfigNode sim = root.child("sim");
-  p.system.fidelity = sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
+  p.system.fidelity =
+      sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
   p.system.fast_paths = sim.get_bool("fast_paths");
-  p.system.network_model = sim.get_enum("network_model") == "packet" ? NetworkModel::Packet : NetworkModel::Fluid;
+  p.system.network_model =
+      sim.get_enum("network_model") == "packet" ? NetworkModel::Packet : NetworkModel::Fluid;
   p.system.packet_max_chunk_hops = sim.get_double("packet_max_chunk_hops");
   if (p.system.network_model == NetworkModel::Packet) check_packet_flow_control(root, p);
 
@@ -233,23 +252,30 @@ HwParams read_hw_params(ConfigDoc& doc) {
   const bool single = p.system.num_ilds == 1 && p.system.machines_per_ild == 1;
   if (!(ipm == 2 || ipm == 4 || (ipm == 1 && single))) {
     ConfigNode m = root.child("machine");
-    m.fail("ipus_per_machine", std::to_string(ipm) + " IPUs cannot form a machine: expected 4 (IPU-M2000, Bow-2000) or 2 "
-                               "(C2 card), whose IPUs pair into ladder rungs (1 only for a one-machine system)");
+    m.fail("ipus_per_machine",
+           std::to_string(ipm) +
+               " IPUs cannot form a machine: expected 4 (IPU-M2000, Bow-2000) or 2 "
+               "(C2 card), whose IPUs pair into ladder rungs (1 only for a one-machine system)");
   }
   // The links the topology needs, checked here so that the message names the file
   // (models/network/routing.cpp keeps the same checks for HwParams built in code).
   const std::uint32_t ild = p.ild_size_ipus();
   const IpuLinkParams& l = p.ipu_link;
   if (ild >= 2 && l.partner_links + l.cross_links == 0) {
-    root.child("ipu_link").fail("partner_links", "partner_links + cross_links is 0, so the IPUs of a rung cannot reach each other");
+    root.child("ipu_link")
+        .fail("partner_links",
+              "partner_links + cross_links is 0, so the IPUs of a rung cannot reach each other");
   }
   if (ild > 2 && (l.up_links == 0 || l.down_links == 0)) {
-    root.child("ipu_link").fail(l.up_links == 0 ? "up_links" : "down_links",
-                                "is 0, but an IPU-Link domain of " + std::to_string(ild) + " IPUs joins its rungs up and down the rails: expected > 0");
+    root.child("ipu_link")
+        .fail(l.up_links == 0 ? "up_links" : "down_links",
+              "is 0, but an IPU-Link domain of " + std::to_string(ild) +
+                  " IPUs joins its rungs up and down the rails: expected > 0");
   }
   if (p.system.num_ilds >= 2 && p.machine.gw_links_per_machine == 0) {
-    root.child("machine").child("gw_link").fail("links_per_machine", "is 0, but the system has " + std::to_string(p.system.num_ilds) +
-                                                                         " IPU-Link domains joined by GW-Links: expected > 0");
+    root.child("machine").child("gw_link").fail(
+        "links_per_machine", "is 0, but the system has " + std::to_string(p.system.num_ilds) +
+                                 " IPU-Link domains joined by GW-Links: expected > 0");
   }
   if (p.num_machines() > 1024) {
     ConfigNode s = root.child("system");
@@ -270,14 +296,19 @@ HwParams registry_hw_params() {
 
 std::string to_string(ComputeDType t) {
   switch (t) {
-    case ComputeDType::Float16: return "float16";
-    case ComputeDType::Float32: return "float32";
-    case ComputeDType::Float16_32: return "float16_32";
+    case ComputeDType::Float16:
+      return "float16";
+    case ComputeDType::Float32:
+      return "float32";
+    case ComputeDType::Float16_32:
+      return "float16_32";
   }
   return "?";
 }
 std::string to_string(Fidelity f) { return f == Fidelity::PerTile ? "per_tile" : "aggregated"; }
-std::string to_string(IpuLinkTopology t) { return t == IpuLinkTopology::Ladder ? "ladder" : "torus"; }
+std::string to_string(IpuLinkTopology t) {
+  return t == IpuLinkTopology::Ladder ? "ladder" : "torus";
+}
 std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
 std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
 std::string to_string(GwTopology t) {

@@ -7,9 +7,11 @@
 #include "sim/params.hpp"
 
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
-#define kFitted \
-  "fitted by ipusim calibrate on the 9 calibration cases of configs/validation/cases (MLPerf v1.0 BERT-Large " \
-  "POD16/POD64, MLPerf v1.1 ResNet-50 POD16/POD64, gc-iputraffictest, gc-hosttraffictest x 4) on 2026-11-23; " \
+#define kFitted                                                                                    \
+  "fitted by ipusim calibrate on the 9 calibration cases of configs/validation/cases (MLPerf "     \
+  "v1.0 BERT-Large "                                                                               \
+  "POD16/POD64, MLPerf v1.1 ResNet-50 POD16/POD64, gc-iputraffictest, gc-hosttraffictest x 4) on " \
+  "2026-11-23; "                                                                                   \
   "see configs/calibration/fitted.meta.json"
 
 namespace ipusim {
@@ -19,101 +21,147 @@ std::vector<ParamSpec> chip_specs() {
   using namespace spec;
   return {
       text("/chip/name", "gc200", "Chip name (gc2, gc200, bow); informational."),
-      integer("/chip/tiles", "", 1472, 1, 65536, "Tiles per IPU. GC200/Bow 1472 (PG 2.3); GC2 1216 (IPUG, CIT)."),
-      integer("/chip/sram_per_tile_bytes", "B", 638976, 1, 1 << 30,
-              "SRAM per tile: 0xE8000 - 0x4C000 = 624 KiB (derived from PG 2.3.1); GC2 256 KiB (CIT)."),
+      integer("/chip/tiles", "", 1472, 1, 65536,
+              "Tiles per IPU. GC200/Bow 1472 (PG 2.3); GC2 1216 (IPUG, CIT)."),
+      integer(
+          "/chip/sram_per_tile_bytes", "B", 638976, 1, 1 << 30,
+          "SRAM per tile: 0xE8000 - 0x4C000 = 624 KiB (derived from PG 2.3.1); GC2 256 KiB (CIT)."),
       real("/chip/clock_GHz", "GHz", 1.325, 0.01, 10,
            "Tile clock. M2000 1.325 GHz (M2K-DS); Bow 1.85 GHz (BOW-DS); GC2 1.6 GHz (IPUG, CIT)."),
       integer("/chip/worker_threads", "", 6, 1, 64, "Hardware worker threads per tile (PG)."),
       real("/chip/flops_per_cycle_per_tile/float16", "flop/cycle", 128, 0.001, 1e6,
-           "AMP FP16.16 flops per cycle per tile: 64 MAC/cycle (PG 2.3); GC2 64 (derived from 124.5 TFLOP/s)."),
+           "AMP FP16.16 flops per cycle per tile: 64 MAC/cycle (PG 2.3); GC2 64 (derived from "
+           "124.5 TFLOP/s)."),
       real("/chip/flops_per_cycle_per_tile/float32", "flop/cycle", 32, 0.001, 1e6,
-           "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 GHz); GC2 16."),
+           "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 "
+           "GHz); GC2 16."),
       real("/chip/flops_per_cycle_per_tile/float16_32", "flop/cycle", 64, 0.001, 1e6,
-           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 rate."),
+           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 "
+           "rate."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
-           "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit SIMD op (4 x half) per cycle."),
+           "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
+           "SIMD op (4 x half) per cycle."),
       real("/chip/vector_flops_per_cycle_per_tile/float32", "flop/cycle", 2, 0.001, 1e6,
-           "Vector-unit FP32 flops per cycle per tile. ASSUMPTION: one 64-bit SIMD op (2 x float) per cycle."),
+           "Vector-unit FP32 flops per cycle per tile. ASSUMPTION: one 64-bit SIMD op (2 x float) "
+           "per cycle."),
       real("/chip/memory_bytes_per_cycle_per_tile", "B/cycle", 24, 0.001, 1e6,
-           "Tile memory bandwidth for byte-bound compute: derived from 47.5 TB/s (PRESS); GC2 16 (CIT)."),
+           "Tile memory bandwidth for byte-bound compute: derived from 47.5 TB/s (PRESS); GC2 16 "
+           "(CIT)."),
       real("/chip/exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.001, 1e6,
-           "On-chip exchange rate per tile, send and receive: derived from 7.8 TB/s (HC33); UNCONFIRMED, calibrate."),
+           "On-chip exchange rate per tile, send and receive: derived from 7.8 TB/s (HC33); "
+           "UNCONFIRMED, calibrate."),
       integer("/chip/tiles_per_supertile", "", 2, 1, 64,
-              "Tiles sharing one exchange bus; their receive rate doubles when they receive the same data (PLTEST ExchangeEstimator)."),
+              "Tiles sharing one exchange bus; their receive rate doubles when they receive the "
+              "same data (PLTEST ExchangeEstimator)."),
       integer("/chip/exchange_fixed_cycles", "cycle", 100, 0, 1e9,
-              "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST CTCLossPlan; calibrate."),
+              "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST "
+              "CTCLossPlan; calibrate."),
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
-              "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses 90; calibrate."),
+              "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
+              "90; calibrate."),
       real("/chip/compute/amp_efficiency", "", 0.359, 0.05, 1,
-           "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution reaches on its tiles, "
+           "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
+           "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
       real("/chip/compute/amp_inner_dim_half", "element", 11.9, 0, 4096,
-           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k means more partial "
+           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
+           "means more partial "
            "sums to accumulate per output. 0 = no penalty. " kFitted),
       integer("/chip/compute/op_overhead_cycles", "cycle", 2583, 0, 1e6,
-              "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a poplibs op is "
+              "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
+              "poplibs op is "
               "several compute sets). " kFitted),
       real("/chip/compute/vector_efficiency", "", 0.962, 0.01, 1,
-           "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that vector-bound ops "
-           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) reach. " kFitted),
+           "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
+           "vector-bound ops "
+           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
+           "reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 0.63, 0.01, 64,
-           "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links or to the gateway: a transfer "
-           "from T tiles is bounded by T x this x clock as well as by the links (assumption before the fit: 0.5, an "
-           "eighth of the on-chip exchange rate, low enough for gc-iputraffictest's 32-tile transfer to be port-bound). " kFitted),
+           "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links "
+           "or to the gateway: a transfer "
+           "from T tiles is bounded by T x this x clock as well as by the links (assumption before "
+           "the fit: 0.5, an "
+           "eighth of the on-chip exchange rate, low enough for gc-iputraffictest's 32-tile "
+           "transfer to be port-bound). " kFitted),
       integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
-              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange set-up, link flush). "
-              "ASSUMPTION: 1000 cycles (under 1 us). Not fitted: gc-iputraffictest alone cannot tell it from the "
-              "per-tile port rate, and a fixed cost of tens of us per exchange (what fitting it gave) has no physical basis."),
+              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange "
+              "set-up, link flush). "
+              "ASSUMPTION: 1000 cycles (under 1 us). Not fitted: gc-iputraffictest alone cannot "
+              "tell it from the "
+              "per-tile port rate, and a fixed cost of tens of us per exchange (what fitting it "
+              "gave) has no physical basis."),
   };
 }
 
 std::vector<ParamSpec> ipu_link_specs() {
   using namespace spec;
   return {
-      integer("/ipu_link/links_per_ipu", "", 10, 0, 64, "IPU-Links per chip (section 1.4; product page via PRESS, HC33)."),
+      integer("/ipu_link/links_per_ipu", "", 10, 0, 64,
+              "IPU-Links per chip (section 1.4; product page via PRESS, HC33)."),
       plausible(real("/ipu_link/bandwidth_GBps_per_link", "GB/s", 17.179869184, 0.001, 1e6,
-                     "IPU-Link rate per link per direction: 128 x 2^30 bit/s = 16 GiB/s (PLTEST addGlobalExchangeConstraints). "
-                     "Datasheet decimal reading: 128 Gbit/s = 16 GB/s. Text with a unit works: \"128Gbit/s\"."),
+                     "IPU-Link rate per link per direction: 128 x 2^30 bit/s = 16 GiB/s (PLTEST "
+                     "addGlobalExchangeConstraints). "
+                     "Datasheet decimal reading: 128 Gbit/s = 16 GB/s. Text with a unit works: "
+                     "\"128Gbit/s\"."),
                 1, 64),
       raw("/ipu_link/bandwidth_Gbps_per_link", Json(),
-          "Renamed to /ipu_link/bandwidth_GBps_per_link (GB/s, like every bandwidth key; Gbit/s / 8): an error if given."),
-      real("/ipu_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the IPU-Link rate (PLTEST)."),
+          "Renamed to /ipu_link/bandwidth_GBps_per_link (GB/s, like every bandwidth key; Gbit/s / "
+          "8): an error if given."),
+      real("/ipu_link/efficiency", "", 0.85, 0.001, 1,
+           "Usable fraction of the IPU-Link rate (PLTEST)."),
       real("/ipu_link/latency_ns", "ns", 100, 0, 1e9,
-           "Latency per IPU-Link hop (data, not sync). ASSUMPTION: 100 ns; calibrate against CIT section 4."),
-      integer("/ipu_link/partner_links", "", 4, 0, 64, "Links to the rung partner for direct traffic (PLTEST; VENG)."),
+           "Latency per IPU-Link hop (data, not sync). ASSUMPTION: 100 ns; calibrate against CIT "
+           "section 4."),
+      integer("/ipu_link/partner_links", "", 4, 0, 64,
+              "Links to the rung partner for direct traffic (PLTEST; VENG)."),
       integer("/ipu_link/cross_links", "", 2, 0, 64,
-              "Further rung links for traffic crossing to the other rail on its way elsewhere (PLTEST)."),
-      integer("/ipu_link/up_links", "", 2, 0, 64, "Links to the next IPU up the rail, ipu + 2 (PLTEST)."),
-      integer("/ipu_link/down_links", "", 2, 0, 64, "Links to the next IPU down the rail, ipu - 2 (PLTEST)."),
+              "Further rung links for traffic crossing to the other rail on its way elsewhere "
+              "(PLTEST)."),
+      integer("/ipu_link/up_links", "", 2, 0, 64,
+              "Links to the next IPU up the rail, ipu + 2 (PLTEST)."),
+      integer("/ipu_link/down_links", "", 2, 0, 64,
+              "Links to the next IPU down the rail, ipu - 2 (PLTEST)."),
       integer("/ipu_link/torus_wrap_links", "", 2, 0, 64,
-              "Wrap-around links of each end IPU of a rail in a torus. ASSUMPTION: same as up/down (GCLUG states only that the ends loop round)."),
+              "Wrap-around links of each end IPU of a rail in a torus. ASSUMPTION: same as up/down "
+              "(GCLUG states only that the ends loop round)."),
       integer("/ipu_link/chunk_bytes", "B", 256, 0, 1 << 30,
-              "IPU-Link tier transfer unit. Packet model: each link direction moves chunks of this size, round-robin "
-              "between flows. Fluid model: the max-min fair limit of that interleaving, plus one chunk of "
-              "store-and-forward per extra hop of a route. ASSUMPTION: 256 B; 0 = pure fluid (fluid model only)."),
+              "IPU-Link tier transfer unit. Packet model: each link direction moves chunks of this "
+              "size, round-robin "
+              "between flows. Fluid model: the max-min fair limit of that interleaving, plus one "
+              "chunk of "
+              "store-and-forward per extra hop of a route. ASSUMPTION: 256 B; 0 = pure fluid "
+              "(fluid model only)."),
       choice("/ipu_link/arbitration", "fair", {"fair", "fifo"},
-             "How concurrent transfers share an IPU-Link direction: fair = round-robin of chunks (fluid: max-min fair "
+             "How concurrent transfers share an IPU-Link direction: fair = round-robin of chunks "
+             "(fluid: max-min fair "
              "share); fifo = earlier transfers first, later ones use what is left. ASSUMPTION."),
       integer("/ipu_link/credits_bytes", "B", 0, 0, 1e12,
-              "IPU-Link tier receiver buffer per flow (credit window). Packet model: a sender stalls when the buffer at "
-              "the link's far end is full; a credit returns one link latency after its chunk leaves. Fluid model: a "
-              "flow's rate is capped at credits / (2 x hop latency) on every hop. 0 = unbounded. ASSUMPTION."),
+              "IPU-Link tier receiver buffer per flow (credit window). Packet model: a sender "
+              "stalls when the buffer at "
+              "the link's far end is full; a credit returns one link latency after its chunk "
+              "leaves. Fluid model: a "
+              "flow's rate is capped at credits / (2 x hop latency) on every hop. 0 = unbounded. "
+              "ASSUMPTION."),
   };
 }
 
-/// The flow-control triple of one machine-side tier (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`).
+/// The flow-control triple of one machine-side tier
+/// (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`).
 std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::string& tier) {
   using namespace spec;
   return {
       integer(base + "chunk_bytes", "B", 256, 0, 1 << 30,
-              "Transfer unit of the " + tier + " (as /ipu_link/chunk_bytes, for this tier only). ASSUMPTION: 256 B, "
-              "the IPU-Link value (PCIe TLPs carry at most 256 B of payload; Ethernet frames are larger); 0 = pure fluid."),
+              "Transfer unit of the " + tier +
+                  " (as /ipu_link/chunk_bytes, for this tier only). ASSUMPTION: 256 B, "
+                  "the IPU-Link value (PCIe TLPs carry at most 256 B of payload; Ethernet frames "
+                  "are larger); 0 = pure fluid."),
       integer(base + "credits_bytes", "B", 0, 0, 1e12,
-              "Receiver buffer per flow of the " + tier + " (as /ipu_link/credits_bytes, for this tier only). 0 = "
-              "unbounded. ASSUMPTION."),
+              "Receiver buffer per flow of the " + tier +
+                  " (as /ipu_link/credits_bytes, for this tier only). 0 = "
+                  "unbounded. ASSUMPTION."),
       choice(base + "arbitration", "fair", {"fair", "fifo"},
-             "How concurrent transfers share the " + tier + " (as /ipu_link/arbitration, for this tier only). ASSUMPTION."),
+             "How concurrent transfers share the " + tier +
+                 " (as /ipu_link/arbitration, for this tier only). ASSUMPTION."),
   };
 }
 
@@ -126,16 +174,22 @@ std::vector<ParamSpec> network_specs() {
                  tier_flow_specs("/machine/host_link/", "host links")}) {
     for (auto& p : v) out.push_back(std::move(p));
   }
-  out.push_back(choice("/sim/network_model", "fluid", {"fluid", "packet"},
-                       "Network engine. fluid: flow-level max-min sharing, fast, for Pods of Pods. packet: every link "
-                       "direction, DDR and switch moves chunks (chunk_bytes of its tier) round-robin between flows, "
-                       "with per-flow receiver buffers and credit back-pressure (credits_bytes), per-hop latency and "
-                       "store-and-forward of one chunk per hop; slower, for Pod16-sized systems and for checking fluid."));
-  out.push_back(real("/sim/packet_max_chunk_hops", "chunk hops", 1e9, 1, 1e15,
-                     "Packet model budget: traffic whose chunks would cross more link hops in total than this is "
-                     "refused (exit 2) when it starts, before it is simulated. The default is about 7 minutes of wall "
-                     "time at the measured 2.4 M chunk hops/s (a 64 MiB AllReduce on a Pod16 is 7.9 M); raise the "
-                     "tiers' chunk_bytes or use the fluid model for larger runs."));
+  out.push_back(choice(
+      "/sim/network_model", "fluid", {"fluid", "packet"},
+      "Network engine. fluid: flow-level max-min sharing, fast, for Pods of Pods. packet: every "
+      "link "
+      "direction, DDR and switch moves chunks (chunk_bytes of its tier) round-robin between flows, "
+      "with per-flow receiver buffers and credit back-pressure (credits_bytes), per-hop latency "
+      "and "
+      "store-and-forward of one chunk per hop; slower, for Pod16-sized systems and for checking "
+      "fluid."));
+  out.push_back(real(
+      "/sim/packet_max_chunk_hops", "chunk hops", 1e9, 1, 1e15,
+      "Packet model budget: traffic whose chunks would cross more link hops in total than this is "
+      "refused (exit 2) when it starts, before it is simulated. The default is about 7 minutes of "
+      "wall "
+      "time at the measured 2.4 M chunk hops/s (a 64 MiB AllReduce on a Pod16 is 7.9 M); raise the "
+      "tiers' chunk_bytes or use the fluid model for larger runs."));
   return out;
 }
 
@@ -143,45 +197,64 @@ std::vector<ParamSpec> machine_specs() {
   using namespace spec;
   return {
       text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
-      integer("/machine/ipus_per_machine", "", 4, 1, 64, "IPUs per IPU-Machine: 4 (M2K-DS, BOW-DS) or 2 (C2 card); 1 only for a one-machine system (IPUs pair into ladder rungs)."),
+      integer("/machine/ipus_per_machine", "", 4, 1, 64,
+              "IPUs per IPU-Machine: 4 (M2K-DS, BOW-DS) or 2 (C2 card); 1 only for a one-machine "
+              "system (IPUs pair into ladder rungs)."),
       plausible(real("/machine/gateway/ddr_bandwidth_GBps", "GB/s", 38.4, 0.001, 1e6,
-                     "Streaming-memory DDR bandwidth per machine, shared by its IPUs: 2 x DDR4-2400 x 8 B (derived from M2K-DS); achievable rate ASSUMPTION."),
+                     "Streaming-memory DDR bandwidth per machine, shared by its IPUs: 2 x "
+                     "DDR4-2400 x 8 B (derived from M2K-DS); achievable rate ASSUMPTION."),
                 1, 200),
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
-           "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming 3x-20x slower than IPU-Links)."),
+           "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
+           "3x-20x slower than IPU-Links)."),
       real("/machine/gateway/ddr_latency_ns", "ns", 1000, 0, 1e12,
-           "Streaming-memory latency per remote load/store, end to end. ASSUMPTION: 1 us; calibrate."),
+           "Streaming-memory latency per remote load/store, end to end. ASSUMPTION: 1 us; "
+           "calibrate."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
-           "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 and 512)."),
+           "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
+           "and 512)."),
       plausible(real("/machine/gateway/ipu_gateway_link_GBps", "GB/s", 15.75, 0.001, 1e6,
-                     "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x 128/130 / 8 (link type VENG; rate derived)."),
+                     "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x "
+                     "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
       real("/machine/gateway/ipu_gateway_link_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 150, 0, 1e12,
-           "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from the gateway buffer) "
-           "waits 2 x this per transfer, a write does not (assumption before the fit: 250 ns). " kFitted),
+           "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
+           "the gateway buffer) "
+           "waits 2 x this per transfer, a write does not (assumption before the fit: 250 "
+           "ns). " kFitted),
       real("/machine/gateway/buffer_latency_ns", "ns", 1661, 0, 1e9,
-           "Per-transfer latency of a host stream between the gateway buffer and the tiles: the gateway's DMA set-up and "
+           "Per-transfer latency of a host stream between the gateway buffer and the tiles: the "
+           "gateway's DMA set-up and "
            "completion (a read adds the IPU <-> gateway link round trip on top). " kFitted),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       plausible(real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
-                     "GW-Link rate per link per direction: 100 Gbit/s (M2K-DS: 400 Gbps bidirectional for 2 links)."),
+                     "GW-Link rate per link per direction: 100 Gbit/s (M2K-DS: 400 Gbps "
+                     "bidirectional for 2 links)."),
                 1, 60),
-      real("/machine/gw_link/efficiency", "", 0.85, 0.001, 1, "Usable fraction of the GW-Link rate. ASSUMPTION: same as IPU-Links."),
-      real("/machine/gw_link/latency_ns", "ns", 2000, 0, 1e12, "Latency per GW-Link traversal (direct cable). ASSUMPTION: 2 us."),
+      real("/machine/gw_link/efficiency", "", 0.85, 0.001, 1,
+           "Usable fraction of the GW-Link rate. ASSUMPTION: same as IPU-Links."),
+      real("/machine/gw_link/latency_ns", "ns", 2000, 0, 1e12,
+           "Latency per GW-Link traversal (direct cable). ASSUMPTION: 2 us."),
       real("/machine/gw_link/switch_latency_ns", "ns", 500, 0, 1e12,
-           "Extra latency per GW-Link switch traversal (switched GW-Links, SWGW). ASSUMPTION: 0.5 us."),
+           "Extra latency per GW-Link switch traversal (switched GW-Links, SWGW). ASSUMPTION: 0.5 "
+           "us."),
       plausible(real("/machine/gw_link/switch_bandwidth_GBps", "GB/s", 3200, 0.001, 1e9,
-                     "Switching capacity of the GW-Link switch pair per direction. ASSUMPTION: 2 x 32 x 400 Gbit/s (Arista DCS-7060PX4-32, SWGW)."),
+                     "Switching capacity of the GW-Link switch pair per direction. ASSUMPTION: 2 x "
+                     "32 x 400 Gbit/s (Arista DCS-7060PX4-32, SWGW)."),
                 100, 12800),
       plausible(real("/machine/host_link/bandwidth_GBps", "GB/s", 25, 0.001, 1e6,
-                     "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate derived)."),
+                     "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
+                     "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.282, 0.001, 1, "Usable fraction of the host link for the host streams the tools measured (256-byte transfers). " kFitted),
+      real("/machine/host_link/efficiency", "", 0.282, 0.001, 1,
+           "Usable fraction of the host link for the host streams the tools measured (256-byte "
+           "transfers). " kFitted),
       real("/machine/host_link/latency_ns", "ns", 817, 0, 1e12,
-           "One-way host link latency (RoCE); a read over it (the host pulling from the gateway buffer) waits 2 x this "
+           "One-way host link latency (RoCE); a read over it (the host pulling from the gateway "
+           "buffer) waits 2 x this "
            "per transfer, a write stream pays it once (assumption before the fit: 5 us). " kFitted),
   };
 }
@@ -191,19 +264,26 @@ std::vector<ParamSpec> system_specs() {
   return {
       text("/system/name", "pod64", "System name (pod4 ... pod256, multipod); informational."),
       integer("/system/num_ilds", "", 1, 1, 64,
-              "IPU-Link domains (Pod64 racks) joined by GW-Links: a power of two (PODDA); up to 1024 machines (M2K-DS)."),
+              "IPU-Link domains (Pod64 racks) joined by GW-Links: a power of two (PODDA); up to "
+              "1024 machines (M2K-DS)."),
       integer("/system/machines_per_ild", "", 16, 1, 16,
-              "Machines per IPU-Link domain: 1 (Pod4), 2, 4 (Pod16), 8 or 16 (Pod64): a power of two (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
+              "Machines per IPU-Link domain: 1 (Pod4), 2, 4 (Pod16), 8 or 16 (Pod64): a power of "
+              "two (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
       choice("/system/ipu_link_topology", "torus", {"ladder", "torus"},
-             "IPU-Link wiring inside a domain: ladder (PLTEST model) or torus (ends looped; POD-DS '2D torus', GCLUG 8.2.1)."),
+             "IPU-Link wiring inside a domain: ladder (PLTEST model) or torus (ends looped; POD-DS "
+             "'2D torus', GCLUG 8.2.1)."),
       choice("/system/gw_topology", "none", {"none", "ring", "switch"},
-             "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring (direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
+             "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring "
+             "(direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
       real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,
-           "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) (PLTEST setGlobalSyncLatency; HC33)."),
+           "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) "
+           "(PLTEST setGlobalSyncLatency; HC33)."),
       choice("/sim/fidelity", "per_tile", {"per_tile", "aggregated"},
-             "per_tile keeps every tile's bytes, cycles and SRAM; aggregated treats an IPU's tiles as one balanced block."),
+             "per_tile keeps every tile's bytes, cycles and SRAM; aggregated treats an IPU's tiles "
+             "as one balanced block."),
       flag("/sim/fast_paths", true,
-           "Exact network fast paths: flows of a batch that share no resource drain as groups. Off gives the same report, slower."),
+           "Exact network fast paths: flows of a batch that share no resource drain as groups. Off "
+           "gives the same report, slower."),
   };
 }
 

@@ -21,8 +21,10 @@ struct GroupInfo {
 
 /// Raw rate of one link of a group per direction (GB/s) and its efficiency.
 std::pair<double, double> group_rate(const HwParams& p, const std::string& g) {
-  if (g.rfind("ipu_link", 0) == 0) return {p.ipu_link.bandwidth_GBps_per_link, p.ipu_link.efficiency};
-  if (g == "gateway_link") return {p.machine.ipu_gateway_link_GBps, p.machine.ipu_gateway_link_efficiency};
+  if (g.rfind("ipu_link", 0) == 0)
+    return {p.ipu_link.bandwidth_GBps_per_link, p.ipu_link.efficiency};
+  if (g == "gateway_link")
+    return {p.machine.ipu_gateway_link_GBps, p.machine.ipu_gateway_link_efficiency};
   if (g == "ddr") return {p.machine.ddr_bandwidth_GBps, p.machine.ddr_efficiency};
   if (g == "gw_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
   if (g == "gw_switch") return {p.machine.switch_bandwidth_GBps, 1.0};
@@ -41,7 +43,8 @@ Json bisection(const System& s) {
   // a torus) and splitting the two rails apart (every rung's partner and cross links).
   std::uint64_t links = 0;
   if (s.ild_size_ipus() >= 2) {
-    const std::uint64_t vertical = static_cast<std::uint64_t>(rungs) * (p.ipu_link.partner_links + p.ipu_link.cross_links);
+    const std::uint64_t vertical =
+        static_cast<std::uint64_t>(rungs) * (p.ipu_link.partner_links + p.ipu_link.cross_links);
     if (rungs >= 2) {
       std::uint64_t horizontal = 2ull * p.ipu_link.up_links;
       if (s.torus()) horizontal += 2ull * p.ipu_link.torus_wrap_links;
@@ -55,7 +58,8 @@ Json bisection(const System& s) {
   // GW-Link tier: half the domains against the other half.
   double gw = 0;
   const double gw_link = p.machine.gw_link_bandwidth_GBps * p.machine.gw_link_efficiency;
-  const std::uint32_t n = s.num_ilds(), m = p.system.machines_per_ild, g = p.machine.gw_links_per_machine;
+  const std::uint32_t n = s.num_ilds(), m = p.system.machines_per_ild,
+                      g = p.machine.gw_links_per_machine;
   if (n >= 2 && s.gw_topology() == GwTopology::Ring) {
     // Two ring segments are cut (one when there are only two domains, but then both cables
     // of each machine join the same pair); each segment has m cables of g/2 links.
@@ -89,7 +93,8 @@ Json describe_system(const System& s) {
   d["tiles_per_ipu"] = p.chip.tiles;
   d["tiles"] = static_cast<std::uint64_t>(p.chip.tiles) * s.num_ipus();
   d["sram_per_tile_bytes"] = p.chip.sram_per_tile_bytes;
-  d["sram_total_bytes"] = p.chip.sram_per_tile_bytes * p.chip.tiles * static_cast<std::uint64_t>(s.num_ipus());
+  d["sram_total_bytes"] =
+      p.chip.sram_per_tile_bytes * p.chip.tiles * static_cast<std::uint64_t>(s.num_ipus());
   const double tiles_ghz = static_cast<double>(p.chip.tiles) * s.num_ipus() * p.chip.clock_GHz;
   d["peak_TFLOPs"] = {{"float16", tiles_ghz * p.chip.amp_flops_per_cycle_fp16 * 1e-3},
                       {"float16_32", tiles_ghz * p.chip.amp_flops_per_cycle_fp16_32 * 1e-3},
@@ -109,9 +114,9 @@ Json describe_system(const System& s) {
     gi.links_per_bundle_max = std::max(gi.links_per_bundle_max, r.links);
     gi.latency_ns = std::max(gi.latency_ns, r.latency_ns);
   }
-  static const char* const order[] = {"ipu_link.partner", "ipu_link.cross", "ipu_link.rail", "ipu_link.wrap",
-                                      "gateway_link",     "ddr",            "gw_link",       "gw_switch",
-                                      "host_link"};
+  static const char* const order[] = {"ipu_link.partner", "ipu_link.cross", "ipu_link.rail",
+                                      "ipu_link.wrap",    "gateway_link",   "ddr",
+                                      "gw_link",          "gw_switch",      "host_link"};
   Json links = Json::array();
   for (const char* g : order) {
     auto it = groups.find(g);
@@ -131,7 +136,8 @@ Json describe_system(const System& s) {
   d["links"] = std::move(links);
   std::uint64_t ipu_links = 0;
   for (const auto& l : d["links"]) {
-    if (l["group"].get<std::string>().rfind("ipu_link", 0) == 0) ipu_links += l["links"].get<std::uint64_t>();
+    if (l["group"].get<std::string>().rfind("ipu_link", 0) == 0)
+      ipu_links += l["links"].get<std::uint64_t>();
   }
   d["ipu_links_total"] = ipu_links;
   d["bisection"] = bisection(s);
@@ -141,33 +147,42 @@ Json describe_system(const System& s) {
 std::string describe_table(const Json& d) {
   std::ostringstream o;
   char buf[256];
-  o << "System " << d.value("system", "?") << ": " << d.value("ipus", 0u) << " x " << d.value("chip", "?") << " IPUs in "
-    << d.value("machines", 0u) << " x " << d.value("machine", "?") << " machines, " << d.value("ilds", 0u)
-    << " IPU-Link domain(s) of " << d.value("ild_size_ipus", 0u) << " IPUs\n";
-  o << "  IPU-Link topology: " << d.value("ipu_link_topology", "?") << (d.value("torus_wraps", false) ? " (wraps)" : "")
-    << ", GW-Link topology: " << d.value("gw_topology", "?") << ", fidelity: " << d.value("fidelity", "?") << "\n";
+  o << "System " << d.value("system", "?") << ": " << d.value("ipus", 0u) << " x "
+    << d.value("chip", "?") << " IPUs in " << d.value("machines", 0u) << " x "
+    << d.value("machine", "?") << " machines, " << d.value("ilds", 0u) << " IPU-Link domain(s) of "
+    << d.value("ild_size_ipus", 0u) << " IPUs\n";
+  o << "  IPU-Link topology: " << d.value("ipu_link_topology", "?")
+    << (d.value("torus_wraps", false) ? " (wraps)" : "")
+    << ", GW-Link topology: " << d.value("gw_topology", "?")
+    << ", fidelity: " << d.value("fidelity", "?") << "\n";
   std::snprintf(buf, sizeof buf, "  tiles: %llu (%u per IPU), SRAM: %.3f GiB, clock %.3f GHz\n",
-                static_cast<unsigned long long>(d.value("tiles", 0ull)), d.value("tiles_per_ipu", 0u),
-                static_cast<double>(d.value("sram_total_bytes", 0ull)) / 1073741824.0, d.value("clock_GHz", 0.0));
+                static_cast<unsigned long long>(d.value("tiles", 0ull)),
+                d.value("tiles_per_ipu", 0u),
+                static_cast<double>(d.value("sram_total_bytes", 0ull)) / 1073741824.0,
+                d.value("clock_GHz", 0.0));
   o << buf;
   if (d.contains("peak_TFLOPs")) {
     std::snprintf(buf, sizeof buf, "  peak: %.1f TFLOP/s FP16.16, %.1f TFLOP/s FP32\n",
                   d["peak_TFLOPs"].value("float16", 0.0), d["peak_TFLOPs"].value("float32", 0.0));
     o << buf;
   }
-  std::snprintf(buf, sizeof buf, "\n  %-18s %8s %8s %10s %12s %6s %14s %10s\n", "link group", "links", "bundles",
-                "per bundle", "GB/s/link/dir", "eff", "usable/bundle", "latency ns");
+  std::snprintf(buf, sizeof buf, "\n  %-18s %8s %8s %10s %12s %6s %14s %10s\n", "link group",
+                "links", "bundles", "per bundle", "GB/s/link/dir", "eff", "usable/bundle",
+                "latency ns");
   o << buf;
   for (const auto& l : d.value("links", Json::array())) {
-    std::snprintf(buf, sizeof buf, "  %-18s %8llu %8llu %10u %12.3f %6.2f %14.3f %10.0f\n",
-                  l.value("group", "?").c_str(), static_cast<unsigned long long>(l.value("links", 0ull)),
-                  static_cast<unsigned long long>(l.value("bundles", 0ull)), l.value("links_per_bundle", 0u),
-                  l.value("GBps_per_link_per_direction", 0.0), l.value("efficiency", 0.0),
-                  l.value("usable_GBps_per_bundle_per_direction", 0.0), l.value("latency_ns", 0.0));
+    std::snprintf(
+        buf, sizeof buf, "  %-18s %8llu %8llu %10u %12.3f %6.2f %14.3f %10.0f\n",
+        l.value("group", "?").c_str(), static_cast<unsigned long long>(l.value("links", 0ull)),
+        static_cast<unsigned long long>(l.value("bundles", 0ull)), l.value("links_per_bundle", 0u),
+        l.value("GBps_per_link_per_direction", 0.0), l.value("efficiency", 0.0),
+        l.value("usable_GBps_per_bundle_per_direction", 0.0), l.value("latency_ns", 0.0));
     o << buf;
   }
   if (d.contains("bisection")) {
-    std::snprintf(buf, sizeof buf, "\n  bisection per direction: IPU-Link domain %.1f GB/s (%llu links), GW-Link tier %.1f GB/s\n",
+    std::snprintf(buf, sizeof buf,
+                  "\n  bisection per direction: IPU-Link domain %.1f GB/s (%llu links), GW-Link "
+                  "tier %.1f GB/s\n",
                   d["bisection"].value("ild_GBps_per_direction", 0.0),
                   static_cast<unsigned long long>(d["bisection"].value("ild_links", 0ull)),
                   d["bisection"].value("gw_GBps_per_direction", 0.0));

@@ -17,8 +17,9 @@ void StreamingMemory::allocate(const std::string& name, std::uint64_t bytes) {
   const std::uint64_t more = bytes - have;
   if (more > capacity_ - used_) {
     throw ConfigError("streaming memory: buffer '" + name + "' (" + std::to_string(bytes) +
-                      " bytes) does not fit in " + owner_ + ": " + std::to_string(capacity_ - used_) +
-                      " bytes free of " + std::to_string(capacity_) +
+                      " bytes) does not fit in " + owner_ + ": " +
+                      std::to_string(capacity_ - used_) + " bytes free of " +
+                      std::to_string(capacity_) +
                       " (raise /machine/gateway/capacity_GiB or shrink the buffer)");
   }
   buffers_[name] = bytes;
@@ -33,11 +34,12 @@ void StreamingMemory::release(const std::string& name) {
   buffers_.erase(it);
 }
 
-Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr,
-                 const Network& network, const std::vector<ResourceId>& links)
+Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params,
+                 ResourceId ddr, const Network& network, const std::vector<ResourceId>& links)
     : sc_core::sc_module(name),
       machine_(machine),
-      memory_("machine " + std::to_string(machine) + " (" + std::string(sc_core::sc_object::name()) + ")",
+      memory_("machine " + std::to_string(machine) + " (" +
+                  std::string(sc_core::sc_object::name()) + ")",
               params.capacity_bytes()),
       ddr_(ddr) {
   links_.reserve(links.size());

@@ -5,9 +5,8 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "models/network/flow_engine.hpp"
 #include "models/network/link_module.hpp"
@@ -43,8 +42,8 @@ class StreamingMemory {
 /// links to and from each IPU of the machine and its host links (`links`, from the network).
 class Gateway : public sc_core::sc_module, public StatsProvider {
  public:
-  Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params, ResourceId ddr,
-          const Network& network, const std::vector<ResourceId>& links);
+  Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params,
+          ResourceId ddr, const Network& network, const std::vector<ResourceId>& links);
   std::uint32_t machine() const { return machine_; }
   StreamingMemory& memory() { return memory_; }
   const StreamingMemory& memory() const { return memory_; }

@@ -5,14 +5,15 @@
 
 namespace ipusim {
 
-Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params, const Topology& topo,
-                 const Network& network, const ResourcesByMachine& resources)
+Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params,
+                 const Topology& topo, const Network& network, const ResourcesByMachine& resources)
     : sc_core::sc_module(name), id_(machine) {
   const std::uint32_t n = params.machine.ipus_per_machine;
   ipus_.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::string nm = "ipu" + std::to_string(i);
-    ipus_.push_back(std::make_unique<Ipu>(nm.c_str(), machine * n + i, params.chip, params.system.fidelity));
+    ipus_.push_back(
+        std::make_unique<Ipu>(nm.c_str(), machine * n + i, params.chip, params.system.fidelity));
   }
   std::vector<ResourceId> gateway_links;
   for (ResourceId id : resources[machine]) {
@@ -24,17 +25,20 @@ Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwPa
     const std::string nm = link_module_name(network.engine().resource(id).name);
     links_.push_back(std::make_unique<LinkModule>(nm.c_str(), network, id));
   }
-  gateway_ = std::make_unique<Gateway>("gateway", machine, params.machine, topo.ddr(machine), network, gateway_links);
+  gateway_ = std::make_unique<Gateway>("gateway", machine, params.machine, topo.ddr(machine),
+                                       network, gateway_links);
 }
 
-IpuLinkDomain::IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild, const HwParams& params,
-                             const Topology& topo, const Network& network, const ResourcesByMachine& resources)
+IpuLinkDomain::IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild,
+                             const HwParams& params, const Topology& topo, const Network& network,
+                             const ResourcesByMachine& resources)
     : sc_core::sc_module(name) {
   const std::uint32_t n = params.system.machines_per_ild;
   machines_.reserve(n);
   for (std::uint32_t m = 0; m < n; ++m) {
     const std::string nm = "m" + std::to_string(m);
-    machines_.push_back(std::make_unique<Machine>(nm.c_str(), ild * n + m, params, topo, network, resources));
+    machines_.push_back(
+        std::make_unique<Machine>(nm.c_str(), ild * n + m, params, topo, network, resources));
   }
 }
 

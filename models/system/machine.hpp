@@ -4,16 +4,15 @@
 // that module names read system.ild0.m3.ipu2 and stats nest by rack and machine.
 #include <cstdint>
 #include <memory>
+#include <systemc>
 #include <vector>
 
-#include <systemc>
-
-#include "models/system/gateway.hpp"
-#include "models/params/hw_params.hpp"
 #include "models/ipu/ipu.hpp"
 #include "models/network/link_module.hpp"
 #include "models/network/network.hpp"
 #include "models/network/routing.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/system/gateway.hpp"
 
 namespace ipusim {
 
@@ -26,8 +25,8 @@ using ResourcesByMachine = std::vector<std::vector<ResourceId>>;
 class Machine : public sc_core::sc_module {
  public:
   /// `machine` is the global machine id; its IPUs are machine x ipus_per_machine + i.
-  Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params, const Topology& topo,
-          const Network& network, const ResourcesByMachine& resources);
+  Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params,
+          const Topology& topo, const Network& network, const ResourcesByMachine& resources);
   std::uint32_t id() const { return id_; }
   Ipu& ipu(std::uint32_t local) { return *ipus_[local]; }
   std::size_t num_ipus() const { return ipus_.size(); }
@@ -45,8 +44,8 @@ class Machine : public sc_core::sc_module {
 /// One IPU-Link domain (a Pod64 rack or a smaller Pod): `machines_per_ild` machines.
 class IpuLinkDomain : public sc_core::sc_module {
  public:
-  IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild, const HwParams& params, const Topology& topo,
-                const Network& network, const ResourcesByMachine& resources);
+  IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild, const HwParams& params,
+                const Topology& topo, const Network& network, const ResourcesByMachine& resources);
   Machine& machine(std::uint32_t local) { return *machines_[local]; }
   std::size_t num_machines() const { return machines_.size(); }
 

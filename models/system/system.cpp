@@ -30,8 +30,8 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   for (ResourceId id = 0; link_modules && id < topo_.num_resources(); ++id) {
     const std::uint32_t m = topo_.owner_machine(id);
     if (m == Topology::kNone) {
-      gw_switch_ = std::make_unique<LinkModule>(link_module_name(network_->engine().resource(id).name).c_str(),
-                                                *network_, id);
+      gw_switch_ = std::make_unique<LinkModule>(
+          link_module_name(network_->engine().resource(id).name).c_str(), *network_, id);
     } else {
       by_machine[m].push_back(id);
     }
@@ -43,11 +43,13 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   gateways_.reserve(topo_.num_machines());
   for (std::uint32_t i = 0; i < n_ild; ++i) {
     const std::string nm = "ild" + std::to_string(i);
-    ilds_.push_back(std::make_unique<IpuLinkDomain>(nm.c_str(), i, params_, topo_, *network_, by_machine));
+    ilds_.push_back(
+        std::make_unique<IpuLinkDomain>(nm.c_str(), i, params_, topo_, *network_, by_machine));
     IpuLinkDomain& d = *ilds_.back();
     for (std::size_t m = 0; m < d.num_machines(); ++m) {
       Machine& mach = d.machine(static_cast<std::uint32_t>(m));
-      for (std::size_t k = 0; k < mach.num_ipus(); ++k) ipus_.push_back(&mach.ipu(static_cast<std::uint32_t>(k)));
+      for (std::size_t k = 0; k < mach.num_ipus(); ++k)
+        ipus_.push_back(&mach.ipu(static_cast<std::uint32_t>(k)));
       gateways_.push_back(&mach.gateway());
     }
   }

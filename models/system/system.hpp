@@ -5,17 +5,16 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <systemc>
 #include <vector>
 
-#include <systemc>
-
-#include "models/system/gateway.hpp"
-#include "models/params/hw_params.hpp"
 #include "models/ipu/ipu.hpp"
-#include "models/system/machine.hpp"
+#include "models/ipu/sync.hpp"
 #include "models/network/network.hpp"
 #include "models/network/routing.hpp"
-#include "models/ipu/sync.hpp"
+#include "models/params/hw_params.hpp"
+#include "models/system/gateway.hpp"
+#include "models/system/machine.hpp"
 #include "sim/clock.hpp"
 #include "sim/stats.hpp"
 
@@ -48,7 +47,9 @@ class System : public sc_core::sc_module, public StatsProvider {
   std::uint32_t machine_of(std::uint32_t ipu) const { return topo_.machine_of(ipu); }
 
   /// Route between two IPUs (IPU-Links inside a domain, GW-Links across domains).
-  Route route(std::uint32_t src_ipu, std::uint32_t dst_ipu) const { return topo_.route(src_ipu, dst_ipu); }
+  Route route(std::uint32_t src_ipu, std::uint32_t dst_ipu) const {
+    return topo_.route(src_ipu, dst_ipu);
+  }
   Route remote_load_route(std::uint32_t ipu) const { return topo_.remote_load_route(ipu); }
   Route remote_store_route(std::uint32_t ipu) const { return topo_.remote_store_route(ipu); }
   Route host_write_route(std::uint32_t ipu) const { return topo_.host_write_route(ipu); }
@@ -60,7 +61,9 @@ class System : public sc_core::sc_module, public StatsProvider {
   }
 
   /// Sync cost of a set of IPUs (not recorded).
-  SyncCost sync_cost(const std::vector<std::uint32_t>& ipus) const { return sync_->model().cost(ipus); }
+  SyncCost sync_cost(const std::vector<std::uint32_t>& ipus) const {
+    return sync_->model().cost(ipus);
+  }
   /// Sync cost of a set of IPUs, recorded in the sync controller's and the IPUs' stats.
   SyncCost sync(const std::vector<std::uint32_t>& ipus, std::uint64_t times = 1);
 

@@ -6,10 +6,10 @@
 
 #include "models/ipu/compute.hpp"
 #include "models/system/system.hpp"
+#include "runtime/exec/step_memo.hpp"
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
 #include "sim/sim_time.hpp"
-#include "runtime/exec/step_memo.hpp"
 #include "sim/trace.hpp"
 
 namespace ipusim {
@@ -37,10 +37,14 @@ namespace {
 /// The `--trace-tiers` tier of a resource.
 TraceTier trace_tier(ResourceKind kind) {
   switch (kind) {
-    case ResourceKind::IpuLink: return TraceTier::IpuLink;
-    case ResourceKind::Ddr: return TraceTier::Ddr;
-    case ResourceKind::HostLink: return TraceTier::Host;
-    default: return TraceTier::GwLink;
+    case ResourceKind::IpuLink:
+      return TraceTier::IpuLink;
+    case ResourceKind::Ddr:
+      return TraceTier::Ddr;
+    case ResourceKind::HostLink:
+      return TraceTier::Host;
+    default:
+      return TraceTier::GwLink;
   }
 }
 
@@ -86,8 +90,8 @@ const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
   return it->second;
 }
 
-CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, coll::Schedule* summary,
-                                        const TileBoundFn& tile_bound) {
+CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
+                                        coll::Schedule* summary, const TileBoundFn& tile_bound) {
   CollectiveTiming timing;
   timing.start_ns = now_ns();
   const ChipParams& chip = system_.chip();
@@ -148,7 +152,8 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
 
     if (!(have_prev && step.same_traffic_as_previous)) {
       pairs.clear();
-      for (const auto& t : step.transfers) pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
+      for (const auto& t : step.transfers)
+        pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
       const bool same_pairs = have_prev && pairs == prev_pairs;
       if (!same_pairs) {
         step_routes.clear();
@@ -229,8 +234,8 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request, 
   };
   // Timing only: steps that repeat the previous step's traffic come without transfers (the
   // per-IPU trace slices need them all).
-  coll::Schedule s = coll::generate_schedule(request, play_step,
-                                             tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
+  coll::Schedule s = coll::generate_schedule(
+      request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
   memo.flush();
   replayed_steps_ += memo.replayed();
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;

@@ -21,7 +21,9 @@ void set_gemm(ComputeSpec& s, const GemmShape& g) {
 
 }  // namespace
 
-ComputeDType compute_dtype(DType d) { return d == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32; }
+ComputeDType compute_dtype(DType d) {
+  return d == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
+}
 
 ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
   ComputeSpec s;
@@ -63,7 +65,8 @@ std::uint64_t ComputeCycleMemo::cycles(const ChipParams& chip, const LOp& op, st
   }
   const std::uint64_t c = op_compute_cycles(chip, op, tiles);
   if (entries_.size() >= kPruneAt) {
-    for (auto e = entries_.begin(); e != entries_.end();) e = e->second.parts.expired() ? entries_.erase(e) : std::next(e);
+    for (auto e = entries_.begin(); e != entries_.end();)
+      e = e->second.parts.expired() ? entries_.erase(e) : std::next(e);
   }
   entries_[key] = Entry{op.parts, &chip, tiles, c};
   return c;

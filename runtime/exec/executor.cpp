@@ -6,20 +6,22 @@
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
+#include "models/system/system.hpp"
 #include "runtime/exec/compute_timing.hpp"
 #include "runtime/exec/trace_estimate.hpp"
 #include "runtime/exec/watchdog.hpp"
-#include "models/system/system.hpp"
 #include "sim/progress.hpp"
-#include "sim/trace.hpp"
 #include "sim/sim_time.hpp"
+#include "sim/trace.hpp"
 
 namespace ipusim::rt {
 namespace {
 
 constexpr Lane kLanes[] = {Lane::Compute, Lane::Io, Lane::IoPhase};
 
-coll::DType coll_dtype(DType d) { return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32; }
+coll::DType coll_dtype(DType d) {
+  return d == DType::Float16 ? coll::DType::Float16 : coll::DType::Float32;
+}
 
 /// Collectives and IpuCopies: traffic between IPUs (IPU-Links; across domains also gateway
 /// links, GW-Links and the switch).
@@ -32,13 +34,20 @@ bool inter_ipu_kind(ResourceKind k) {
   return k == ResourceKind::IpuLink || k == ResourceKind::GwLink || k == ResourceKind::GwSwitch;
 }
 
-std::size_t lane_index(int vg, Lane l) { return static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l); }
+std::size_t lane_index(int vg, Lane l) {
+  return static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l);
+}
 
 }  // namespace
 
-Executor::Executor(sc_core::sc_module_name name, System& system, const Program& program, std::uint32_t replicas,
-                   std::uint32_t ipus_per_replica, ExecutorOptions options)
-    : sc_core::sc_module(name), system_(system), program_(program), replicas_(replicas), ipr_(ipus_per_replica), opt_(options) {
+Executor::Executor(sc_core::sc_module_name name, System& system, const Program& program,
+                   std::uint32_t replicas, std::uint32_t ipus_per_replica, ExecutorOptions options)
+    : sc_core::sc_module(name),
+      system_(system),
+      program_(program),
+      replicas_(replicas),
+      ipr_(ipus_per_replica),
+      opt_(options) {
   timings_.resize(program.phases.size());
   done_ops_.resize(program.phases.size());
   for (std::size_t i = 0; i < program.phases.size(); ++i) {
@@ -49,7 +58,8 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
   std::uint64_t ops = 0;
   for (const auto& phase : program.phases) ops += phase.ops.size();
   RunProgress::instance().add_total(ops, "ops");
-  announce_program_trace(program, replicas_, ipr_, system_.num_ipus());  // warns before a > 1 GiB trace
+  announce_program_trace(program, replicas_, ipr_,
+                         system_.num_ipus());  // warns before a > 1 GiB trace
   sync_ns_ = system_.sync_cost(all_ipus_).ns;
   SC_THREAD(master);
   for (std::uint32_t vg = 0; vg < ipr_; ++vg) {
@@ -105,7 +115,8 @@ void Executor::master() {
     sc_core::wait(ns_to_sc(sync_ns_));
     intervals_.push_back({ts, now_ns(), "sync"});
     phase_ns_.push_back({t0, now_ns()});
-    TraceWriter::instance().complete("phases", "phase", "phase " + std::to_string(p), t0, now_ns() - t0);
+    TraceWriter::instance().complete("phases", "phase", "phase " + std::to_string(p), t0,
+                                     now_ns() - t0);
   }
   end_ns_ = now_ns();
   if (!stop_) replicate_activity();
@@ -116,11 +127,14 @@ void Executor::master() {
 }
 
 std::string Executor::stall_report() const {
-  return done_ || current_ >= done_ops_.size() ? "" : describe_stall(program_, current_, done_ops_[current_]);
+  return done_ || current_ >= done_ops_.size()
+             ? ""
+             : describe_stall(program_, current_, done_ops_[current_]);
 }
 
 void Executor::lane(int vg, Lane l) {
-  CollectivePlayer& player = *players_[static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l)];
+  CollectivePlayer& player =
+      *players_[static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l)];
   std::uint64_t seen = 0;
   for (;;) {
     while (generation_ == seen) sc_core::wait(go_);
@@ -160,7 +174,8 @@ void Executor::replicate_activity() {
   // Replica 0's IPUs went through the models for every compute op and copy; every replica
   // ran the same ops on identical IPUs (SPMD), so the others get the same activity.
   for (std::uint32_t r = 1; r < replicas_; ++r) {
-    for (std::uint32_t vg = 0; vg < ipr_; ++vg) system_.ipu(r * ipr_ + vg).add_activity_of(system_.ipu(vg));
+    for (std::uint32_t vg = 0; vg < ipr_; ++vg)
+      system_.ipu(r * ipr_ + vg).add_activity_of(system_.ipu(vg));
   }
 }
 
@@ -169,10 +184,11 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
   auto with_mapping = [&](ComputeSpec spec, const GemmShape& gemm, std::uint64_t bytes) {
     // per_tile: the op's output is mapped linearly over the tiles; a GEMM's output is m x n
     // (x groups) elements, a vector op's tensors are the bytes it reads and writes.
-    spec.mapped_bytes = gemm.known() ? static_cast<std::uint64_t>(gemm.m) * static_cast<std::uint64_t>(gemm.n) *
-                                           static_cast<std::uint64_t>(gemm.groups > 0 ? gemm.groups : 1) *
-                                           static_cast<std::uint64_t>(compute_dtype_bytes(spec.dtype))
-                                     : bytes;
+    spec.mapped_bytes =
+        gemm.known() ? static_cast<std::uint64_t>(gemm.m) * static_cast<std::uint64_t>(gemm.n) *
+                           static_cast<std::uint64_t>(gemm.groups > 0 ? gemm.groups : 1) *
+                           static_cast<std::uint64_t>(compute_dtype_bytes(spec.dtype))
+                     : bytes;
     spec.grain_bytes = opt_.grain_bytes;
     return ipu.compute(spec);
   };
@@ -187,7 +203,8 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
       ~StopRecording() { ipu.record_computes(nullptr); }
     } stop{ipu};
     ipu.record_computes(&effect);
-    for (const ComputePart& p : *op.parts) total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
+    for (const ComputePart& p : *op.parts)
+      total += with_mapping(compute_spec(p, compute_tiles), p.gemm, p.bytes);
   }
   compute_effects_.emplace(op.parts.get(), std::move(effect));
   return total;
@@ -207,7 +224,8 @@ bool Executor::network_alone(std::size_t index, bool crosses) {
   const LOp& me = ops[index];
   const std::size_t li = lane_index(me.vg, me.lane);
   // Usual case: every unfinished op that could interfere is on this lane, after this op.
-  if (link_pending_ == lane_link_pending_[li] && (!crosses || io_pending_ == lane_io_pending_[li])) return true;
+  if (link_pending_ == lane_link_pending_[li] && (!crosses || io_pending_ == lane_io_pending_[li]))
+    return true;
   // Otherwise each such op must wait for this one (dependencies or lane order, transitively).
   reach_.assign(ops.size(), 0);
   std::vector<std::size_t> stack{index};
@@ -226,12 +244,14 @@ bool Executor::network_alone(std::size_t index, bool crosses) {
   return true;
 }
 
-CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, const std::string& key, std::size_t index,
+CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
+                                          const std::string& key, std::size_t index,
                                           CollectivePlayer& player, bool& cached) {
   Network& net = system_.network();
   bool crosses = false;
   for (const auto& g : req.groups) {
-    for (std::uint32_t ipu : g) crosses = crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
+    for (std::uint32_t ipu : g)
+      crosses = crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
   }
   const bool alone = opt_.collective_cache && network_alone(index, crosses);
   auto it = alone ? cache_.find(key) : cache_.end();
@@ -257,7 +277,9 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, co
   std::vector<ResourceStats> before(n);
   // Inside domains only the inter-IPU kinds are the collective's (remote and host transfers may
   // use the others meanwhile); across domains nothing else ran, so every resource is.
-  auto recorded = [&](ResourceId id) { return crosses || inter_ipu_kind(net.engine().resource(id).kind); };
+  auto recorded = [&](ResourceId id) {
+    return crosses || inter_ipu_kind(net.engine().resource(id).kind);
+  };
   for (ResourceId id = 0; id < n; ++id) {
     if (recorded(id)) before[id] = net.resource_stats(id);
   }
@@ -280,8 +302,10 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req, co
 }
 
 void Executor::run_transfers(std::vector<TransferRequest>& reqs) {
-  reqs.erase(std::remove_if(reqs.begin(), reqs.end(), [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
-             reqs.end());
+  reqs.erase(
+      std::remove_if(reqs.begin(), reqs.end(),
+                     [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
+      reqs.end());
   if (reqs.empty()) return;
   // No per-transfer results are needed: the lean batch form (fast-path groups for transfers
   // alone on their links, exact; no callback per transfer).
@@ -326,8 +350,9 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     case LKind::IoCopy: {
       // An on-chip exchange between the IO and compute tile sets (IoTileCopy): the IPU model
       // bounds it by the smaller set (aggregated) or by the busiest tile of the mapping.
-      const std::uint64_t cycles = system_.ipu(static_cast<std::uint32_t>(op.vg))
-                                       .io_copy(op.bytes, io_tiles, op.to_compute, opt_.grain_bytes);
+      const std::uint64_t cycles =
+          system_.ipu(static_cast<std::uint32_t>(op.vg))
+              .io_copy(op.bytes, io_tiles, op.to_compute, opt_.grain_bytes);
       hold_compute_tiles(op.vg, system_.clock().cycles_to_ns(static_cast<double>(cycles)));
       t.category = "exchange";
       break;
@@ -348,7 +373,9 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     }
     case LKind::Host: {
       for (std::uint32_t ipu : replica_ipus(op.vg, true))
-        reqs.push_back({op.to_compute ? system_.host_write_route(ipu) : system_.host_read_route(ipu), op.bytes});
+        reqs.push_back(
+            {op.to_compute ? system_.host_write_route(ipu) : system_.host_read_route(ipu),
+             op.bytes});
       run_transfers(reqs);
       t.category = "host_io";
       t.tier = "host_io";
@@ -357,8 +384,10 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     case LKind::IpuCopy: {
       LinkTier tier = LinkTier::Local;
       for (std::uint32_t r = 0; r < replicas_; ++r) {
-        const Route route = system_.route(r * ipr_ + static_cast<std::uint32_t>(op.vg), r * ipr_ + static_cast<std::uint32_t>(op.dst_vg));
-        if (static_cast<int>(system_.tier(route)) > static_cast<int>(tier)) tier = system_.tier(route);
+        const Route route = system_.route(r * ipr_ + static_cast<std::uint32_t>(op.vg),
+                                          r * ipr_ + static_cast<std::uint32_t>(op.dst_vg));
+        if (static_cast<int>(system_.tier(route)) > static_cast<int>(tier))
+          tier = system_.tier(route);
         reqs.push_back({route, op.bytes});
       }
       run_transfers(reqs);
@@ -382,8 +411,9 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
         for (unsigned r : g) ipus.push_back(r * ipr_ + static_cast<std::uint32_t>(op.vg));
         req.groups.push_back(std::move(ipus));
       }
-      const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" + std::to_string(op.elements) + "|" +
-                              to_string(op.dtype) + "|" + std::to_string(op.vg);
+      const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" +
+                              std::to_string(op.elements) + "|" + to_string(op.dtype) + "|" +
+                              std::to_string(op.vg);
       const CollectiveTiming ct = run_collective(req, key, i, player, t.cached);
       t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
       t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
@@ -424,11 +454,11 @@ void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
   for (std::uint32_t r = 0; r < (all ? replicas_ : 1); ++r) {
     const std::uint32_t ipu = r * ipr_ + static_cast<std::uint32_t>(op.vg);
     if (!trace.ipu_selected(ipu)) continue;
-    trace.complete("ipu" + std::to_string(ipu), to_string(op.lane), op.label, t.start_ns, t.end_ns - t.start_ns, args,
-                   tier);
+    trace.complete("ipu" + std::to_string(ipu), to_string(op.lane), op.label, t.start_ns,
+                   t.end_ns - t.start_ns, args, tier);
     if (op.kind == LKind::RemoteExchange) {
-      trace.async_slice("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label, t.start_ns,
-                        t.end_ns - t.start_ns, Json(), TraceTier::Ddr);
+      trace.async_slice("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label,
+                        t.start_ns, t.end_ns - t.start_ns, Json(), TraceTier::Ddr);
     }
   }
 }

@@ -9,9 +9,8 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "models/ipu/ipu.hpp"
 #include "models/network/network.hpp"
@@ -30,7 +29,8 @@ struct ExecutorOptions {
   /// Replay an identical collective played before, when provably equivalent: it and the
   /// original each had the network to themselves (see Executor::network_alone()).
   bool collective_cache = true;
-  bool first_machine_only = false;  ///< remote/host IO on the first machine's IPUs only (all machines are alike)
+  bool first_machine_only =
+      false;  ///< remote/host IO on the first machine's IPUs only (all machines are alike)
   /// per_tile fidelity: grain of the linear tile mapping of op outputs and IoTileCopies, bytes.
   std::uint64_t grain_bytes = 8;
 };
@@ -38,8 +38,8 @@ struct ExecutorOptions {
 /// Timing of one lowered op (the same on every replica).
 struct OpTiming {
   double start_ns = -1, end_ns = -1;
-  std::string category;  ///< breakdown category
-  std::string tier;      ///< link tier of transfers and collectives
+  std::string category;   ///< breakdown category
+  std::string tier;       ///< link tier of transfers and collectives
   double gw_link_ns = 0;  ///< part of a hierarchical collective spent on GW-Links
   bool cached = false;
 };
@@ -54,8 +54,8 @@ struct BusyInterval {
 class Executor : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Executor);
-  Executor(sc_core::sc_module_name name, System& system, const Program& program, std::uint32_t replicas,
-           std::uint32_t ipus_per_replica, ExecutorOptions options);
+  Executor(sc_core::sc_module_name name, System& system, const Program& program,
+           std::uint32_t replicas, std::uint32_t ipus_per_replica, ExecutorOptions options);
 
   bool done() const { return done_; }
   const std::string& failure() const { return failure_; }
@@ -116,8 +116,8 @@ class Executor : public sc_core::sc_module {
   /// its lane's order) cannot interfere either: such ops are allowed too.
   bool network_alone(std::size_t index, bool crosses);
   /// Plays `req` (recording its network use when it runs alone) or replays a cached play.
-  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key, std::size_t index,
-                                  CollectivePlayer& player, bool& cached);
+  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key,
+                                  std::size_t index, CollectivePlayer& player, bool& cached);
   std::map<std::string, CachedCollective> cache_;
   /// Effect on the IPU model of each compute op's parts, by parts list: the same parts recur
   /// every micro-batch and layer, and every IPU of the system has the same chip and fidelity

@@ -23,7 +23,8 @@ Json link_utilisation(const System& system, double end_ns) {
       auto& a = acc[names[static_cast<int>(topo.kind(id))]];
       // Whole bytes: the integrated rate carries floating-point dust that depends on the order
       // of the sums (a collective replayed from the executor's cache adds its totals at once).
-      a.first += static_cast<double>(std::llround(st.bytes)) / (net.engine().resource(id).capacity_Bpns * end_ns);
+      a.first += static_cast<double>(std::llround(st.bytes)) /
+                 (net.engine().resource(id).capacity_Bpns * end_ns);
       a.second++;
     }
   }

@@ -22,7 +22,8 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.get_string("description");
   std::unique_ptr<System> system = build_system(doc);
   // `--trace-ipus` beyond the system is bad input, refused before anything runs.
-  if (TraceWriter::instance().enabled()) TraceWriter::instance().filter().check_ipus_exist(system->num_ipus());
+  if (TraceWriter::instance().enabled())
+    TraceWriter::instance().filter().check_ipus_exist(system->num_ipus());
   root.mark_used("chip");
   root.mark_used("ipu_link");
   root.mark_used("machine");
@@ -77,16 +78,17 @@ SimulationResult simulate(ConfigDoc& doc) {
 
   std::ostringstream summary;
   summary << "ipusim: " << report["name"].get<std::string>() << " — "
-          << report["workload_kind"].get<std::string>() << " on " << system->params().system.name << "\n";
-  summary << "  simulated time   " << format_ns(time_ns) << "  (" << clock.ns_to_cycles_round(time_ns)
-          << " cycles at " << clock.freq_GHz() << " GHz)\n";
+          << report["workload_kind"].get<std::string>() << " on " << system->params().system.name
+          << "\n";
+  summary << "  simulated time   " << format_ns(time_ns) << "  ("
+          << clock.ns_to_cycles_round(time_ns) << " cycles at " << clock.freq_GHz() << " GHz)\n";
   summary << "  breakdown\n";
   for (const auto& [kind, ns] : report["breakdown_ns"].items()) {
     const double v = ns.get<double>();
     if (v <= 0) continue;
     char line[128];
-    std::snprintf(line, sizeof line, "    %-18s %14s  %5.1f %%\n", kind.c_str(), format_ns(v).c_str(),
-                  time_ns > 0 ? 100.0 * v / time_ns : 0.0);
+    std::snprintf(line, sizeof line, "    %-18s %14s  %5.1f %%\n", kind.c_str(),
+                  format_ns(v).c_str(), time_ns > 0 ? 100.0 * v / time_ns : 0.0);
     summary << line;
   }
   summary << workload->summary();

@@ -5,15 +5,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/ir/ir_model.hpp"
 #include "runtime/generators/model_gen_optimizer.hpp"
+#include "runtime/ir/ir_model.hpp"
 
 namespace ipusim::rt {
 
 /// A multi-layer perceptron (W13/W14: 784 -> 512 -> 512 -> 512 -> 10).
 struct MlpSpec {
   std::vector<std::int64_t> layer_sizes = {784, 512, 512, 512, 10};
-  std::int64_t micro_batch = 8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
+  std::int64_t micro_batch =
+      8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
   DType dtype = DType::Float32;
   OptimizerSpec optimizer;
 };
@@ -23,15 +24,16 @@ struct MlpSpec {
 /// all with P = layers / layers_per_phase + 2.
 struct TransformerSpec {
   std::int64_t layers = 24, hidden = 1024, heads = 16, sequence_length = 128, vocab = 30522;
-  std::int64_t micro_batch = 8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
+  std::int64_t micro_batch =
+      8;  ///< samples of one generated step (PopART micro-batch / batch-serialisation factor)
   DType dtype = DType::Float16;
   std::int64_t layers_per_phase = 1;
-  std::int64_t tensor_parallel = 1;          ///< weights split over consecutive groups of this size
-  std::int64_t activation_shards = 1;        ///< activations split this many ways (2-D tensor parallel)
+  std::int64_t tensor_parallel = 1;    ///< weights split over consecutive groups of this size
+  std::int64_t activation_shards = 1;  ///< activations split this many ways (2-D tensor parallel)
   std::int64_t attention_serialisation = 1;  ///< divides the attention working memory
-  std::int64_t head_tokens = 0;              ///< tokens the head projects to the vocabulary (0 = all)
+  std::int64_t head_tokens = 0;  ///< tokens the head projects to the vocabulary (0 = all)
   std::int64_t ffn_factor = 4;
-  bool recompute = true;                     ///< phased: backward recomputes the forward (3x forward flops)
+  bool recompute = true;  ///< phased: backward recomputes the forward (3x forward flops)
   /// Heads: "lm" (dense + decoder over head_tokens, GPT/phased BERT) or "mlm_nsp" (BERT
   /// pre-training: MLM transform + decoder tied to the word embedding, NSP pooler + classifier).
   std::string head = "lm";

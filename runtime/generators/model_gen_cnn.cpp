@@ -103,7 +103,8 @@ struct Builder {
   }
 
   // --- ops ---------------------------------------------------------------------------------
-  ModelOp& op(const std::string& name, Pass pass, std::vector<std::string> in, std::vector<std::string> out) {
+  ModelOp& op(const std::string& name, Pass pass, std::vector<std::string> in,
+              std::vector<std::string> out) {
     ModelOp o;
     o.name = name;
     o.pass = pass;
@@ -115,8 +116,8 @@ struct Builder {
     m.ops.push_back(std::move(o));
     return m.ops.back();
   }
-  ModelOp& amp(const std::string& name, Pass pass, OpClass cls, GemmShape g, std::vector<std::string> in,
-               std::vector<std::string> out) {
+  ModelOp& amp(const std::string& name, Pass pass, OpClass cls, GemmShape g,
+               std::vector<std::string> in, std::vector<std::string> out) {
     ModelOp& o = op(name, pass, std::move(in), std::move(out));
     o.unit = ComputeUnit::Amp;
     o.op_class = cls;
@@ -124,8 +125,8 @@ struct Builder {
     o.flops = g.flops();
     return o;
   }
-  ModelOp& vec(const std::string& name, Pass pass, OpClass cls, double flops, std::uint64_t bytes_rw,
-               std::vector<std::string> in, std::vector<std::string> out) {
+  ModelOp& vec(const std::string& name, Pass pass, OpClass cls, double flops,
+               std::uint64_t bytes_rw, std::vector<std::string> in, std::vector<std::string> out) {
     ModelOp& o = op(name, pass, std::move(in), std::move(out));
     o.unit = ComputeUnit::Vector;
     o.op_class = cls;
@@ -140,7 +141,8 @@ struct Builder {
   }
 
   // --- forward layers ----------------------------------------------------------------------
-  Conv conv(const std::string& name, const Act& in, std::int64_t cout, std::int64_t kernel, std::int64_t stride) {
+  Conv conv(const std::string& name, const Act& in, std::int64_t cout, std::int64_t kernel,
+            std::int64_t stride) {
     Conv c;
     c.name = name;
     c.in = in;
@@ -148,8 +150,10 @@ struct Builder {
     c.stride = stride;
     c.weight = weight(name + "/weight", {cout, in.c, kernel, kernel});
     // "Same" padding (pad = kernel / 2): the output side is ceil(in / stride).
-    c.out = activation(name + "/out", cout, (in.h + stride - 1) / stride, (in.w + stride - 1) / stride);
-    amp(name + "/fwd", Pass::Forward, OpClass::Convolution, conv_gemm(c), {in.name, c.weight}, {c.out.name});
+    c.out =
+        activation(name + "/out", cout, (in.h + stride - 1) / stride, (in.w + stride - 1) / stride);
+    amp(name + "/fwd", Pass::Forward, OpClass::Convolution, conv_gemm(c), {in.name, c.weight},
+        {c.out.name});
     return c;
   }
   /// The forward GEMM of a convolution: m = batch x output pixels, k = Cin x kh x kw, n = Cout.
@@ -161,39 +165,42 @@ struct Builder {
   /// + (beta - mean * gamma/sigma), folded per channel) = 5. Bytes: x read twice (statistics
   /// pass, then normalise pass) and y written = 3 x the activation.
   Layer batch_norm(const std::string& name, const Act& in) {
-    const std::string gamma = weight(name + "/gamma", {in.c}), beta = weight(name + "/beta", {in.c});
+    const std::string gamma = weight(name + "/gamma", {in.c}),
+                      beta = weight(name + "/beta", {in.c});
     // The running mean and variance are not trainable and are 2 x C values per layer; they
     // are left out of the model (not weights: no gradient, no optimizer state).
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
-    vec(name + "/fwd", Pass::Forward, OpClass::Norm, 5 * elements(in), 3 * bytes(in), {in.name, gamma, beta},
-        {l.out.name});
+    vec(name + "/fwd", Pass::Forward, OpClass::Norm, 5 * elements(in), 3 * bytes(in),
+        {in.name, gamma, beta}, {l.out.name});
     return l;
   }
   /// max(x, 0): 1 flop per element; x read, y written.
   Layer relu(const std::string& name, const Act& in) {
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
-    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(in), 2 * bytes(in), {in.name}, {l.out.name});
+    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(in), 2 * bytes(in), {in.name},
+        {l.out.name});
     return l;
   }
   /// Residual add: 1 flop per element; two reads and one write.
   Layer add(const std::string& name, const Act& a, const Act& b) {
     Layer l{name, a, activation(name + "/out", a.c, a.h, a.w)};
-    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(a), 3 * bytes(a), {a.name, b.name}, {l.out.name});
+    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(a), 3 * bytes(a),
+        {a.name, b.name}, {l.out.name});
     return l;
   }
   /// 3x3 stride-2 max pool (pad 1): 8 comparisons per output element; input read once,
   /// output written.
   Layer max_pool(const std::string& name, const Act& in) {
     Layer l{name, in, activation(name + "/out", in.c, (in.h + 1) / 2, (in.w + 1) / 2)};
-    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, 8 * elements(l.out), bytes(in) + bytes(l.out), {in.name},
-        {l.out.name});
+    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, 8 * elements(l.out),
+        bytes(in) + bytes(l.out), {in.name}, {l.out.name});
     return l;
   }
   /// Global average pool: 1 add per input element and 1 scale per output element.
   Layer avg_pool(const std::string& name, const Act& in) {
     Layer l{name, in, activation(name + "/out", in.c, 1, 1)};
-    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(in) + elements(l.out), bytes(in) + bytes(l.out),
-        {in.name}, {l.out.name});
+    vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(in) + elements(l.out),
+        bytes(in) + bytes(l.out), {in.name}, {l.out.name});
     return l;
   }
 
@@ -206,10 +213,10 @@ struct Builder {
   void conv_bwd(const Conv& c, const std::string& dy, const std::string& dx) {
     const GemmShape f = conv_gemm(c);
     if (!dx.empty())
-      amp(c.name + "/bwd_input", Pass::Backward, OpClass::Convolution, GemmShape{f.m, f.n, f.k, 1}, {dy, c.weight},
-          {grad(c.in, dx)});
-    ModelOp& w = amp(c.name + "/bwd_weight", Pass::Backward, OpClass::Convolution, GemmShape{f.k, f.m, f.n, 1},
-                     {c.in.name, dy}, {});
+      amp(c.name + "/bwd_input", Pass::Backward, OpClass::Convolution, GemmShape{f.m, f.n, f.k, 1},
+          {dy, c.weight}, {grad(c.in, dx)});
+    ModelOp& w = amp(c.name + "/bwd_weight", Pass::Backward, OpClass::Convolution,
+                     GemmShape{f.k, f.m, f.n, 1}, {c.in.name, dy}, {});
     weight_grad_outputs(w, c.weight);
   }
   /// Batch-norm backward. Flops per element: dbeta = sum(dy) 1, x_hat = (x - mean) / sigma
@@ -217,30 +224,31 @@ struct Builder {
   /// 4 (subtract, multiply, subtract, multiply) = 9. Bytes: x and dy read in the reduction
   /// pass and again in the apply pass, dx written = 5 x the activation.
   void bn_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
-    ModelOp& o = vec(l.name + "/bwd", Pass::Backward, OpClass::Norm, 9 * elements(l.in), 5 * bytes(l.in),
-                     {l.in.name, dy, l.name + "/gamma"}, {grad(l.in, dx)});
+    ModelOp& o = vec(l.name + "/bwd", Pass::Backward, OpClass::Norm, 9 * elements(l.in),
+                     5 * bytes(l.in), {l.in.name, dy, l.name + "/gamma"}, {grad(l.in, dx)});
     weight_grad_outputs(o, l.name + "/gamma");
     weight_grad_outputs(o, l.name + "/beta");
   }
   /// dx = y > 0 ? dy : 0: 1 select per element; y and dy read, dx written.
   void relu_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
-    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in), 3 * bytes(l.in), {l.out.name, dy},
-        {grad(l.in, dx)});
+    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in), 3 * bytes(l.in),
+        {l.out.name, dy}, {grad(l.in, dx)});
   }
   /// The gradients of the two paths into a block's input are summed: 1 add per element.
   void sum_bwd(const std::string& name, const Act& x, const std::string& a, const std::string& b) {
-    vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x), {a, b}, {grad(x)});
+    vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x), {a, b},
+        {grad(x)});
   }
   /// Max-pool backward: each output's 9 window inputs are compared with the max again to
   /// route dy (9 flops per output element); x, y and dy read, dx written.
   void max_pool_bwd(const Layer& l) {
-    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, 9 * elements(l.out), 2 * bytes(l.in) + 2 * bytes(l.out),
-        {l.in.name, l.out.name, grad(l.out)}, {grad(l.in)});
+    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, 9 * elements(l.out),
+        2 * bytes(l.in) + 2 * bytes(l.out), {l.in.name, l.out.name, grad(l.out)}, {grad(l.in)});
   }
   /// Average-pool backward: dx = dy / (h x w), 1 multiply per input element.
   void avg_pool_bwd(const Layer& l) {
-    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in), bytes(l.in) + bytes(l.out),
-        {grad(l.out)}, {grad(l.in)});
+    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in),
+        bytes(l.in) + bytes(l.out), {grad(l.out)}, {grad(l.in)});
   }
 };
 
@@ -278,7 +286,8 @@ void stem_backward(Builder& b, const Stem& st) {
   b.conv_bwd(st.conv, b.grad(st.conv.out), "");  // the image needs no gradient
 }
 
-Block block_forward(Builder& b, const std::string& name, const Act& in, std::int64_t width, std::int64_t stride) {
+Block block_forward(Builder& b, const std::string& name, const Act& in, std::int64_t width,
+                    std::int64_t stride) {
   Block k;
   k.name = name;
   k.in = in;
@@ -341,8 +350,9 @@ Head head_forward(Builder& b, const Act& in, const std::string& labels) {
   h.weight = b.weight("head/fc/weight", {b.s.classes, h.features});
   h.bias = b.weight("head/fc/bias", {b.s.classes});
   const Act matmul = b.activation("head/fc/matmul_out", b.s.classes, 1, 1);
-  b.amp("head/fc/fwd", Pass::Forward, OpClass::Matmul, GemmShape{b.s.micro_batch, h.features, b.s.classes, 1},
-        {h.pool.out.name, h.weight}, {matmul.name});
+  b.amp("head/fc/fwd", Pass::Forward, OpClass::Matmul,
+        GemmShape{b.s.micro_batch, h.features, b.s.classes, 1}, {h.pool.out.name, h.weight},
+        {matmul.name});
   h.logits = b.activation("head/fc/out", b.s.classes, 1, 1);
   // Bias add: 1 flop per logit; logits read and written, bias read.
   b.vec("head/fc/bias/fwd", Pass::Forward, OpClass::Elementwise, b.elements(h.logits),
@@ -353,23 +363,23 @@ Head head_forward(Builder& b, const Act& in, const std::string& labels) {
   // Softmax cross-entropy, per logit: max 1, subtract 1, exp 1, sum 1, divide 1 = 5 (the
   // log of the labelled class is per image). Logits read twice (max, then exp), probs
   // written.
-  b.vec("head/loss/fwd", Pass::Forward, OpClass::Loss, 5 * b.elements(h.logits), 3 * b.bytes(h.logits),
-        {h.logits.name, labels}, {h.probs.name, loss.name});
+  b.vec("head/loss/fwd", Pass::Forward, OpClass::Loss, 5 * b.elements(h.logits),
+        3 * b.bytes(h.logits), {h.logits.name, labels}, {h.probs.name, loss.name});
   return h;
 }
 
 void head_backward(Builder& b, const Head& h, const std::string& labels) {
   // dlogits = (probs - one_hot) / batch: 2 flops per logit; probs read, dlogits written.
   const std::string d_logits = b.grad(h.logits);
-  b.vec("head/loss/bwd", Pass::Backward, OpClass::Loss, 2 * b.elements(h.logits), 2 * b.bytes(h.logits),
-        {h.probs.name, labels}, {d_logits});
+  b.vec("head/loss/bwd", Pass::Backward, OpClass::Loss, 2 * b.elements(h.logits),
+        2 * b.bytes(h.logits), {h.probs.name, labels}, {d_logits});
   // Bias gradient: sum over the batch, 1 add per logit.
-  ModelOp& db = b.vec("head/fc/bias/bwd", Pass::Backward, OpClass::Elementwise, b.elements(h.logits),
-                      b.bytes(h.logits), {d_logits}, {});
+  ModelOp& db = b.vec("head/fc/bias/bwd", Pass::Backward, OpClass::Elementwise,
+                      b.elements(h.logits), b.bytes(h.logits), {d_logits}, {});
   b.weight_grad_outputs(db, h.bias);
   const std::int64_t n = b.s.micro_batch, f = h.features, c = b.s.classes;
-  b.amp("head/fc/bwd_input", Pass::Backward, OpClass::Matmul, GemmShape{n, c, f, 1}, {d_logits, h.weight},
-        {b.grad(h.pool.out)});
+  b.amp("head/fc/bwd_input", Pass::Backward, OpClass::Matmul, GemmShape{n, c, f, 1},
+        {d_logits, h.weight}, {b.grad(h.pool.out)});
   ModelOp& dw = b.amp("head/fc/bwd_weight", Pass::Backward, OpClass::Matmul, GemmShape{f, n, c, 1},
                       {h.pool.out.name, d_logits}, {});
   b.weight_grad_outputs(dw, h.weight);
@@ -378,12 +388,16 @@ void head_backward(Builder& b, const Head& h, const std::string& labels) {
 
 void validate(const CnnSpec& s) {
   if (s.architecture != "resnet50")
-    throw std::invalid_argument("cnn architecture '" + s.architecture + "' is not supported (expected resnet50)");
+    throw std::invalid_argument("cnn architecture '" + s.architecture +
+                                "' is not supported (expected resnet50)");
   if (s.image_size < kTotalStride || s.image_size % kTotalStride != 0)
-    throw std::invalid_argument("image_size (" + std::to_string(s.image_size) +
-                                ") must be a multiple of 32 and >= 32: ResNet-50 halves the image 5 times");
-  if (s.micro_batch < 1) throw std::invalid_argument("micro_batch (" + std::to_string(s.micro_batch) + ") must be >= 1");
-  if (s.classes < 1) throw std::invalid_argument("classes (" + std::to_string(s.classes) + ") must be >= 1");
+    throw std::invalid_argument(
+        "image_size (" + std::to_string(s.image_size) +
+        ") must be a multiple of 32 and >= 32: ResNet-50 halves the image 5 times");
+  if (s.micro_batch < 1)
+    throw std::invalid_argument("micro_batch (" + std::to_string(s.micro_batch) + ") must be >= 1");
+  if (s.classes < 1)
+    throw std::invalid_argument("classes (" + std::to_string(s.classes) + ") must be >= 1");
 }
 
 }  // namespace
@@ -396,7 +410,8 @@ Model generate_cnn(const CnnSpec& s) {
 
   // Input: 8-bit RGB images and int32 labels streamed from the host (the image tensor holds
   // them converted to the model dtype; the labels tensor is 4-byte like int32).
-  const std::uint64_t pixels = static_cast<std::uint64_t>(s.micro_batch * s.image_size * s.image_size);
+  const std::uint64_t pixels =
+      static_cast<std::uint64_t>(s.micro_batch * s.image_size * s.image_size);
   const Act image = b.activation("input/image", 3, s.image_size, s.image_size);
   b.host_load("input/image", pixels * 3);
   Tensor labels;
@@ -423,8 +438,9 @@ Model generate_cnn(const CnnSpec& s) {
       b.unit = &units.back();
       units.back().begin = m.ops.size();
       const std::int64_t stride = stage > 0 && i == 0 ? 2 : 1;
-      blocks.push_back(block_forward(b, "stage" + std::to_string(stage + 1) + "/block" + std::to_string(i), x,
-                                     kWidths[stage], stride));
+      blocks.push_back(
+          block_forward(b, "stage" + std::to_string(stage + 1) + "/block" + std::to_string(i), x,
+                        kWidths[stage], stride));
       units.back().end = m.ops.size();
       x = blocks.back().out;
     }
@@ -436,7 +452,8 @@ Model generate_cnn(const CnnSpec& s) {
     std::uint64_t kept = 0;
     for (std::size_t i = u.begin; i < u.end; ++i)
       for (const std::string& t : m.ops[i].outputs)
-        if (m.has_tensor(t) && m.tensor(t).kind == TensorKind::Activation) kept += m.tensor(t).bytes();
+        if (m.has_tensor(t) && m.tensor(t).kind == TensorKind::Activation)
+          kept += m.tensor(t).bytes();
     if (u.end > u.begin) m.ops[u.begin].stash_bytes = kept;
   }
   Unit head_unit;
@@ -464,13 +481,19 @@ void register_cnn_params() {
   using namespace ipusim::spec;
   const std::string c = "/workload/model/cnn/";
   ParamRegistry::instance().add({
-      choice(c + "architecture", "resnet50", {"resnet50"}, "CNN architecture (ResNet-50 v1.5, the MLPerf reference)"),
-      integer(c + "micro_batch", "images", 20, 1, {}, "Images per micro-batch (PopART micro-batch; batch serialisation is not modelled for this generator)"),
-      integer(c + "image_size", "px", 224, 32, {}, "Square input image side (multiple of 32; ImageNet 224)"),
-      integer(c + "classes", "", 1000, 1, {}, "Classes of the final fully connected layer (ImageNet 1000)"),
+      choice(c + "architecture", "resnet50", {"resnet50"},
+             "CNN architecture (ResNet-50 v1.5, the MLPerf reference)"),
+      integer(c + "micro_batch", "images", 20, 1, {},
+              "Images per micro-batch (PopART micro-batch; batch serialisation is not modelled for "
+              "this generator)"),
+      integer(c + "image_size", "px", 224, 32, {},
+              "Square input image side (multiple of 32; ImageNet 224)"),
+      integer(c + "classes", "", 1000, 1, {},
+              "Classes of the final fully connected layer (ImageNet 1000)"),
       choice(c + "dtype", "float16", {"float16", "float32"}, "Weights and activations dtype"),
       flag(c + "recompute", true,
-           "Backward recomputes the forward of the stem and each bottleneck block (MLPerf ResNet-50 on IPUs)"),
+           "Backward recomputes the forward of the stem and each bottleneck block (MLPerf "
+           "ResNet-50 on IPUs)"),
   });
 }
 

@@ -6,7 +6,8 @@
 namespace ipusim::rt {
 
 Model generate_mlp(const MlpSpec& spec) {
-  if (spec.layer_sizes.size() < 2) throw std::invalid_argument("an MLP needs at least 2 layer sizes");
+  if (spec.layer_sizes.size() < 2)
+    throw std::invalid_argument("an MLP needs at least 2 layer sizes");
   Model m;
   const int layers = static_cast<int>(spec.layer_sizes.size()) - 1;
   m.forward_phases = layers;
@@ -27,12 +28,14 @@ Model generate_mlp(const MlpSpec& spec) {
   in.name = "input";
   in.type = OpType::HostLoad;
   in.forward_phase = 0;
-  in.collective_bytes = static_cast<std::uint64_t>(spec.micro_batch * spec.layer_sizes[0]) * dtype_bytes(spec.dtype);
+  in.collective_bytes =
+      static_cast<std::uint64_t>(spec.micro_batch * spec.layer_sizes[0]) * dtype_bytes(spec.dtype);
   m.ops.push_back(in);
   for (int i = 0; i < layers; ++i) {
     const std::int64_t a = spec.layer_sizes[i], b = spec.layer_sizes[i + 1];
     const std::string l = "fc" + std::to_string(i + 1);
-    for (auto [suffix, shape] : {std::pair<const char*, std::vector<std::int64_t>>{"/w", {a, b}}, {"/b", {b}}}) {
+    for (auto [suffix, shape] :
+         {std::pair<const char*, std::vector<std::int64_t>>{"/w", {a, b}}, {"/b", {b}}}) {
       Tensor w;
       w.name = l + suffix;
       w.shape = shape;

@@ -7,7 +7,8 @@ namespace ipusim::rt {
 int optimizer_states(const std::string& type) {
   if (type == "sgd" || type == "lars") return 1;
   if (type == "adam" || type == "lamb") return 2;
-  throw std::invalid_argument("unknown optimizer '" + type + "' (expected sgd, adam, lamb or lars)");
+  throw std::invalid_argument("unknown optimizer '" + type +
+                              "' (expected sgd, adam, lamb or lars)");
 }
 
 double optimizer_flops_per_element(const std::string& type) {
@@ -19,10 +20,12 @@ double optimizer_flops_per_element(const std::string& type) {
   // momentum v = mu*v + that 2, w -= v 1 = 10. The trust ratio itself (sqrt, divide) is a
   // few flops per tensor, not per element, so it rounds to 0 here.
   if (type == "lars") return 10;
-  throw std::invalid_argument("unknown optimizer '" + type + "' (expected sgd, adam, lamb or lars)");
+  throw std::invalid_argument("unknown optimizer '" + type +
+                              "' (expected sgd, adam, lamb or lars)");
 }
 
-void add_optimizer(Model& model, const std::string& weight, int forward_phase, const OptimizerSpec& spec) {
+void add_optimizer(Model& model, const std::string& weight, int forward_phase,
+                   const OptimizerSpec& spec) {
   const Tensor w = model.tensor(weight);
   Tensor g;
   g.name = weight + "/grad";
@@ -63,8 +66,10 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase, c
   }
   const double n = static_cast<double>(w.elements());
   op.flops = n * optimizer_flops_per_element(spec.type);
-  op.bytes = static_cast<std::uint64_t>(n) * 3 * dtype_bytes(w.dtype) +  // weight read+write, gradient read
-             static_cast<std::uint64_t>(n) * dtype_bytes(spec.state_dtype) * 2 * optimizer_states(spec.type);
+  op.bytes = static_cast<std::uint64_t>(n) * 3 *
+                 dtype_bytes(w.dtype) +  // weight read+write, gradient read
+             static_cast<std::uint64_t>(n) * dtype_bytes(spec.state_dtype) * 2 *
+                 optimizer_states(spec.type);
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
   model.ops.push_back(op);

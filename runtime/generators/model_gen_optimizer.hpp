@@ -12,16 +12,18 @@ namespace ipusim::rt {
 struct OptimizerSpec {
   std::string type = "adam";  ///< sgd | adam | lamb | lars
   DType state_dtype = DType::Float32;
-  bool accumulate = false;    ///< gradient accumulator per weight (micro-batches > 1)
+  bool accumulate = false;  ///< gradient accumulator per weight (micro-batches > 1)
 };
 
 /// State tensors per weight: sgd 1 (momentum), adam 2, lamb 2, lars 1 (momentum).
 int optimizer_states(const std::string& type);
-/// Update flops per weight element: sgd 4, adam 12, lamb 16, lars 10 (ASSUMPTION: counted element-wise ops).
+/// Update flops per weight element: sgd 4, adam 12, lamb 16, lars 10 (ASSUMPTION: counted
+/// element-wise ops).
 double optimizer_flops_per_element(const std::string& type);
 
 /// Adds the state tensors, the gradient (and accumulator) tensors and the optimizer op for
 /// `weight`, whose forward op runs in forward phase `forward_phase`.
-void add_optimizer(Model& model, const std::string& weight, int forward_phase, const OptimizerSpec& spec);
+void add_optimizer(Model& model, const std::string& weight, int forward_phase,
+                   const OptimizerSpec& spec);
 
 }  // namespace ipusim::rt

@@ -68,8 +68,8 @@ struct Builder {
   }
   /// A vector-bound op over `elements` elements: `flops_per_element` and `passes` reads/writes
   /// of each element through tile memory.
-  ModelOp& vec(const std::string& name, Pass pass, const Place& at, OpClass c, double elements, double flops_per_element,
-               double passes) {
+  ModelOp& vec(const std::string& name, Pass pass, const Place& at, OpClass c, double elements,
+               double flops_per_element, double passes) {
     ModelOp& o = op(name, pass, at, elements * flops_per_element);
     o.op_class = c;
     o.unit = ComputeUnit::Vector;
@@ -77,7 +77,8 @@ struct Builder {
     return o;
   }
   /// The matmul's backward: input gradient (m x n by n x k) and weight gradient (k x m by m x n).
-  void gemm_backward(const std::string& name, const Place& at, GemmShape g, bool input_grad = true) {
+  void gemm_backward(const std::string& name, const Place& at, GemmShape g,
+                     bool input_grad = true) {
     if (input_grad) gemm(name + "/dgrad", Pass::Backward, at, {g.m, g.n, g.k, g.groups});
     gemm(name + "/wgrad", Pass::Backward, at, {g.k, g.m, g.n, g.groups});
   }
@@ -95,7 +96,8 @@ struct Builder {
     o.collective_bytes = bytes;
   }
   std::uint64_t act_bytes() const {
-    return static_cast<std::uint64_t>(s.micro_batch * s.sequence_length * (s.hidden / s.activation_shards)) *
+    return static_cast<std::uint64_t>(s.micro_batch * s.sequence_length *
+                                      (s.hidden / s.activation_shards)) *
            dtype_bytes(s.dtype);
   }
 };
@@ -109,7 +111,8 @@ struct LayerShapes {
 LayerShapes layer_shapes(const TransformerSpec& s) {
   const std::int64_t T = s.micro_batch * s.sequence_length, h = s.hidden, tp = s.tensor_parallel;
   // Heads split over the tensor-parallel group (2-D TP may split them unevenly: round up).
-  const std::int64_t dh = h / s.heads, groups = std::max<std::int64_t>(1, (s.micro_batch * s.heads + tp - 1) / tp);
+  const std::int64_t dh = h / s.heads,
+                     groups = std::max<std::int64_t>(1, (s.micro_batch * s.heads + tp - 1) / tp);
   LayerShapes l;
   l.qkv = {T, h, 3 * h / tp, 1};
   // Attention over the whole pack (block-diagonal mask): per pack, not per sequence.
@@ -118,7 +121,8 @@ LayerShapes layer_shapes(const TransformerSpec& s) {
   l.attn_out = {T, h / tp, h, 1};
   l.ff1 = {T, h, s.ffn_factor * h / tp, 1};
   l.ff2 = {T, s.ffn_factor * h / tp, h, 1};
-  l.score_elements = static_cast<double>(groups) * static_cast<double>(s.sequence_length * s.sequence_length);
+  l.score_elements =
+      static_cast<double>(groups) * static_cast<double>(s.sequence_length * s.sequence_length);
   l.hidden_elements = static_cast<double>(T * h);
   l.ffn_elements = static_cast<double>(T * s.ffn_factor * h / tp);
   return l;
@@ -130,9 +134,10 @@ constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10;
 
 /// Emits one layer's forward sub-ops (`suffix` "" for the forward, "/recompute" inside the
 /// backward). The first sub-op reads `in`, the last writes `out`.
-void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass, const std::string& suffix,
-                   const std::vector<std::string>& weights, const std::string& in, const std::string& out,
-                   std::uint64_t temp_bytes, std::uint64_t stash_bytes) {
+void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
+                   const std::string& suffix, const std::vector<std::string>& weights,
+                   const std::string& in, const std::string& out, std::uint64_t temp_bytes,
+                   std::uint64_t stash_bytes) {
   const LayerShapes l = layer_shapes(b.s);
   ModelOp& q = b.gemm(p + "qkv" + suffix, pass, at, l.qkv);
   q.inputs = weights;
@@ -149,32 +154,44 @@ void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
   b.vec(p + "gelu" + suffix, pass, at, OpClass::Elementwise, l.ffn_elements, kGeluFlops, 2);
   b.gemm(p + "ff2" + suffix, pass, at, l.ff2);
   b.tp_allreduce(p + "ff2/tp_allreduce" + suffix, pass, at, 1);
-  ModelOp& n = b.vec(p + "add_norm2" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
+  ModelOp& n =
+      b.vec(p + "add_norm2" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
   if (!out.empty()) n.outputs = {out};
 }
 
 /// Emits one layer's backward sub-ops in reverse order (twice the vector work of the forward).
-void layer_backward(Builder& b, const std::string& p, const Place& at, const std::vector<std::string>& weights,
-                    const std::vector<std::string>& extra_inputs, const std::string& out, std::uint64_t temp_bytes) {
+void layer_backward(Builder& b, const std::string& p, const Place& at,
+                    const std::vector<std::string>& weights,
+                    const std::vector<std::string>& extra_inputs, const std::string& out,
+                    std::uint64_t temp_bytes) {
   const LayerShapes l = layer_shapes(b.s);
-  ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements, 2 * kNormFlops, 4);
+  ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements,
+                         2 * kNormFlops, 4);
   first.inputs = weights;
   first.inputs.insert(first.inputs.end(), extra_inputs.begin(), extra_inputs.end());
   first.temp_bytes = temp_bytes;
   b.gemm_backward(p + "ff2", at, l.ff2);
-  b.vec(p + "gelu/bwd", Pass::Backward, at, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops, 3);
+  b.vec(p + "gelu/bwd", Pass::Backward, at, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops,
+        3);
   b.gemm_backward(p + "ff1", at, l.ff1);
   b.tp_allreduce(p + "ff1/tp_allreduce/bwd", Pass::Backward, at, 1);
-  b.vec(p + "add_norm1/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements, 2 * kNormFlops, 4);
+  b.vec(p + "add_norm1/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements, 2 * kNormFlops,
+        4);
   b.gemm_backward(p + "attn_out", at, l.attn_out);
   // Scores and context: both operands are activations, so both products are "input" gradients.
-  b.gemm(p + "context/dgrad_probs", Pass::Backward, at, {l.context.m, l.context.n, l.context.k, l.context.groups});
-  b.gemm(p + "context/dgrad_v", Pass::Backward, at, {l.context.k, l.context.m, l.context.n, l.context.groups});
-  b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 3);
-  b.gemm(p + "scores/dgrad_q", Pass::Backward, at, {l.scores.m, l.scores.n, l.scores.k, l.scores.groups});
-  b.gemm(p + "scores/dgrad_k", Pass::Backward, at, {l.scores.n, l.scores.m, l.scores.k, l.scores.groups});
+  b.gemm(p + "context/dgrad_probs", Pass::Backward, at,
+         {l.context.m, l.context.n, l.context.k, l.context.groups});
+  b.gemm(p + "context/dgrad_v", Pass::Backward, at,
+         {l.context.k, l.context.m, l.context.n, l.context.groups});
+  b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops,
+        3);
+  b.gemm(p + "scores/dgrad_q", Pass::Backward, at,
+         {l.scores.m, l.scores.n, l.scores.k, l.scores.groups});
+  b.gemm(p + "scores/dgrad_k", Pass::Backward, at,
+         {l.scores.n, l.scores.m, l.scores.k, l.scores.groups});
   b.gemm_backward(p + "qkv", at, l.qkv);
-  ModelOp& last = b.vec(p + "residual/bwd", Pass::Backward, at, OpClass::Elementwise, l.hidden_elements, 1, 3);
+  ModelOp& last =
+      b.vec(p + "residual/bwd", Pass::Backward, at, OpClass::Elementwise, l.hidden_elements, 1, 3);
   b.tp_allreduce(p + "qkv/tp_allreduce/bwd", Pass::Backward, at, 1);
   if (!out.empty()) last.outputs = {out};
 }
@@ -183,8 +200,10 @@ void layer_backward(Builder& b, const std::string& p, const Place& at, const std
 /// s·b·h·(34 + 5·a·s/h) bytes in FP16 (Korthikanti et al. 2022, "Reducing Activation
 /// Recomputation in Large Transformer Models", eq. 1), scaled for FP32.
 std::uint64_t layer_stash_bytes(const TransformerSpec& s) {
-  const double sbh = static_cast<double>(s.micro_batch * s.sequence_length * s.hidden) / static_cast<double>(s.tensor_parallel);
-  const double per = sbh * (34.0 + 5.0 * static_cast<double>(s.heads * s.sequence_length) / static_cast<double>(s.hidden));
+  const double sbh = static_cast<double>(s.micro_batch * s.sequence_length * s.hidden) /
+                     static_cast<double>(s.tensor_parallel);
+  const double per = sbh * (34.0 + 5.0 * static_cast<double>(s.heads * s.sequence_length) /
+                                       static_cast<double>(s.hidden));
   return static_cast<std::uint64_t>(per * dtype_bytes(s.dtype) / 2.0);
 }
 
@@ -198,8 +217,8 @@ std::vector<int> layer_ipus(const TransformerSpec& s) {
     sum += n;
   }
   if (sum != s.layers)
-    throw std::invalid_argument("layers_per_ipu sums to " + std::to_string(sum) + " but the model has " + std::to_string(s.layers) +
-                                " layers");
+    throw std::invalid_argument("layers_per_ipu sums to " + std::to_string(sum) +
+                                " but the model has " + std::to_string(s.layers) + " layers");
   for (std::size_t i = 0; i < s.layers_per_ipu.size(); ++i)
     for (std::int64_t j = 0; j < s.layers_per_ipu[i]; ++j) ipu.push_back(static_cast<int>(i));
   return ipu;
@@ -216,40 +235,53 @@ std::uint64_t count_parameters(const Model& m) {
 
 Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   const std::int64_t h = s.hidden, tp = s.tensor_parallel, F = s.ffn_factor;
-  if (s.layers < 1 || h < 1 || s.heads < 1 || s.sequence_length < 1 || s.vocab < 1 || s.micro_batch < 1)
-    throw std::invalid_argument("layers, hidden, heads, sequence_length, vocab and micro_batch must be >= 1");
+  if (s.layers < 1 || h < 1 || s.heads < 1 || s.sequence_length < 1 || s.vocab < 1 ||
+      s.micro_batch < 1)
+    throw std::invalid_argument(
+        "layers, hidden, heads, sequence_length, vocab and micro_batch must be >= 1");
   if (h % s.heads != 0)
-    throw std::invalid_argument("heads (" + std::to_string(s.heads) + ") must divide hidden (" + std::to_string(h) + ")");
+    throw std::invalid_argument("heads (" + std::to_string(s.heads) + ") must divide hidden (" +
+                                std::to_string(h) + ")");
   if (s.layers_per_phase < 1 || s.layers % s.layers_per_phase != 0)
-    throw std::invalid_argument("layers_per_phase (" + std::to_string(s.layers_per_phase) + ") must divide layers (" +
-                                std::to_string(s.layers) + ")");
+    throw std::invalid_argument("layers_per_phase (" + std::to_string(s.layers_per_phase) +
+                                ") must divide layers (" + std::to_string(s.layers) + ")");
   if (tp < 1 || h % tp != 0 || replicas % tp != 0)
-    throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) + ") must divide hidden and the replicas (" +
+    throw std::invalid_argument("tensor_parallel (" + std::to_string(tp) +
+                                ") must divide hidden and the replicas (" +
                                 std::to_string(replicas) + ")");
   if (s.activation_shards < 1 || h % s.activation_shards != 0)
-    throw std::invalid_argument("activation_shards (" + std::to_string(s.activation_shards) + ") must divide hidden (" +
-                                std::to_string(h) + ")");
-  if (s.max_sequences_per_pack < 1 || s.sequences_per_pack < 1 || s.sequences_per_pack > static_cast<double>(s.max_sequences_per_pack))
-    throw std::invalid_argument("sequences_per_pack (" + std::to_string(s.sequences_per_pack) + ") must lie in [1, max_sequences_per_pack (" +
+    throw std::invalid_argument("activation_shards (" + std::to_string(s.activation_shards) +
+                                ") must divide hidden (" + std::to_string(h) + ")");
+  if (s.max_sequences_per_pack < 1 || s.sequences_per_pack < 1 ||
+      s.sequences_per_pack > static_cast<double>(s.max_sequences_per_pack))
+    throw std::invalid_argument("sequences_per_pack (" + std::to_string(s.sequences_per_pack) +
+                                ") must lie in [1, max_sequences_per_pack (" +
                                 std::to_string(s.max_sequences_per_pack) + ")]");
   // The head projects some of a sample's tokens (BERT: the masked ones), never more than it has.
   if (s.head_tokens < 0 || s.head_tokens > s.sequence_length)
-    throw std::invalid_argument("head_tokens (" + std::to_string(s.head_tokens) + ") must be 0 (all tokens) or at most sequence_length (" +
+    throw std::invalid_argument("head_tokens (" + std::to_string(s.head_tokens) +
+                                ") must be 0 (all tokens) or at most sequence_length (" +
                                 std::to_string(s.sequence_length) + ")");
-  if (s.head != "lm" && s.head != "mlm_nsp") throw std::invalid_argument("head must be lm or mlm_nsp");
-  if (s.partials_type != "half" && s.partials_type != "float") throw std::invalid_argument("partials_type must be half or float");
+  if (s.head != "lm" && s.head != "mlm_nsp")
+    throw std::invalid_argument("head must be lm or mlm_nsp");
+  if (s.partials_type != "half" && s.partials_type != "float")
+    throw std::invalid_argument("partials_type must be half or float");
   const std::vector<int> ipu_of_layer = layer_ipus(s);
   const bool pipelined = !ipu_of_layer.empty();
   const int ipus = static_cast<int>(s.layers_per_ipu.size());
-  if (pipelined && (s.embedding_ipu < 0 || s.embedding_ipu >= ipus || s.head_ipu < -1 || s.head_ipu >= ipus))
-    throw std::invalid_argument("embedding_ipu and head_ipu must name one of the " + std::to_string(ipus) + " IPUs of layers_per_ipu");
-  if (pipelined && s.layers_per_phase != 1) throw std::invalid_argument("layers_per_phase must be 1 with layers_per_ipu");
+  if (pipelined &&
+      (s.embedding_ipu < 0 || s.embedding_ipu >= ipus || s.head_ipu < -1 || s.head_ipu >= ipus))
+    throw std::invalid_argument("embedding_ipu and head_ipu must name one of the " +
+                                std::to_string(ipus) + " IPUs of layers_per_ipu");
+  if (pipelined && s.layers_per_phase != 1)
+    throw std::invalid_argument("layers_per_phase must be 1 with layers_per_ipu");
 
   Model m;
   const int body_phases = static_cast<int>(s.layers / s.layers_per_phase);
   const int P = body_phases + 2;
   m.forward_phases = pipelined ? 1 : P;
-  Builder b{s, m, tp > 1 ? "orthogonal:" + std::to_string(replicas / tp) : "all", "consecutive:" + std::to_string(tp)};
+  Builder b{s, m, tp > 1 ? "orthogonal:" + std::to_string(replicas / tp) : "all",
+            "consecutive:" + std::to_string(tp)};
   if (tp > 1 && replicas / tp == 1) b.weight_vs = "none";
 
   // Placement: phases, or (pipelined) IPU i = pipeline stage i; heads on another IPU than the
@@ -257,16 +289,23 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   const int head_ipu = static_cast<int>(s.head_ipu >= 0 ? s.head_ipu : s.embedding_ipu);
   const int last_layer_ipu = pipelined ? ipu_of_layer.back() : 0;
   const int head_stage = pipelined ? (head_ipu == last_layer_ipu ? last_layer_ipu : ipus) : -1;
-  auto embed_at = [&] { return pipelined ? Place{0, static_cast<int>(s.embedding_ipu), static_cast<int>(s.embedding_ipu)} : Place{0, -1, -1}; };
+  auto embed_at = [&] {
+    return pipelined
+               ? Place{0, static_cast<int>(s.embedding_ipu), static_cast<int>(s.embedding_ipu)}
+               : Place{0, -1, -1};
+  };
   auto layer_at = [&](std::int64_t l) {
-    if (pipelined) return Place{0, ipu_of_layer[static_cast<std::size_t>(l)], ipu_of_layer[static_cast<std::size_t>(l)]};
+    if (pipelined)
+      return Place{0, ipu_of_layer[static_cast<std::size_t>(l)],
+                   ipu_of_layer[static_cast<std::size_t>(l)]};
     return Place{static_cast<int>(l / s.layers_per_phase) + 1, -1, -1};
   };
   const Place head_at = pipelined ? Place{0, head_ipu, head_stage} : Place{P - 1, -1, -1};
   if (pipelined && head_stage >= 0 && head_stage < static_cast<int>(s.embedding_ipu))
     throw std::invalid_argument("the heads must not come before the embedding in the pipeline");
 
-  const double mb = static_cast<double>(s.micro_batch), seq = static_cast<double>(s.sequence_length);
+  const double mb = static_cast<double>(s.micro_batch),
+               seq = static_cast<double>(s.sequence_length);
   const double hd = static_cast<double>(h);
   const std::int64_t tokens = s.head_tokens > 0 ? s.head_tokens : s.sequence_length;
   const std::int64_t M = s.micro_batch * tokens;  // tokens the MLM/LM head projects
@@ -282,31 +321,40 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   // Embedding: word (the MLM decoder's tied weight), position, token type + layer norm.
   b.weight("embedding/word", {vocab_tp, h}, tp > 1);
   b.weight("embedding/position", {s.sequence_length, h}, false);
-  if (s.head == "mlm_nsp") b.weight("embedding/type_norm", {4 * h}, false);  // 2 token types + LN gamma/beta
+  if (s.head == "mlm_nsp")
+    b.weight("embedding/type_norm", {4 * h}, false);  // 2 token types + LN gamma/beta
   const std::vector<std::string> emb_weights =
-      s.head == "mlm_nsp" ? std::vector<std::string>{"embedding/word", "embedding/position", "embedding/type_norm"}
-                          : std::vector<std::string>{"embedding/word", "embedding/position"};
+      s.head == "mlm_nsp"
+          ? std::vector<std::string>{"embedding/word", "embedding/position", "embedding/type_norm"}
+          : std::vector<std::string>{"embedding/word", "embedding/position"};
   const Place ea = embed_at();
   // Token ids, positions and (packed) sequence ids, 4 B each.
-  b.host("embedding/input_ids", ea, static_cast<std::uint64_t>(s.micro_batch * s.sequence_length) * 4 * (s.head == "mlm_nsp" ? 3 : 1));
+  b.host("embedding/input_ids", ea,
+         static_cast<std::uint64_t>(s.micro_batch * s.sequence_length) * 4 *
+             (s.head == "mlm_nsp" ? 3 : 1));
   {
     ModelOp& o = b.vec("embedding/fwd", Pass::Forward, ea, OpClass::Embedding, mb * seq * hd, 2, 2);
     o.bytes = 2 * b.act_bytes();
     o.inputs = emb_weights;
     o.outputs = {"x1"};
     o.stash_bytes = b.act_bytes();
-    if (s.head == "mlm_nsp") b.vec("embedding/norm", Pass::Forward, ea, OpClass::Norm, mb * seq * hd, kNormFlops, 3);
+    if (s.head == "mlm_nsp")
+      b.vec("embedding/norm", Pass::Forward, ea, OpClass::Norm, mb * seq * hd, kNormFlops, 3);
   }
   b.tp_allreduce("embedding/fwd/tp_allreduce", Pass::Forward, ea, 1);
 
   // Layers.
-  const std::uint64_t attn_temp = static_cast<std::uint64_t>(mb * static_cast<double>(s.heads) / static_cast<double>(tp) * seq * seq *
-                                                             dtype_bytes(s.dtype) / static_cast<double>(s.attention_serialisation));
-  const std::uint64_t ffn_temp = static_cast<std::uint64_t>(mb * seq * static_cast<double>(F) * hd / static_cast<double>(tp)) * dtype_bytes(s.dtype);
+  const std::uint64_t attn_temp = static_cast<std::uint64_t>(
+      mb * static_cast<double>(s.heads) / static_cast<double>(tp) * seq * seq *
+      dtype_bytes(s.dtype) / static_cast<double>(s.attention_serialisation));
+  const std::uint64_t ffn_temp =
+      static_cast<std::uint64_t>(mb * seq * static_cast<double>(F) * hd / static_cast<double>(tp)) *
+      dtype_bytes(s.dtype);
   const std::uint64_t stash = layer_stash_bytes(s);
   auto layer_weights = [&](std::int64_t l) {
     const std::string p = "layer" + std::to_string(l) + "/";
-    return std::vector<std::string>{p + "qkv", p + "attn_out", p + "ff1", p + "ff2", p + "bias_norm"};
+    return std::vector<std::string>{p + "qkv", p + "attn_out", p + "ff1", p + "ff2",
+                                    p + "bias_norm"};
   };
   for (std::int64_t l = 0; l < s.layers; ++l) {
     const std::string p = "layer" + std::to_string(l) + "/";
@@ -323,11 +371,12 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   };
   auto layer_out = [&](std::int64_t l) -> std::string {
     if (pipelined) return "x" + std::to_string(l + 2);
-    return (l + 1) % s.layers_per_phase == 0 ? "x" + std::to_string(l / s.layers_per_phase + 2) : "";
+    return (l + 1) % s.layers_per_phase == 0 ? "x" + std::to_string(l / s.layers_per_phase + 2)
+                                             : "";
   };
   for (std::int64_t l = 0; l < s.layers; ++l)
-    layer_forward(b, "layer" + std::to_string(l) + "/", layer_at(l), Pass::Forward, "", layer_weights(l), layer_in(l), layer_out(l),
-                  attn_temp + ffn_temp, stash);
+    layer_forward(b, "layer" + std::to_string(l) + "/", layer_at(l), Pass::Forward, "",
+                  layer_weights(l), layer_in(l), layer_out(l), attn_temp + ffn_temp, stash);
 
   // Heads: forward, loss and backward.
   const std::string head_in = "x" + std::to_string(boundaries);
@@ -342,45 +391,59 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     ModelOp& d = b.gemm("head/dense", Pass::Forward, head_at, dense);
     d.inputs = {"head/dense", "head/decoder", head_in};
     // Logits, serialised like the attention (ASSUMPTION).
-    d.temp_bytes = static_cast<std::uint64_t>(M * vocab_tp) * dtype_bytes(s.dtype) / static_cast<std::uint64_t>(s.attention_serialisation);
+    d.temp_bytes = static_cast<std::uint64_t>(M * vocab_tp) * dtype_bytes(s.dtype) /
+                   static_cast<std::uint64_t>(s.attention_serialisation);
     d.stash_bytes = static_cast<std::uint64_t>(M * h) * dtype_bytes(s.dtype);
     b.gemm("head/decoder", Pass::Forward, head_at, dec);
     b.tp_allreduce("head/fwd/tp_allreduce", Pass::Forward, head_at, 1);
-    b.vec("head/loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * vocab_tp), kSoftmaxFlops, 2);
-    ModelOp& lb = b.vec("head/loss/bwd", Pass::Backward, head_at, OpClass::Loss, static_cast<double>(M * vocab_tp), 2, 2);
+    b.vec("head/loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * vocab_tp),
+          kSoftmaxFlops, 2);
+    ModelOp& lb = b.vec("head/loss/bwd", Pass::Backward, head_at, OpClass::Loss,
+                        static_cast<double>(M * vocab_tp), 2, 2);
     lb.inputs = {"head/dense", "head/decoder", head_in};
     b.gemm_backward("head/decoder", head_at, dec);
     b.gemm_backward("head/dense", head_at, dense);
     b.tp_allreduce("head/bwd/tp_allreduce", Pass::Backward, head_at, 1);
   } else {
-    // MLM on the masked tokens (decoder = embedding/word, tied) and NSP on each sequence of the pack.
+    // MLM on the masked tokens (decoder = embedding/word, tied) and NSP on each sequence of the
+    // pack.
     b.weight("head/mlm_dense", {h, h}, false);
-    b.weight("head/mlm_bias_norm", {3 * h + s.vocab}, false);  // dense bias, LN gamma/beta, decoder bias
+    b.weight("head/mlm_bias_norm", {3 * h + s.vocab},
+             false);  // dense bias, LN gamma/beta, decoder bias
     b.weight("head/pooler", {h, h}, false);
     b.weight("head/pooler_bias_nsp", {3 * h + 2}, false);  // pooler bias, NSP classifier 2h + 2
     head_weights = {"head/mlm_dense", "head/mlm_bias_norm", "head/pooler", "head/pooler_bias_nsp"};
     const std::int64_t seqs = s.micro_batch * s.max_sequences_per_pack;
-    const GemmShape dense{M, h, h, 1}, dec{M, h, s.vocab, 1}, pool{seqs, h, h, 1}, nsp{seqs, h, 2, 1};
+    const GemmShape dense{M, h, h, 1}, dec{M, h, s.vocab, 1}, pool{seqs, h, h, 1},
+        nsp{seqs, h, 2, 1};
     ModelOp& d = b.gemm("head/mlm_dense", Pass::Forward, head_at, dense);
-    d.inputs = {"head/mlm_dense", "head/mlm_bias_norm", "head/pooler", "head/pooler_bias_nsp", "embedding/word", head_in};
-    d.temp_bytes = static_cast<std::uint64_t>(M * s.vocab) * dtype_bytes(s.dtype) / static_cast<std::uint64_t>(s.attention_serialisation);
+    d.inputs = {"head/mlm_dense",       "head/mlm_bias_norm", "head/pooler",
+                "head/pooler_bias_nsp", "embedding/word",     head_in};
+    d.temp_bytes = static_cast<std::uint64_t>(M * s.vocab) * dtype_bytes(s.dtype) /
+                   static_cast<std::uint64_t>(s.attention_serialisation);
     d.stash_bytes = static_cast<std::uint64_t>(M * h) * dtype_bytes(s.dtype) * 3;
-    b.vec("head/mlm_gelu_norm", Pass::Forward, head_at, OpClass::Norm, static_cast<double>(M * h), kGeluFlops + kNormFlops, 3);
+    b.vec("head/mlm_gelu_norm", Pass::Forward, head_at, OpClass::Norm, static_cast<double>(M * h),
+          kGeluFlops + kNormFlops, 3);
     b.gemm("head/mlm_decoder", Pass::Forward, head_at, dec);
-    b.vec("head/mlm_loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * s.vocab), kSoftmaxFlops, 2);
+    b.vec("head/mlm_loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * s.vocab),
+          kSoftmaxFlops, 2);
     b.gemm("head/pooler", Pass::Forward, head_at, pool);
     b.gemm("head/nsp", Pass::Forward, head_at, nsp);
-    ModelOp& lb = b.vec("head/mlm_loss/bwd", Pass::Backward, head_at, OpClass::Loss, static_cast<double>(M * s.vocab), 2, 2);
-    lb.inputs = {"head/mlm_dense", "head/mlm_bias_norm", "head/pooler", "head/pooler_bias_nsp", "embedding/word", head_in};
+    ModelOp& lb = b.vec("head/mlm_loss/bwd", Pass::Backward, head_at, OpClass::Loss,
+                        static_cast<double>(M * s.vocab), 2, 2);
+    lb.inputs = {"head/mlm_dense",       "head/mlm_bias_norm", "head/pooler",
+                 "head/pooler_bias_nsp", "embedding/word",     head_in};
     b.gemm_backward("head/nsp", head_at, nsp);
     b.gemm_backward("head/pooler", head_at, pool);
     b.gemm_backward("head/mlm_decoder", head_at, dec);
-    b.vec("head/mlm_gelu_norm/bwd", Pass::Backward, head_at, OpClass::Norm, static_cast<double>(M * h), 2 * (kGeluFlops + kNormFlops), 4);
+    b.vec("head/mlm_gelu_norm/bwd", Pass::Backward, head_at, OpClass::Norm,
+          static_cast<double>(M * h), 2 * (kGeluFlops + kNormFlops), 4);
     b.gemm_backward("head/mlm_dense", head_at, dense);
   }
   // The head's backward writes the gradient of its input activation.
   {
-    ModelOp& o = b.vec("head/input_grad", Pass::Backward, head_at, OpClass::Elementwise, mb * seq * hd, 1, 2);
+    ModelOp& o = b.vec("head/input_grad", Pass::Backward, head_at, OpClass::Elementwise,
+                       mb * seq * hd, 1, 2);
     o.outputs = {head_grad};
   }
   for (const std::string& w : head_weights) add_optimizer(m, w, head_at.phase, s.optimizer);
@@ -414,7 +477,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   }
   // Embedding backward + optimizer.
   {
-    ModelOp& o = b.vec("embedding/bwd", Pass::Backward, ea, OpClass::Embedding, mb * seq * hd, 2, 4);
+    ModelOp& o =
+        b.vec("embedding/bwd", Pass::Backward, ea, OpClass::Embedding, mb * seq * hd, 2, 4);
     o.bytes = 4 * b.act_bytes();
     o.inputs = emb_weights;
     o.inputs.push_back("dx1");
@@ -426,7 +490,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     for (ModelOp& o : m.ops) {
       if (o.pass != Pass::Backward || o.type != OpType::Compute) continue;
       for (const std::string& in : std::vector<std::string>(o.inputs)) {
-        if (m.has_tensor(in) && m.tensor(in).kind == TensorKind::Weight) o.outputs.push_back(in + "/accum");
+        if (m.has_tensor(in) && m.tensor(in).kind == TensorKind::Weight)
+          o.outputs.push_back(in + "/accum");
       }
     }
   }

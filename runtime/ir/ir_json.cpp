@@ -34,7 +34,8 @@ Model read_explicit_model(ConfigNode& model_node) {
     const Json shape = n.get_json("shape");
     if (!shape.is_array()) n.fail("shape", "expected a list of positive dimensions");
     for (const Json& d : shape) {
-      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0) n.fail("shape", "expected positive integers, got " + d.dump());
+      if (!d.is_number_integer() || d.get<std::int64_t>() <= 0)
+        n.fail("shape", "expected positive integers, got " + d.dump());
       t.shape.push_back(d.get<std::int64_t>());
     }
     try {
@@ -57,14 +58,15 @@ Model read_explicit_model(ConfigNode& model_node) {
     ModelOp o;
     o.name = n.get_string("name");
     const std::string type = n.get_enum("type");
-    o.type = type == "collective" ? OpType::Collective
-             : type == "remote_load" ? OpType::RemoteLoad
+    o.type = type == "collective"     ? OpType::Collective
+             : type == "remote_load"  ? OpType::RemoteLoad
              : type == "remote_store" ? OpType::RemoteStore
-             : type == "host_load" ? OpType::HostLoad
-             : type == "host_store" ? OpType::HostStore
-                                    : OpType::Compute;
+             : type == "host_load"    ? OpType::HostLoad
+             : type == "host_store"   ? OpType::HostStore
+                                      : OpType::Compute;
     const std::string pass = n.get_enum("pass");
-    o.pass = pass == "backward" ? Pass::Backward : (pass == "optimizer" ? Pass::Optimizer : Pass::Forward);
+    o.pass = pass == "backward" ? Pass::Backward
+                                : (pass == "optimizer" ? Pass::Optimizer : Pass::Forward);
     o.forward_phase = static_cast<int>(n.get_int("forward_phase"));
     o.phase = static_cast<int>(n.get_int("phase"));
     o.vgraph = static_cast<int>(n.get_int("vgraph"));
@@ -73,11 +75,13 @@ Model read_explicit_model(ConfigNode& model_node) {
     o.outputs = string_list(n, "outputs");
     for (const auto* list : {&o.inputs, &o.outputs})
       for (const auto& t : *list)
-        if (!m.has_tensor(t)) n.fail(list == &o.inputs ? "inputs" : "outputs", "unknown tensor '" + t + "'");
+        if (!m.has_tensor(t))
+          n.fail(list == &o.inputs ? "inputs" : "outputs", "unknown tensor '" + t + "'");
     o.flops = n.get_double("flops");
     const Json mm = n.get_json("matmul");
     if (!mm.is_null()) {
-      if (!mm.is_array() || mm.size() != 3 || !mm[0].is_number() || !mm[1].is_number() || !mm[2].is_number())
+      if (!mm.is_array() || mm.size() != 3 || !mm[0].is_number() || !mm[1].is_number() ||
+          !mm[2].is_number())
         n.fail("matmul", "expected [m, k, n]");
       o.gemm = {mm[0].get<std::int64_t>(), mm[1].get<std::int64_t>(), mm[2].get<std::int64_t>(), 1};
       o.flops = o.gemm.flops();
@@ -112,18 +116,32 @@ void register_ir_json_params() {
       text(t + "name", "", "Tensor name (unique)"),
       raw(t + "shape", Json(), "Per-replica shape, e.g. [1024, 4096]"),
       choice(t + "dtype", "float16", {"float16", "float32"}, "Element type"),
-      choice(t + "kind", "activation", {"weight", "activation", "gradient", "optimizer_state", "accumulator"}, "Tensor category"),
-      text(t + "variable_settings", "all", "VariableSettings comm group: all | none | consecutive:K | orthogonal:K"),
+      choice(t + "kind", "activation",
+             {"weight", "activation", "gradient", "optimizer_state", "accumulator"},
+             "Tensor category"),
+      text(t + "variable_settings", "all",
+           "VariableSettings comm group: all | none | consecutive:K | orthogonal:K"),
       flag(t + "per_micro_batch", false, "Activations: one copy per batch-serialised micro-batch"),
       text(o + "name", "", "Op name"),
-      choice(o + "type", "compute", {"compute", "collective", "remote_load", "remote_store", "host_load", "host_store"}, "What the op does"),
-      choice(o + "pass", "forward", {"forward", "backward", "optimizer"}, "Part of the step (backward/optimizer phase = 2P-2-forward_phase)"),
-      integer(o + "forward_phase", "", -1, -1, {}, "Forward phase of the op (or of its forward counterpart)"),
+      choice(o + "type", "compute",
+             {"compute", "collective", "remote_load", "remote_store", "host_load", "host_store"},
+             "What the op does"),
+      choice(o + "pass", "forward", {"forward", "backward", "optimizer"},
+             "Part of the step (backward/optimizer phase = 2P-2-forward_phase)"),
+      integer(o + "forward_phase", "", -1, -1, {},
+              "Forward phase of the op (or of its forward counterpart)"),
       integer(o + "phase", "", -1, -1, {}, "Explicit execution phase (-1 = derive)"),
-      integer(o + "vgraph", "", -1, -1, 63, "Explicit virtual graph: PopART virtualGraph (-1 = phase % stages; pipelining: required)"),
-      integer(o + "pipelineStage", "", -1, -1, 255, "PopART pipelineStage of a forward op and its backward (-1 = its virtual graph)"),
-      choice(o + "op_class", "matmul", {"matmul", "convolution", "norm", "softmax", "elementwise", "embedding", "optimizer", "loss"}, "Compute-model class (unit vector without op_class: elementwise)"),
-      integer(o + "stash_bytes", "B", 0, 0, {}, "Forward ops: activation bytes the backward reads, per micro-batch (pipeline stash)"),
+      integer(o + "vgraph", "", -1, -1, 63,
+              "Explicit virtual graph: PopART virtualGraph (-1 = phase % stages; pipelining: "
+              "required)"),
+      integer(o + "pipelineStage", "", -1, -1, 255,
+              "PopART pipelineStage of a forward op and its backward (-1 = its virtual graph)"),
+      choice(o + "op_class", "matmul",
+             {"matmul", "convolution", "norm", "softmax", "elementwise", "embedding", "optimizer",
+              "loss"},
+             "Compute-model class (unit vector without op_class: elementwise)"),
+      integer(o + "stash_bytes", "B", 0, 0, {},
+              "Forward ops: activation bytes the backward reads, per micro-batch (pipeline stash)"),
       raw(o + "inputs", Json(), "Input tensor names"),
       raw(o + "outputs", Json(), "Output tensor names"),
       real(o + "flops", "flop", 0.0, 0.0, {}, "Floating-point operations per replica"),
@@ -133,9 +151,11 @@ void register_ir_json_params() {
       choice(o + "dtype", "float16", {"float16", "float32"}, "Compute dtype"),
       integer(o + "temp_bytes", "B", 0, 0, {}, "Working memory while it runs (per IPU)"),
       flag(o + "per_micro_batch", true, "Runs once per batch-serialisation step"),
-      choice(o + "collective_op", "allreduce", {"allreduce", "reduce_scatter", "all_gather"}, "Collective op"),
+      choice(o + "collective_op", "allreduce", {"allreduce", "reduce_scatter", "all_gather"},
+             "Collective op"),
       text(o + "comm_group", "all", "Collective group: all | consecutive:K | orthogonal:K"),
-      integer(o + "collective_bytes", "B", 0, 0, {}, "Collective / transfer / host stream bytes per replica"),
+      integer(o + "collective_bytes", "B", 0, 0, {},
+              "Collective / transfer / host stream bytes per replica"),
   });
 }
 

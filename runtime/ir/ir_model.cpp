@@ -14,43 +14,60 @@ DType parse_ir_dtype(const std::string& s) {
 
 std::string to_string(TensorKind k) {
   switch (k) {
-    case TensorKind::Weight: return "weight";
-    case TensorKind::Activation: return "activation";
-    case TensorKind::Gradient: return "gradient";
-    case TensorKind::OptimizerState: return "optimizer_state";
-    case TensorKind::Accumulator: return "accumulator";
+    case TensorKind::Weight:
+      return "weight";
+    case TensorKind::Activation:
+      return "activation";
+    case TensorKind::Gradient:
+      return "gradient";
+    case TensorKind::OptimizerState:
+      return "optimizer_state";
+    case TensorKind::Accumulator:
+      return "accumulator";
   }
   return "?";
 }
 
 TensorKind parse_tensor_kind(const std::string& s) {
-  for (TensorKind k : {TensorKind::Weight, TensorKind::Activation, TensorKind::Gradient, TensorKind::OptimizerState,
-                       TensorKind::Accumulator}) {
+  for (TensorKind k : {TensorKind::Weight, TensorKind::Activation, TensorKind::Gradient,
+                       TensorKind::OptimizerState, TensorKind::Accumulator}) {
     if (to_string(k) == s) return k;
   }
-  throw std::invalid_argument("expected weight, activation, gradient, optimizer_state or accumulator, got '" + s + "'");
+  throw std::invalid_argument(
+      "expected weight, activation, gradient, optimizer_state or accumulator, got '" + s + "'");
 }
 
 std::string to_string(OpClass c) {
   switch (c) {
-    case OpClass::Matmul: return "matmul";
-    case OpClass::Convolution: return "convolution";
-    case OpClass::Norm: return "norm";
-    case OpClass::Softmax: return "softmax";
-    case OpClass::Elementwise: return "elementwise";
-    case OpClass::Embedding: return "embedding";
-    case OpClass::Optimizer: return "optimizer";
-    case OpClass::Loss: return "loss";
+    case OpClass::Matmul:
+      return "matmul";
+    case OpClass::Convolution:
+      return "convolution";
+    case OpClass::Norm:
+      return "norm";
+    case OpClass::Softmax:
+      return "softmax";
+    case OpClass::Elementwise:
+      return "elementwise";
+    case OpClass::Embedding:
+      return "embedding";
+    case OpClass::Optimizer:
+      return "optimizer";
+    case OpClass::Loss:
+      return "loss";
   }
   return "?";
 }
 
 OpClass parse_op_class(const std::string& s) {
-  for (OpClass c : {OpClass::Matmul, OpClass::Convolution, OpClass::Norm, OpClass::Softmax, OpClass::Elementwise,
-                    OpClass::Embedding, OpClass::Optimizer, OpClass::Loss}) {
+  for (OpClass c : {OpClass::Matmul, OpClass::Convolution, OpClass::Norm, OpClass::Softmax,
+                    OpClass::Elementwise, OpClass::Embedding, OpClass::Optimizer, OpClass::Loss}) {
     if (to_string(c) == s) return c;
   }
-  throw std::invalid_argument("expected matmul, convolution, norm, softmax, elementwise, embedding, optimizer or loss, got '" + s + "'");
+  throw std::invalid_argument(
+      "expected matmul, convolution, norm, softmax, elementwise, embedding, optimizer or loss, got "
+      "'" +
+      s + "'");
 }
 
 std::string to_string(Pass p) {
@@ -59,12 +76,18 @@ std::string to_string(Pass p) {
 
 std::string to_string(OpType t) {
   switch (t) {
-    case OpType::Compute: return "compute";
-    case OpType::Collective: return "collective";
-    case OpType::RemoteLoad: return "remote_load";
-    case OpType::RemoteStore: return "remote_store";
-    case OpType::HostLoad: return "host_load";
-    case OpType::HostStore: return "host_store";
+    case OpType::Compute:
+      return "compute";
+    case OpType::Collective:
+      return "collective";
+    case OpType::RemoteLoad:
+      return "remote_load";
+    case OpType::RemoteStore:
+      return "remote_store";
+    case OpType::HostLoad:
+      return "host_load";
+    case OpType::HostStore:
+      return "host_store";
   }
   return "?";
 }

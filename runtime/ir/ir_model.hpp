@@ -37,7 +37,8 @@ struct TensorLocation {
   TileSet loadTileSet = TileSet::Compute;
   TileSet storageTileSet = TileSet::Compute;
   bool replicatedTensorSharding = false;
-  std::string shardingDomain = "all";  ///< comm-group spelling, or "variable" (popxl: the variable's grouping)
+  std::string shardingDomain =
+      "all";  ///< comm-group spelling, or "variable" (popxl: the variable's grouping)
 };
 
 /// One tensor of the replicated graph (per-replica shape).
@@ -46,7 +47,7 @@ struct Tensor {
   std::vector<std::int64_t> shape;
   DType dtype = DType::Float16;
   TensorKind kind = TensorKind::Activation;
-  std::string variable_settings = "all";  ///< CommGroup spelling of the VariableSettings
+  std::string variable_settings = "all";   ///< CommGroup spelling of the VariableSettings
   std::optional<TensorLocation> location;  ///< per-tensor override
   /// Activations: one copy per micro-batch (batch-serialised loops store each one).
   bool per_micro_batch = false;
@@ -76,7 +77,10 @@ struct GemmShape {
   /// FP16 operands with FP32 partials (PopART partialsType "float"): the AMP's FP16.32 rate.
   bool fp32_partials = false;
   bool known() const { return m > 0 && k > 0 && n > 0; }
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) * static_cast<double>(groups); }
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *
+           static_cast<double>(groups);
+  }
 };
 
 /// One op of the replicated graph.
@@ -86,21 +90,21 @@ struct ModelOp {
   Pass pass = Pass::Forward;
   int forward_phase = -1;  ///< phase of the matching forward op (backward phase = 2P-2-this)
   int phase = -1;          ///< explicit execution phase (overrides forward_phase), -1 = derive
-  int vgraph = -1;         ///< explicit virtual graph, -1 = phase % stages (pipelining: the op's IPU)
-  int pipeline_stage = -1; ///< PopART pipelineStage of a forward op (-1 = its virtual graph)
+  int vgraph = -1;  ///< explicit virtual graph, -1 = phase % stages (pipelining: the op's IPU)
+  int pipeline_stage = -1;  ///< PopART pipelineStage of a forward op (-1 = its virtual graph)
   std::vector<std::string> inputs, outputs;
   // Compute.
   double flops = 0;
   std::uint64_t bytes = 0;  ///< bytes read and written (vector-bound ops)
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
-  GemmShape gemm;                ///< matmul/convolution shape (flops = gemm.flops() when known)
+  GemmShape gemm;  ///< matmul/convolution shape (flops = gemm.flops() when known)
   DType dtype = DType::Float16;
   std::uint64_t temp_bytes = 0;  ///< working memory while it runs (per IPU)
   /// Forward ops: bytes of intermediate activations the backward reads, per micro-batch
   /// (what a pipeline stage stashes without recomputation).
   std::uint64_t stash_bytes = 0;
-  bool per_micro_batch = true;   ///< runs once per batch-serialised step
+  bool per_micro_batch = true;  ///< runs once per batch-serialised step
   // Collective (explicit, e.g. tensor-parallel all-reduce) and host streams.
   std::string collective_op = "allreduce";
   std::string comm_group = "all";

@@ -51,8 +51,8 @@ struct LOp {
   Lane lane = Lane::Compute;
   int vg = 0;
   std::string label;
-  std::vector<int> deps;  ///< indices of ops of the same phase
-  int micro_batch = -1;   ///< batch-serialisation step, -1 outside the loop
+  std::vector<int> deps;             ///< indices of ops of the same phase
+  int micro_batch = -1;              ///< batch-serialisation step, -1 outside the loop
   std::vector<LTransfer> transfers;  ///< RemoteExchange
   std::uint64_t bytes = 0;           ///< IoCopy / IpuCopy / Host / Collective bytes per replica
   bool to_compute = true;            ///< IoCopy direction
@@ -75,8 +75,8 @@ struct LOp {
 };
 
 /// A collective op of `elements` per replica over group `g` on virtual graph `vg`.
-LOp collective_op(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg, Lane lane,
-                  const std::string& role);
+LOp collective_op(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements,
+                  DType dt, int vg, Lane lane, const std::string& role);
 
 /// Bytes one phase keeps on one IPU (for memory accounting).
 struct MemoryItem {

@@ -12,9 +12,12 @@ namespace {
 
 const char* kS = "/workload/session/";
 const char* kCategories[] = {"weightTensorLocationSettings", "optimizerStateTensorLocationSettings",
-                             "accumulatorTensorLocationSettings", "activationTensorLocationSettings"};
+                             "accumulatorTensorLocationSettings",
+                             "activationTensorLocationSettings"};
 
-IOSchedule parse_io_schedule(const std::string& s) { return s == "on_demand" ? IOSchedule::OnDemand : IOSchedule::Preload; }
+IOSchedule parse_io_schedule(const std::string& s) {
+  return s == "on_demand" ? IOSchedule::OnDemand : IOSchedule::Preload;
+}
 
 TileSet parse_tile_set(const std::string& s) { return s == "io" ? TileSet::Io : TileSet::Compute; }
 
@@ -31,7 +34,8 @@ bool valid_domain(const std::string& s) {
 
 const char* kDomainForms =
     "a string (all, none, consecutive:K, orthogonal:K or variable) or a PopART CommGroup object "
-    "{\"type\": \"Consecutive\", \"replicaGroupSize\": 64} (type All, Consecutive, Orthogonal or None)";
+    "{\"type\": \"Consecutive\", \"replicaGroupSize\": 64} (type All, Consecutive, Orthogonal or "
+    "None)";
 
 /// The comm-group spelling of a shardingDomain value: a string as it is, or PopART's
 /// CommGroup written as an object ({"type": "Consecutive", "replicaGroupSize": 64}), so
@@ -43,8 +47,10 @@ std::string domain_spelling(const Json& v) {
     if (it.key() != "type" && it.key() != "replicaGroupSize") return "";
   }
   std::string type = v["type"].get<std::string>();
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (type.rfind("commgrouptype.", 0) == 0) type = type.substr(14);  // str(popart.CommGroupType.Consecutive)
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (type.rfind("commgrouptype.", 0) == 0)
+    type = type.substr(14);  // str(popart.CommGroupType.Consecutive)
   if (type == "all") return "all";
   if (type == "none" || type == "ungrouped") return "none";
   if (type != "consecutive" && type != "orthogonal") return "";
@@ -87,13 +93,15 @@ std::string popart_enum(ConfigNode& node, const std::string& key) {
       if (v.get<std::string>() == c || squash(v.get<std::string>()) == squash(c)) return c;
     }
   }
-  node.fail(key, "expected one of {" + allowed + "} (or PopART's spelling, e.g. OffChip, On, IO), got " + v.dump());
+  node.fail(key, "expected one of {" + allowed +
+                     "} (or PopART's spelling, e.g. OffChip, On, IO), got " + v.dump());
 }
 
 LocationSettings read_category(ConfigNode node, const Convenience& conv) {
   LocationSettings s;
   ConfigNode loc = node.child("location");
-  s.location.storage = popart_enum(loc, "storage") == "off_chip" ? Storage::OffChip : Storage::OnChip;
+  s.location.storage =
+      popart_enum(loc, "storage") == "off_chip" ? Storage::OffChip : Storage::OnChip;
   s.location.loadTileSet = parse_tile_set(popart_enum(loc, "loadTileSet"));
   s.location.storageTileSet = parse_tile_set(popart_enum(loc, "storageTileSet"));
   const bool rts_explicit = loc.has("replicatedTensorSharding");
@@ -102,18 +110,23 @@ LocationSettings read_category(ConfigNode node, const Convenience& conv) {
   const bool domain_explicit = loc.has("shardingDomain");
   const Json domain = loc.get_json("shardingDomain");
   s.location.shardingDomain = domain_spelling(domain);
-  if (s.location.shardingDomain.empty()) loc.fail("shardingDomain", std::string("expected ") + kDomainForms + ", got " + domain.dump());
+  if (s.location.shardingDomain.empty())
+    loc.fail("shardingDomain", std::string("expected ") + kDomainForms + ", got " + domain.dump());
   if (!domain_explicit && conv.set) s.location.shardingDomain = conv.domain;
   loc.finish();
   s.minElementsForOffChip = node.get_uint("minElementsForOffChip");
-  s.minElementsForReplicatedTensorSharding = node.get_uint("minElementsForReplicatedTensorSharding");
+  s.minElementsForReplicatedTensorSharding =
+      node.get_uint("minElementsForReplicatedTensorSharding");
   node.finish();
   return s;
 }
 
 TensorLocation read_override(const ConfigNode& node, const std::string& name, const Json& j) {
   const std::string where = "tensorLocationSettingsOverride/" + name;
-  if (!j.is_object()) node.fail(where, "expected an object {storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain}");
+  if (!j.is_object())
+    node.fail(where,
+              "expected an object {storage, loadTileSet, storageTileSet, replicatedTensorSharding, "
+              "shardingDomain}");
   TensorLocation t;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
@@ -137,9 +150,12 @@ TensorLocation read_override(const ConfigNode& node, const std::string& name, co
       t.replicatedTensorSharding = pick({"on", "off"}) == "on";
     } else if (k == "shardingDomain") {
       t.shardingDomain = domain_spelling(v);
-      if (t.shardingDomain.empty()) node.fail(where + "/" + k, std::string("expected ") + kDomainForms + ", got " + v.dump());
+      if (t.shardingDomain.empty())
+        node.fail(where + "/" + k, std::string("expected ") + kDomainForms + ", got " + v.dump());
     } else {
-      node.fail(where + "/" + k, "unknown key; allowed: storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain");
+      node.fail(where + "/" + k,
+                "unknown key; allowed: storage, loadTileSet, storageTileSet, "
+                "replicatedTensorSharding, shardingDomain");
     }
   }
   return t;
@@ -158,8 +174,10 @@ std::uint32_t read_replica_count(ConfigNode& node, std::uint32_t ipr, std::uint3
   if (given) {
     const Json v = node.get_json(key);
     if (v.is_number() && v.get<double>() == 0) {
-      node.fail(key, "0 is not a replica count: PopART's replicatedGraphCount is >= 1 (default 1) and gives 0 no meaning; "
-                     "leave the key out for all IPUs / ipusPerReplica");
+      node.fail(key,
+                "0 is not a replica count: PopART's replicatedGraphCount is >= 1 (default 1) and "
+                "gives 0 no meaning; "
+                "leave the key out for all IPUs / ipusPerReplica");
     }
     r = node.get_uint(key);
   } else {
@@ -167,14 +185,17 @@ std::uint32_t read_replica_count(ConfigNode& node, std::uint32_t ipr, std::uint3
   }
   const std::string fault = given ? key : "ipusPerReplica";
   if (r == 0 || r * ipr > num_ipus) {
-    node.fail(fault, std::to_string(r) + " replicas of " + std::to_string(ipr) + " IPUs do not fit on the system's " +
-                         std::to_string(num_ipus) + " IPUs");
+    node.fail(fault, std::to_string(r) + " replicas of " + std::to_string(ipr) +
+                         " IPUs do not fit on the system's " + std::to_string(num_ipus) + " IPUs");
   }
   if (r > 1 && num_ipus % (r * ipr) != 0) {
-    node.fail(fault, std::to_string(r) + " replicas x " + std::to_string(ipr) + " IPUs (ipusPerReplica) = " + std::to_string(r * ipr) +
+    node.fail(fault, std::to_string(r) + " replicas x " + std::to_string(ipr) +
+                         " IPUs (ipusPerReplica) = " + std::to_string(r * ipr) +
                          " IPUs do not divide the system's " + std::to_string(num_ipus) +
-                         " IPUs: with more than one replica, replicatedGraphCount x ipusPerReplica must divide " +
-                         std::to_string(num_ipus) + " (PopART's device is a partition of that many IPUs)");
+                         " IPUs: with more than one replica, replicatedGraphCount x ipusPerReplica "
+                         "must divide " +
+                         std::to_string(num_ipus) +
+                         " (PopART's device is a partition of that many IPUs)");
   }
   return static_cast<std::uint32_t>(r);
 }
@@ -182,36 +203,49 @@ std::uint32_t read_replica_count(ConfigNode& node, std::uint32_t ipr, std::uint3
 }  // namespace
 
 std::string to_string(Recomputation r) {
-  return r == Recomputation::None ? "none" : (r == Recomputation::Standard ? "standard" : "pipeline");
+  return r == Recomputation::None ? "none"
+                                  : (r == Recomputation::Standard ? "standard" : "pipeline");
 }
 
 std::string to_string(IOSchedule s) { return s == IOSchedule::Preload ? "preload" : "on_demand"; }
 
 std::string to_string(BatchSchedule s) {
   switch (s) {
-    case BatchSchedule::Scheduler: return "scheduler";
-    case BatchSchedule::Isomorphic: return "isomorphic";
-    case BatchSchedule::OverlapOnIo: return "overlap_on_io";
-    case BatchSchedule::OverlapOnCompute: return "overlap_on_compute";
+    case BatchSchedule::Scheduler:
+      return "scheduler";
+    case BatchSchedule::Isomorphic:
+      return "isomorphic";
+    case BatchSchedule::OverlapOnIo:
+      return "overlap_on_io";
+    case BatchSchedule::OverlapOnCompute:
+      return "overlap_on_compute";
   }
   return "?";
 }
 
 const LocationSettings& SessionOptions::settings_for(TensorKind kind) const {
   switch (kind) {
-    case TensorKind::Weight: return weight;
-    case TensorKind::OptimizerState: return optimizerState;
-    case TensorKind::Accumulator: return accumulator;
-    default: return activation;
+    case TensorKind::Weight:
+      return weight;
+    case TensorKind::OptimizerState:
+      return optimizerState;
+    case TensorKind::Accumulator:
+      return accumulator;
+    default:
+      return activation;
   }
 }
 
 IOSchedule SessionOptions::io_schedule_for(TensorKind kind) const {
   switch (kind) {
-    case TensorKind::Weight: return weightIOSchedule;
-    case TensorKind::OptimizerState: return optimizerStateIOSchedule;
-    case TensorKind::Accumulator: return accumulatorIOSchedule;
-    default: return activationIOSchedule;
+    case TensorKind::Weight:
+      return weightIOSchedule;
+    case TensorKind::OptimizerState:
+      return optimizerStateIOSchedule;
+    case TensorKind::Accumulator:
+      return accumulatorIOSchedule;
+    default:
+      return activationIOSchedule;
   }
 }
 
@@ -225,14 +259,19 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   s.batchesPerStep = static_cast<std::uint32_t>(node.get_uint("batchesPerStep"));
   s.enablePipelining = node.get_bool("enablePipelining");
   const std::string vgm = popart_enum(node, "virtualGraphMode");
-  s.virtualGraphMode = vgm == "manual" ? VirtualGraphMode::Manual
-                       : vgm == "auto" ? VirtualGraphMode::Auto
+  s.virtualGraphMode = vgm == "manual"             ? VirtualGraphMode::Manual
+                       : vgm == "auto"             ? VirtualGraphMode::Auto
                        : vgm == "execution_phases" ? VirtualGraphMode::ExecutionPhases
                                                    : VirtualGraphMode::Off;
   const std::string rec = popart_enum(node, "autoRecomputation");
-  s.autoRecomputation = rec == "standard" ? Recomputation::Standard : (rec == "pipeline" ? Recomputation::Pipeline : Recomputation::None);
-  if (s.enablePipelining && s.virtualGraphMode != VirtualGraphMode::Manual && s.virtualGraphMode != VirtualGraphMode::Auto)
-    node.fail("virtualGraphMode", "enablePipelining needs virtualGraphMode manual or auto (PopART: pipelining requires virtual graphs)");
+  s.autoRecomputation = rec == "standard"
+                            ? Recomputation::Standard
+                            : (rec == "pipeline" ? Recomputation::Pipeline : Recomputation::None);
+  if (s.enablePipelining && s.virtualGraphMode != VirtualGraphMode::Manual &&
+      s.virtualGraphMode != VirtualGraphMode::Auto)
+    node.fail("virtualGraphMode",
+              "enablePipelining needs virtualGraphMode manual or auto (PopART: pipelining requires "
+              "virtual graphs)");
   if (s.autoRecomputation == Recomputation::Pipeline && !s.enablePipelining)
     node.fail("autoRecomputation", "RecomputationType 'pipeline' needs enablePipelining = true");
 
@@ -245,7 +284,8 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   s.accumulatorIOSchedule = parse_io_schedule(popart_enum(eps, "accumulatorIOSchedule"));
   const std::string sched = popart_enum(eps, "schedule");
   s.schedule = sched == "batch" ? PhaseSchedule::Batch
-                                : (sched == "batch_clustered_io" ? PhaseSchedule::BatchClusteredIO : PhaseSchedule::Interleaving);
+                                : (sched == "batch_clustered_io" ? PhaseSchedule::BatchClusteredIO
+                                                                 : PhaseSchedule::Interleaving);
   eps.finish();
   if (s.stages == 2 && s.ipusPerReplica < 2) {
     node.fail("executionPhaseSettings/stages", "stages = 2 (ping-pong) needs ipusPerReplica >= 2");
@@ -272,7 +312,8 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
 
   const Json overrides = node.get_json("tensorLocationSettingsOverride");
   if (!overrides.is_null()) {
-    if (!overrides.is_object()) node.fail("tensorLocationSettingsOverride", "expected an object of tensor name -> location");
+    if (!overrides.is_object())
+      node.fail("tensorLocationSettingsOverride", "expected an object of tensor name -> location");
     for (auto it = overrides.begin(); it != overrides.end(); ++it)
       s.tensorLocationSettingsOverride[it.key()] = read_override(node, it.key(), it.value());
   }
@@ -280,8 +321,8 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   ConfigNode bss = node.child("batchSerializationSettings");
   s.batchSerializationFactor = static_cast<std::uint32_t>(bss.get_uint("factor"));
   const std::string bs = popart_enum(bss, "batchSchedule");
-  s.batchSchedule = bs == "scheduler" ? BatchSchedule::Scheduler
-                    : bs == "overlap_on_io" ? BatchSchedule::OverlapOnIo
+  s.batchSchedule = bs == "scheduler"            ? BatchSchedule::Scheduler
+                    : bs == "overlap_on_io"      ? BatchSchedule::OverlapOnIo
                     : bs == "overlap_on_compute" ? BatchSchedule::OverlapOnCompute
                                                  : BatchSchedule::Isomorphic;
   bss.finish();
@@ -290,19 +331,25 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   s.collectiveTileSet = parse_tile_set(popart_enum(node, "collectiveTileSet"));
   if (io_mode != "unset") {
     // popxl io_mode: how loads reach the compute tiles and whether the loop overlaps.
-    s.io_mode = io_mode == "compute" ? IoMode::Compute : (io_mode == "io" ? IoMode::Io : IoMode::IoOverlapped);
+    s.io_mode = io_mode == "compute" ? IoMode::Compute
+                                     : (io_mode == "io" ? IoMode::Io : IoMode::IoOverlapped);
     const TileSet ts = s.io_mode == IoMode::Compute ? TileSet::Compute : TileSet::Io;
-    for (LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation}) c->location.loadTileSet = ts;
-    s.batchSchedule = s.io_mode == IoMode::IoOverlapped ? BatchSchedule::OverlapOnCompute : BatchSchedule::Isomorphic;
-    if (s.io_mode != IoMode::Compute && s.numIOTiles == 0) node.fail("io_mode", "io_mode '" + io_mode + "' needs numIOTiles > 0");
+    for (LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation})
+      c->location.loadTileSet = ts;
+    s.batchSchedule = s.io_mode == IoMode::IoOverlapped ? BatchSchedule::OverlapOnCompute
+                                                        : BatchSchedule::Isomorphic;
+    if (s.io_mode != IoMode::Compute && s.numIOTiles == 0)
+      node.fail("io_mode", "io_mode '" + io_mode + "' needs numIOTiles > 0");
     if (s.io_mode == IoMode::IoOverlapped && s.batchSerializationFactor < 2)
       node.fail("io_mode", "io_overlapped needs batchSerializationSettings.factor >= 2");
   }
   bool any_io = false;
   for (const LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation})
     any_io = any_io || c->location.loadTileSet == TileSet::Io;
-  for (const auto& [n, l] : s.tensorLocationSettingsOverride) any_io = any_io || l.loadTileSet == TileSet::Io;
-  if (any_io && s.numIOTiles == 0) node.fail("numIOTiles", "a location with loadTileSet 'io' needs numIOTiles > 0");
+  for (const auto& [n, l] : s.tensorLocationSettingsOverride)
+    any_io = any_io || l.loadTileSet == TileSet::Io;
+  if (any_io && s.numIOTiles == 0)
+    node.fail("numIOTiles", "a location with loadTileSet 'io' needs numIOTiles > 0");
   node.finish();
   return s;
 }
@@ -312,41 +359,85 @@ void register_session_params() {
   const std::string s = kS;
   std::vector<ParamSpec> p = {
       integer(s + "replicatedGraphCount", "", Json("all"), 1, {},
-          "PopART replicatedGraphCount, an integer >= 1 (0 is refused: PopART gives it no meaning); absent = all IPUs / "
-          "ipusPerReplica. With more than one replica, replicatedGraphCount x ipusPerReplica must divide the system's IPUs"),
+              "PopART replicatedGraphCount, an integer >= 1 (0 is refused: PopART gives it no "
+              "meaning); absent = all IPUs / "
+              "ipusPerReplica. With more than one replica, replicatedGraphCount x ipusPerReplica "
+              "must divide the system's IPUs"),
       integer(s + "ipusPerReplica", "", 1, 1, 64, "IPUs per replica (virtual graphs)"),
-      integer(s + "accumulationFactor", "", 1, 1, 1 << 20, "PopART accumulationFactor: the phase sequence runs this many times per weight update"),
-      integer(s + "numIOTiles", "", 0, 0, 1471, "PopART numIOTiles: tiles set aside for streaming-memory IO"),
-      integer(s + "batchesPerStep", "", 1, 1, 1 << 16, "PopART DataFlow batchesPerStep: weight updates per run (the step repeats)"),
-      flag(s + "enablePipelining", false, "PopART enablePipelining: a replica's virtual graphs run as a pipeline over the micro-batches"),
-      choice(s + "virtualGraphMode", "off", {"off", "manual", "auto", "execution_phases"}, "PopART VirtualGraphMode: manual = the model's virtualGraph/layers_per_ipu, auto = layers split evenly over ipusPerReplica"),
-      choice(s + "autoRecomputation", "none", {"none", "standard", "pipeline"}, "PopART RecomputationType: none; standard = stash each layer's input, recompute the rest; pipeline = stash only stage inputs, recompute the stage forward in the backward"),
-      integer(s + "executionPhaseSettings/phases", "", 0, 0, {}, "PopART executionPhaseSettings.phases (0 = the model's 2P-1)"),
-      integer(s + "executionPhaseSettings/stages", "", 1, 1, 2, "1 = parallel streaming memory, 2 = ping-pong between 2 IPUs (PopART field default 2; ipusim default 1 for 1 IPU per replica)"),
-      choice(s + "executionPhaseSettings/weightIOSchedule", "preload", {"preload", "on_demand"}, "PopART weightIOSchedule"),
-      choice(s + "executionPhaseSettings/activationIOSchedule", "preload", {"preload", "on_demand"}, "PopART activationIOSchedule"),
-      choice(s + "executionPhaseSettings/optimizerStateIOSchedule", "on_demand", {"preload", "on_demand"}, "PopART optimizerStateIOSchedule"),
-      choice(s + "executionPhaseSettings/accumulatorIOSchedule", "preload", {"preload", "on_demand"}, "PopART accumulatorIOSchedule"),
-      choice(s + "executionPhaseSettings/schedule", "interleaving", {"interleaving", "batch", "batch_clustered_io"}, "PopART ExecutionPhaseSchedule"),
-      raw(s + "tensorLocationSettingsOverride", Json(), "Per tensor name: {storage, loadTileSet, storageTileSet, replicatedTensorSharding, shardingDomain}"),
-      integer(s + "batchSerializationSettings/factor", "", 1, 1, 1 << 16, "PopART batchSerializationSettings.factor (micro-batches per phase loop)"),
-      choice(s + "batchSerializationSettings/batchSchedule", "isomorphic", {"scheduler", "isomorphic", "overlap_on_io", "overlap_on_compute"}, "PopART BatchSerializationBatchSchedule"),
-      choice(s + "io_mode", "unset", {"unset", "compute", "io", "io_overlapped"}, "popxl io_mode; when set it overrides every loadTileSet and the batchSchedule (io_overlapped = overlap_on_compute)"),
-      choice(s + "collectiveTileSet", "compute", {"compute", "io"}, "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),
-      choice(s + "rts_domain", "unset", {"unset", "off", "pod", "all"}, "Sweep convenience: RTS off, over the replicas of one IPU-Link domain (consecutive:replicas_per_ild), or over all replicas; explicit *TensorLocationSettings win"),
-      choice(s + "rts_tensors", "optimizer_state", {"optimizer_state", "weights_and_optimizer_state"}, "Sweep convenience: which categories rts_domain shards (optimizer state and accumulators, plus weights)"),
+      integer(
+          s + "accumulationFactor", "", 1, 1, 1 << 20,
+          "PopART accumulationFactor: the phase sequence runs this many times per weight update"),
+      integer(s + "numIOTiles", "", 0, 0, 1471,
+              "PopART numIOTiles: tiles set aside for streaming-memory IO"),
+      integer(s + "batchesPerStep", "", 1, 1, 1 << 16,
+              "PopART DataFlow batchesPerStep: weight updates per run (the step repeats)"),
+      flag(s + "enablePipelining", false,
+           "PopART enablePipelining: a replica's virtual graphs run as a pipeline over the "
+           "micro-batches"),
+      choice(s + "virtualGraphMode", "off", {"off", "manual", "auto", "execution_phases"},
+             "PopART VirtualGraphMode: manual = the model's virtualGraph/layers_per_ipu, auto = "
+             "layers split evenly over ipusPerReplica"),
+      choice(
+          s + "autoRecomputation", "none", {"none", "standard", "pipeline"},
+          "PopART RecomputationType: none; standard = stash each layer's input, recompute the "
+          "rest; pipeline = stash only stage inputs, recompute the stage forward in the backward"),
+      integer(s + "executionPhaseSettings/phases", "", 0, 0, {},
+              "PopART executionPhaseSettings.phases (0 = the model's 2P-1)"),
+      integer(s + "executionPhaseSettings/stages", "", 1, 1, 2,
+              "1 = parallel streaming memory, 2 = ping-pong between 2 IPUs (PopART field default "
+              "2; ipusim default 1 for 1 IPU per replica)"),
+      choice(s + "executionPhaseSettings/weightIOSchedule", "preload", {"preload", "on_demand"},
+             "PopART weightIOSchedule"),
+      choice(s + "executionPhaseSettings/activationIOSchedule", "preload", {"preload", "on_demand"},
+             "PopART activationIOSchedule"),
+      choice(s + "executionPhaseSettings/optimizerStateIOSchedule", "on_demand",
+             {"preload", "on_demand"}, "PopART optimizerStateIOSchedule"),
+      choice(s + "executionPhaseSettings/accumulatorIOSchedule", "preload",
+             {"preload", "on_demand"}, "PopART accumulatorIOSchedule"),
+      choice(s + "executionPhaseSettings/schedule", "interleaving",
+             {"interleaving", "batch", "batch_clustered_io"}, "PopART ExecutionPhaseSchedule"),
+      raw(s + "tensorLocationSettingsOverride", Json(),
+          "Per tensor name: {storage, loadTileSet, storageTileSet, replicatedTensorSharding, "
+          "shardingDomain}"),
+      integer(s + "batchSerializationSettings/factor", "", 1, 1, 1 << 16,
+              "PopART batchSerializationSettings.factor (micro-batches per phase loop)"),
+      choice(s + "batchSerializationSettings/batchSchedule", "isomorphic",
+             {"scheduler", "isomorphic", "overlap_on_io", "overlap_on_compute"},
+             "PopART BatchSerializationBatchSchedule"),
+      choice(s + "io_mode", "unset", {"unset", "compute", "io", "io_overlapped"},
+             "popxl io_mode; when set it overrides every loadTileSet and the batchSchedule "
+             "(io_overlapped = overlap_on_compute)"),
+      choice(
+          s + "collectiveTileSet", "compute", {"compute", "io"},
+          "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),
+      choice(s + "rts_domain", "unset", {"unset", "off", "pod", "all"},
+             "Sweep convenience: RTS off, over the replicas of one IPU-Link domain "
+             "(consecutive:replicas_per_ild), or over all replicas; explicit "
+             "*TensorLocationSettings win"),
+      choice(s + "rts_tensors", "optimizer_state",
+             {"optimizer_state", "weights_and_optimizer_state"},
+             "Sweep convenience: which categories rts_domain shards (optimizer state and "
+             "accumulators, plus weights)"),
   };
   for (const char* c : kCategories) {
     const std::string b = s + c + "/";
     const bool act = std::string(c) == "activationTensorLocationSettings";
-    p.push_back(choice(b + "location/storage", "on_chip", {"on_chip", "off_chip"}, "TensorStorage (PopART default OnChip)"));
-    p.push_back(choice(b + "location/loadTileSet", "compute", {"compute", "io"}, "TileSet that streams from/to streaming memory"));
-    p.push_back(choice(b + "location/storageTileSet", "compute", {"compute", "io"}, "TileSet where the tensor lives when on chip"));
-    p.push_back(choice(b + "location/replicatedTensorSharding", "off", {"on", "off"}, act ? "Ignored: activations are never sharded" : "ReplicatedTensorSharding"));
+    p.push_back(choice(b + "location/storage", "on_chip", {"on_chip", "off_chip"},
+                       "TensorStorage (PopART default OnChip)"));
+    p.push_back(choice(b + "location/loadTileSet", "compute", {"compute", "io"},
+                       "TileSet that streams from/to streaming memory"));
+    p.push_back(choice(b + "location/storageTileSet", "compute", {"compute", "io"},
+                       "TileSet where the tensor lives when on chip"));
+    p.push_back(
+        choice(b + "location/replicatedTensorSharding", "off", {"on", "off"},
+               act ? "Ignored: activations are never sharded" : "ReplicatedTensorSharding"));
     p.push_back(raw(b + "location/shardingDomain", Json("all"),
-                    "RTS domain: all | consecutive:K | orthogonal:K | none, 'variable' (popxl: the variable's replica grouping), or PopART's CommGroup as {\"type\": \"Consecutive\", \"replicaGroupSize\": K}"));
+                    "RTS domain: all | consecutive:K | orthogonal:K | none, 'variable' (popxl: the "
+                    "variable's replica grouping), or PopART's CommGroup as {\"type\": "
+                    "\"Consecutive\", \"replicaGroupSize\": K}"));
     p.push_back(integer(b + "minElementsForOffChip", "", 2, 0, {}, "PopART minElementsForOffChip"));
-    p.push_back(integer(b + "minElementsForReplicatedTensorSharding", "", 8192, 0, {}, "PopART minElementsForReplicatedTensorSharding"));
+    p.push_back(integer(b + "minElementsForReplicatedTensorSharding", "", 8192, 0, {},
+                        "PopART minElementsForReplicatedTensorSharding"));
   }
   ParamRegistry::instance().add(p);
 }

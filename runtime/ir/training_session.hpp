@@ -41,7 +41,8 @@ struct SessionOptions {
   std::uint32_t replicatedGraphCount = 1;  ///< resolved (0 in the config = all IPUs)
   std::uint32_t ipusPerReplica = 1;
   std::uint32_t accumulationFactor = 1;
-  std::uint32_t batchesPerStep = 1;  ///< the step (accumulation loop + update) repeats this often per run
+  std::uint32_t batchesPerStep =
+      1;  ///< the step (accumulation loop + update) repeats this often per run
   bool enablePipelining = false;
   VirtualGraphMode virtualGraphMode = VirtualGraphMode::Off;
   Recomputation autoRecomputation = Recomputation::None;

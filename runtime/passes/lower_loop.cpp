@@ -17,7 +17,8 @@ int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
   const bool preload_acts = s_.activationIOSchedule == IOSchedule::Preload;
   // The loop moves the per-micro-batch activations; whole-batch ones move at phase level.
   auto whole = [&](const std::string& t) { return !model_->tensor(t).per_micro_batch; };
-  std::vector<std::string> loads = preload_acts ? std::vector<std::string>{} : activation_loads(p, v);
+  std::vector<std::string> loads =
+      preload_acts ? std::vector<std::string>{} : activation_loads(p, v);
   std::vector<std::string> stores = activation_stores(p, v);
   loads.erase(std::remove_if(loads.begin(), loads.end(), whole), loads.end());
   stores.erase(std::remove_if(stores.begin(), stores.end(), whole), stores.end());
@@ -28,12 +29,16 @@ int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
   std::uint64_t load_bytes = 0, store_bytes = 0;
   for (const auto& t : loads) load_bytes += model_->tensor(t).bytes();
   for (const auto& t : stores) store_bytes += model_->tensor(t).bytes();
-  const bool overlapped = io && s_.batchSchedule != BatchSchedule::Isomorphic && s_.batchSchedule != BatchSchedule::Scheduler;
-  if (io) mem(v, "(activation IO buffers)", (load_bytes + store_bytes) * (overlapped ? 2 : 1), TileSet::Io, "io_buffer");
+  const bool overlapped = io && s_.batchSchedule != BatchSchedule::Isomorphic &&
+                          s_.batchSchedule != BatchSchedule::Scheduler;
+  if (io)
+    mem(v, "(activation IO buffers)", (load_bytes + store_bytes) * (overlapped ? 2 : 1),
+        TileSet::Io, "io_buffer");
   mem(v, "(activation step buffers)", load_bytes + store_bytes, TileSet::Compute, "activation");
   // Activations read in this phase but kept live (same IPU) are accounted by live_activations().
 
-  const std::vector<LoopItem> items = batch_loop_order(s_.batchSchedule, static_cast<int>(K_), io, !loads.empty(), !stores.empty());
+  const std::vector<LoopItem> items =
+      batch_loop_order(s_.batchSchedule, static_cast<int>(K_), io, !loads.empty(), !stores.empty());
   std::vector<int> last_of(items.size(), -1);
   int last_compute = ready.empty() ? -1 : ready.back();
   auto transfers = [&](const std::vector<std::string>& ts, bool store, int step) {
@@ -66,7 +71,9 @@ int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
       case LoopItem::Exchange: {
         std::vector<LTransfer> tr = transfers(stores, true, it.step);
         for (auto& t : transfers(loads, false, it.load_step)) tr.push_back(t);
-        LOp x = exchange(act_lane, v, tr, "exchange: store" + step + " + load[" + std::to_string(it.load_step) + "]");
+        LOp x =
+            exchange(act_lane, v, tr,
+                     "exchange: store" + step + " + load[" + std::to_string(it.load_step) + "]");
         x.micro_batch = it.step;
         x.deps = deps;
         last_of[i] = add(x);
@@ -77,7 +84,8 @@ int Lowerer::loop(int p, int v, const std::vector<int>& ready) {
         // One IoTileCopy per tensor of this micro-batch (E34: IoCopy->IO0 x2 for two stores).
         const bool in = it.type == LoopItem::CopyIn;
         std::vector<std::pair<std::string, std::uint64_t>> items;
-        for (const auto& t : in ? loads : stores) items.push_back({t + step, model_->tensor(t).bytes()});
+        for (const auto& t : in ? loads : stores)
+          items.push_back({t + step, model_->tensor(t).bytes()});
         for (int c : io_copies(v, items, in, "activation", deps)) {
           cur_->ops[c].micro_batch = it.step;
           last_of[i] = c;
@@ -113,7 +121,8 @@ std::vector<std::string> Lowerer::activation_loads(int p, int v) {
       if (x.kind != TensorKind::Activation || !res_.at(t).off_chip || seen.count(t)) continue;
       seen.insert(t);
       const auto& uses = uses_.at(t);
-      const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+      const auto prod =
+          std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
       if (prod == uses.end()) continue;  // an input with no producer: nothing to load
       if (prod->phase == p) continue;
       const int i = use_index(t, p, v);
@@ -143,7 +152,8 @@ std::vector<std::string> Lowerer::activation_stores(int p, int v) {
 
 std::vector<bool> Lowerer::act_loads_needed(const std::string& t) const {
   const Tensor& x = model_->tensor(t);
-  const bool loop_buffers = x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand;
+  const bool loop_buffers =
+      x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand;
   KeepLive rule = keep_live_rule(s_);
   // popxl's batch_serialise stores every micro-batch of a phase's output into its x/dx buffer
   // row and the next phase loads it from there (popxl phased tutorial): nothing is kept.

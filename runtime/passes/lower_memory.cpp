@@ -25,7 +25,8 @@ void Lowerer::index_phase_tensors() {
       const TensorUse& u = uses[i];
       auto prev = prev_phase.find(u.vg);
       if (r.off_chip && prev != prev_phase.end() && !need[i])
-        for (int p = prev->second + 1; p < u.phase; ++p) phase_tensors_[{p, u.vg}].push_back({&t, true});
+        for (int p = prev->second + 1; p < u.phase; ++p)
+          phase_tensors_[{p, u.vg}].push_back({&t, true});
       phase_tensors_[{u.phase, u.vg}].push_back({&t, false});
       prev_phase[u.vg] = u.phase;
     }
@@ -34,7 +35,8 @@ void Lowerer::index_phase_tensors() {
 
 void Lowerer::phase_memory(int p, int v) {
   // Activations loaded for this phase at phase level live on the compute tiles while it runs.
-  for (const auto& t : arrived_[{p, v}]) mem(v, t, on_chip_bytes(t), TileSet::Compute, "activation");
+  for (const auto& t : arrived_[{p, v}])
+    mem(v, t, on_chip_bytes(t), TileSet::Compute, "activation");
   auto it = phase_tensors_.find({p, v});
   if (it == phase_tensors_.end()) return;
   for (const PhaseTensor& e : it->second) {
@@ -46,7 +48,8 @@ void Lowerer::phase_memory(int p, int v) {
     }
     // The ops use a copy on the compute tiles; an IO-tile home (storageTileSet io) keeps its own.
     mem(v, t, on_chip_bytes(t), TileSet::Compute, to_string(x.kind));
-    if (res_.at(t).storage == TileSet::Io) mem(v, t, on_chip_bytes(t), TileSet::Io, to_string(x.kind) + " (IO-tile home)");
+    if (res_.at(t).storage == TileSet::Io)
+      mem(v, t, on_chip_bytes(t), TileSet::Io, to_string(x.kind) + " (IO-tile home)");
   }
 }
 
@@ -55,7 +58,8 @@ void Lowerer::live_activations(int rep) {
   // which made this quadratic in the number of layers.
   std::vector<LPhase*> by_index(static_cast<std::size_t>(L_.total_phases) + 1, nullptr);
   for (LPhase& ph : prog_.phases)
-    if (ph.repetition == rep && ph.index >= -1 && ph.index < L_.total_phases) by_index[ph.index + 1] = &ph;
+    if (ph.repetition == rep && ph.index >= -1 && ph.index < L_.total_phases)
+      by_index[ph.index + 1] = &ph;
   for (const auto& entry : uses_) {
     // Not a structured binding: a C++17 lambda cannot capture one (clang refuses it, and
     // tools/fuzz.sh builds with clang).
@@ -63,12 +67,14 @@ void Lowerer::live_activations(int rep) {
     const auto& uses = entry.second;
     const Tensor& x = model_->tensor(t);
     if (x.kind != TensorKind::Activation) continue;
-    const auto prod = std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+    const auto prod =
+        std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
     if (prod == uses.end()) continue;
     const std::uint64_t bytes = x.bytes() * (x.per_micro_batch ? K_ : 1);
     auto live_in = [&](int vg, int from, int to) {
       for (int i = std::max(from, -1); i <= to && i + 1 < static_cast<int>(by_index.size()); ++i)
-        if (by_index[i + 1]) by_index[i + 1]->memory[vg].push_back({t, bytes, TileSet::Compute, "activation"});
+        if (by_index[i + 1])
+          by_index[i + 1]->memory[vg].push_back({t, bytes, TileSet::Compute, "activation"});
     };
     if (!res_.at(t).off_chip) {
       // On chip: live on its IPU from the producer to the last use there; another IPU holds
@@ -112,7 +118,8 @@ void Lowerer::live_activations(int rep) {
         open[u.vg] = {u.phase, u.phase, true};
       } else if (need[i]) {
         close(u.vg);
-        const bool renews = !(x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand);
+        const bool renews =
+            !(x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand);
         if (renews) open[u.vg] = {u.phase, u.phase, false};
       } else if (open.count(u.vg)) {
         open[u.vg].to = u.phase;
@@ -125,7 +132,9 @@ void Lowerer::live_activations(int rep) {
 void Lowerer::resident(int rep) {
   for (const auto& [t, uses] : uses_) {
     const Tensor& x = model_->tensor(t);
-    if (x.kind == TensorKind::Activation || x.kind == TensorKind::Gradient || res_.at(t).off_chip || uses.empty()) continue;
+    if (x.kind == TensorKind::Activation || x.kind == TensorKind::Gradient || res_.at(t).off_chip ||
+        uses.empty())
+      continue;
     // Without accumulationFactor repeats an accumulator lives only in its backward phase.
     if (x.kind == TensorKind::Accumulator && s_.accumulationFactor <= 1) continue;
     // The full weight is counted in its use phases; the resident copy is the shard elsewhere.
@@ -134,7 +143,9 @@ void Lowerer::resident(int rep) {
       if (ph.repetition != rep) continue;
       bool used = false;
       for (const TensorUse& u : uses) used = used || (u.phase == ph.index && u.vg == vg);
-      if (!used) ph.memory[vg].push_back({t, res_.at(t).shard_bytes, res_.at(t).storage, to_string(x.kind) + " (resident)"});
+      if (!used)
+        ph.memory[vg].push_back(
+            {t, res_.at(t).shard_bytes, res_.at(t).storage, to_string(x.kind) + " (resident)"});
     }
   }
 }
@@ -144,11 +155,14 @@ void Lowerer::remote_buffers() {
   for (const auto& [t, uses] : tensor_uses(full_)) {
     const Tensor& x = full_.tensor(t);
     if (x.kind == TensorKind::Gradient || !res_.at(t).off_chip || uses.empty()) continue;
-    const std::uint64_t b = x.kind == TensorKind::Activation ? x.bytes() * (x.per_micro_batch ? K_ : 1) : res_.at(t).shard_bytes;
+    const std::uint64_t b = x.kind == TensorKind::Activation
+                                ? x.bytes() * (x.per_micro_batch ? K_ : 1)
+                                : res_.at(t).shard_bytes;
     // Activation buffers are live from their producer to their last use (popxl reuses rows).
     const bool act = x.kind == TensorKind::Activation;
     if (seen.insert({t, uses.front().vg}).second)
-      prog_.remote_buffers.push_back({t, uses.front().vg, b, act ? uses.front().phase : -1, act ? uses.back().phase : -1});
+      prog_.remote_buffers.push_back(
+          {t, uses.front().vg, b, act ? uses.front().phase : -1, act ? uses.back().phase : -1});
   }
 }
 

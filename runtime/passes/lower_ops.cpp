@@ -11,12 +11,14 @@ int Lowerer::add(LOp op) {
   return static_cast<int>(cur_->ops.size()) - 1;
 }
 
-void Lowerer::mem(int vg, const std::string& t, std::uint64_t bytes, TileSet ts, const std::string& what) {
+void Lowerer::mem(int vg, const std::string& t, std::uint64_t bytes, TileSet ts,
+                  const std::string& what) {
   if (bytes > 0) cur_->memory[vg].push_back({t, bytes, ts, what});
 }
 
-LOp Lowerer::collective(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
-               const std::string& role, std::vector<std::string> tensors) {
+LOp Lowerer::collective(coll::CollectiveOp op, const coll::ReplicaGrouping& g,
+                        std::uint64_t elements, DType dt, int vg, const std::string& role,
+                        std::vector<std::string> tensors) {
   LOp o = collective_op(op, g, elements, dt, vg, collective_lane(), role);
   o.tensors = std::move(tensors);
   return o;
@@ -37,7 +39,8 @@ LOp Lowerer::exchange(Lane lane, int vg, std::vector<LTransfer> tr, const std::s
   return o;
 }
 
-LOp Lowerer::io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors, const std::string& role) {
+LOp Lowerer::io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors,
+                     const std::string& role) {
   LOp o;
   o.kind = LKind::IoCopy;
   o.lane = Lane::Compute;  // the exchange involves the compute tiles, so it blocks them
@@ -50,7 +53,8 @@ LOp Lowerer::io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<s
   return o;
 }
 
-std::vector<LOp> Lowerer::io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role) {
+std::vector<LOp> Lowerer::io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute,
+                                      const std::string& role) {
   std::vector<LOp> out;
   for (const LTransfer& t : trs) {
     out.push_back(io_copy(vg, t.bytes, to_compute, {t.tensor}, role));
@@ -59,8 +63,10 @@ std::vector<LOp> Lowerer::io_copy_ops(int vg, const std::vector<LTransfer>& trs,
   return out;
 }
 
-std::vector<int> Lowerer::io_copies(int vg, const std::vector<std::pair<std::string, std::uint64_t>>& items, bool to_compute,
-                                   const std::string& role, const std::vector<int>& deps) {
+std::vector<int> Lowerer::io_copies(int vg,
+                                    const std::vector<std::pair<std::string, std::uint64_t>>& items,
+                                    bool to_compute, const std::string& role,
+                                    const std::vector<int>& deps) {
   std::vector<int> out;
   for (const auto& [name, bytes] : items) {
     LOp c = io_copy(vg, bytes, to_compute, {name}, role);
@@ -89,9 +95,10 @@ LOp Lowerer::from_model(const ModelOp& o, int v, int step) {
       op.gemm = o.gemm;
       break;
     case OpType::Collective: {
-      const coll::ReplicaGrouping g = coll::parse_comm_group_spec(o.comm_group).toReplicaGrouping(R());
-      op = collective(coll::parse_collective_op(o.collective_op), g, o.collective_bytes / dtype_bytes(o.dtype), o.dtype, v,
-                      o.name, {});
+      const coll::ReplicaGrouping g =
+          coll::parse_comm_group_spec(o.comm_group).toReplicaGrouping(R());
+      op = collective(coll::parse_collective_op(o.collective_op), g,
+                      o.collective_bytes / dtype_bytes(o.dtype), o.dtype, v, o.name, {});
       op.lane = Lane::Compute;  // tensor-parallel collectives sit in the compute graph
       op.micro_batch = step;
       op.label = o.name;
@@ -105,8 +112,12 @@ LOp Lowerer::from_model(const ModelOp& o, int v, int step) {
       break;
     case OpType::RemoteLoad:
     case OpType::RemoteStore: {
-      const std::string t = o.inputs.empty() ? (o.outputs.empty() ? o.name : o.outputs[0]) : o.inputs[0];
-      op = exchange(Lane::Compute, v, {{t, o.collective_bytes, o.type == OpType::RemoteStore, IOSchedule::OnDemand, 0}}, o.name);
+      const std::string t =
+          o.inputs.empty() ? (o.outputs.empty() ? o.name : o.outputs[0]) : o.inputs[0];
+      op = exchange(
+          Lane::Compute, v,
+          {{t, o.collective_bytes, o.type == OpType::RemoteStore, IOSchedule::OnDemand, 0}},
+          o.name);
       op.micro_batch = step;
       break;
     }
@@ -116,7 +127,8 @@ LOp Lowerer::from_model(const ModelOp& o, int v, int step) {
 
 std::uint64_t Lowerer::loaded_bytes(const std::string& t) const {
   const Tensor& x = full_.tensor(t);
-  return x.kind == TensorKind::Activation ? x.bytes() * (x.per_micro_batch ? K_ : 1) : res_.at(t).shard_bytes;
+  return x.kind == TensorKind::Activation ? x.bytes() * (x.per_micro_batch ? K_ : 1)
+                                          : res_.at(t).shard_bytes;
 }
 
 std::uint64_t Lowerer::on_chip_bytes(const std::string& t) const {
@@ -127,7 +139,9 @@ std::uint64_t Lowerer::on_chip_bytes(const std::string& t) const {
 }
 
 bool Lowerer::all_weights(const std::vector<std::string>& names) const {
-  return std::all_of(names.begin(), names.end(), [&](const std::string& n) { return full_.tensor(n).kind == TensorKind::Weight; });
+  return std::all_of(names.begin(), names.end(), [&](const std::string& n) {
+    return full_.tensor(n).kind == TensorKind::Weight;
+  });
 }
 
 int Lowerer::producer_phase(const std::string& t) const {

@@ -6,7 +6,8 @@
 
 namespace ipusim::rt::lower {
 
-int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt_loads, std::set<std::string>& stored) {
+int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt_loads,
+                       std::set<std::string>& stored) {
   std::vector<const ModelOp*> opts;
   for (const ModelOp* o : ops_at(p, v))
     if (o->pass == Pass::Optimizer) opts.push_back(o);
@@ -35,14 +36,19 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
     }
     const std::uint64_t n = wt.elements();
     if (shard) {
-      b[1].push_back(collective(coll::CollectiveOp::ReduceScatter, *shard->shard_group, n, wt.dtype, v, "gradient reduce-scatter", {w + "/grad"}));
+      b[1].push_back(collective(coll::CollectiveOp::ReduceScatter, *shard->shard_group, n, wt.dtype,
+                                v, "gradient reduce-scatter", {w + "/grad"}));
       if (shard->complementary)
-        b[1].push_back(collective(coll::CollectiveOp::AllReduce, *shard->complementary, shard->shard_elems, wt.dtype, v,
+        b[1].push_back(collective(coll::CollectiveOp::AllReduce, *shard->complementary,
+                                  shard->shard_elems, wt.dtype, v,
                                   "complementary gradient all-reduce", {w + "/grad"}));
     } else if (rw.variable_group && R() > 1) {
-      b[1].push_back(collective(coll::CollectiveOp::AllReduce, *rw.variable_group, n, wt.dtype, v, "gradient all-reduce", {w + "/grad"}));
+      b[1].push_back(collective(coll::CollectiveOp::AllReduce, *rw.variable_group, n, wt.dtype, v,
+                                "gradient all-reduce", {w + "/grad"}));
     }
-    const double frac = shard ? static_cast<double>(shard->shard_elems) / static_cast<double>(std::max<std::uint64_t>(1, n)) : 1.0;
+    const double frac = shard ? static_cast<double>(shard->shard_elems) /
+                                    static_cast<double>(std::max<std::uint64_t>(1, n))
+                              : 1.0;
     LOp u;
     u.kind = LKind::Compute;
     u.unit = ComputeUnit::Vector;
@@ -55,14 +61,15 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
     u.tensors = {w};
     b[2].push_back(u);
     if (shard && !rw.sharded)
-      b[3].push_back(collective(coll::CollectiveOp::AllGather, *shard->shard_group, shard->shard_elems, wt.dtype, v,
-                                "gather updated weight", {w}));
+      b[3].push_back(collective(coll::CollectiveOp::AllGather, *shard->shard_group,
+                                shard->shard_elems, wt.dtype, v, "gather updated weight", {w}));
     std::map<Lane, std::vector<LTransfer>> st;
     for (const IoPlacement* ppl : placements_at(p, v)) {
       const IoPlacement& pl = *ppl;
       if (!pl.store) continue;
       if (std::find(o->outputs.begin(), o->outputs.end(), pl.tensor) == o->outputs.end()) continue;
-      st[lane_of(res_.at(pl.tensor).load)].push_back({pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
+      st[lane_of(res_.at(pl.tensor).load)].push_back(
+          {pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
       stored.insert(pl.tensor);
     }
     for (auto& [lane, trs] : st) {
@@ -94,8 +101,9 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
       for (auto& b : bundles) {
         for (LOp& op : b[k]) {
           auto same = std::find_if(merged.begin(), merged.end(), [&](const LOp& m) {
-            return m.kind == op.kind && m.lane == op.lane && m.to_compute == op.to_compute && m.cop == op.cop &&
-                   m.dtype == op.dtype && (m.group ? m.group->str() : "") == (op.group ? op.group->str() : "") &&
+            return m.kind == op.kind && m.lane == op.lane && m.to_compute == op.to_compute &&
+                   m.cop == op.cop && m.dtype == op.dtype &&
+                   (m.group ? m.group->str() : "") == (op.group ? op.group->str() : "") &&
                    m.role == op.role;
           });
           if (same == merged.end()) {

@@ -26,17 +26,20 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
       by_lane[lane_of(res_.at(pl.tensor).load)].push_back(tr);
     }
     for (const std::string& t : phase_activation_loads(p, fp, v))
-      by_lane[lane_of(res_.at(t).load)].push_back({t, loaded_bytes(t), false, s_.activationIOSchedule, fp});
+      by_lane[lane_of(res_.at(t).load)].push_back(
+          {t, loaded_bytes(t), false, s_.activationIOSchedule, fp});
     for (auto& [lane, trs] : by_lane) {
       const std::string what = fp == p ? "load" : "preload for phase " + std::to_string(fp);
       std::vector<std::string> names;
       for (const auto& tr : trs) {
         names.push_back(tr.tensor);
         if (fp == p + 1) mem(v, tr.tensor, tr.bytes, res_.at(tr.tensor).load, "prefetch");
-        if (model_->tensor(tr.tensor).kind == TensorKind::Activation) arrived_[{fp, v}].push_back(tr.tensor);
+        if (model_->tensor(tr.tensor).kind == TensorKind::Activation)
+          arrived_[{fp, v}].push_back(tr.tensor);
       }
       const int x = add(exchange(lane, v, trs, what));
-      const std::vector<int> g = gathers(names, v, {x}, fp == p ? "gather " + what : "gather " + what);
+      const std::vector<int> g =
+          gathers(names, v, {x}, fp == p ? "gather " + what : "gather " + what);
       std::vector<int> last = g.empty() ? std::vector<int>{x} : g;
       std::vector<std::string> io_names;
       std::vector<std::pair<std::string, std::uint64_t>> io_items;
@@ -50,7 +53,8 @@ std::vector<int> Lowerer::phase_loads(int p, int v, std::vector<LTransfer>& opt_
           // One copy per tensor to the compute tiles, each waiting for the load and its gathers.
           std::vector<int> deps = g;
           deps.push_back(x);
-          last = io_copies(v, io_items, true, all_weights(io_names) ? "weights" : "loaded tensors", deps);
+          last = io_copies(v, io_items, true, all_weights(io_names) ? "weights" : "loaded tensors",
+                           deps);
         }
         ready.insert(ready.end(), last.begin(), last.end());
       } else {
@@ -74,7 +78,8 @@ std::vector<int> Lowerer::on_chip_gathers(int p, int v) {
   return gathers(it == gather_names_.end() ? none : it->second, v, {}, "gather on-chip shards");
 }
 
-std::vector<int> Lowerer::gathers(const std::vector<std::string>& names, int v, std::vector<int> deps, const std::string& role) {
+std::vector<int> Lowerer::gathers(const std::vector<std::string>& names, int v,
+                                  std::vector<int> deps, const std::string& role) {
   std::map<std::pair<std::string, DType>, LOp> merged;
   for (const auto& n : names) {
     const ResolvedTensor& r = res_.at(n);
@@ -83,7 +88,8 @@ std::vector<int> Lowerer::gathers(const std::vector<std::string>& names, int v, 
     auto key = std::make_pair(r.shard_group->str(), t.dtype);
     auto it = merged.find(key);
     if (it == merged.end()) {
-      merged.emplace(key, collective(coll::CollectiveOp::AllGather, *r.shard_group, r.shard_elems, t.dtype, v, role, {n}));
+      merged.emplace(key, collective(coll::CollectiveOp::AllGather, *r.shard_group, r.shard_elems,
+                                     t.dtype, v, role, {n}));
     } else {
       it->second.elements += r.shard_elems;
       it->second.bytes += r.shard_bytes;
@@ -103,16 +109,20 @@ void Lowerer::phase_stores(int p, int v, int& tail, const std::set<std::string>&
   for (const IoPlacement* ppl : placements_at(p, v)) {
     const IoPlacement& pl = *ppl;
     if (!pl.store || stored.count(pl.tensor)) continue;
-    by_lane[lane_of(res_.at(pl.tensor).load)].push_back({pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
+    by_lane[lane_of(res_.at(pl.tensor).load)].push_back(
+        {pl.tensor, loaded_bytes(pl.tensor), true, pl.schedule, p});
   }
-  // Whole-batch activations are joined after the loop and stored once (concatOnExecutionPhaseChange).
+  // Whole-batch activations are joined after the loop and stored once
+  // (concatOnExecutionPhaseChange).
   for (const std::string& t : activation_stores(p, v))
     if (!model_->tensor(t).per_micro_batch)
-      by_lane[lane_of(res_.at(t).load)].push_back({t, loaded_bytes(t), true, IOSchedule::OnDemand, p});
+      by_lane[lane_of(res_.at(t).load)].push_back(
+          {t, loaded_bytes(t), true, IOSchedule::OnDemand, p});
   for (auto& [lane, trs] : by_lane) store_ops(v, lane, trs, tail, "store");
 }
 
-void Lowerer::store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail, const std::string& role) {
+void Lowerer::store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail,
+                        const std::string& role) {
   int dep = tail;
   if (lane == Lane::IoPhase && !trs.empty()) {
     // One copy per tensor to the IO tiles; the store waits for the last (they queue on the

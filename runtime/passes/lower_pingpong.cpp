@@ -44,7 +44,8 @@ void Lowerer::preload_next_activations(int p, int v) {
     if (st != stores.end()) deps.insert(deps.end(), st->second.begin(), st->second.end());
   }
   if (trs.empty()) return;
-  LOp x = exchange(lane_of(res_.at(trs[0].tensor).load), v, trs, "preload activations for phase " + std::to_string(p + 1));
+  LOp x = exchange(lane_of(res_.at(trs[0].tensor).load), v, trs,
+                   "preload activations for phase " + std::to_string(p + 1));
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   x.deps = std::move(deps);

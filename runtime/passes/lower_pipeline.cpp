@@ -14,7 +14,8 @@ namespace {
 /// Builds the ops of one program; keeps the shared compute parts of every stage.
 class PipelineLowering {
  public:
-  PipelineLowering(const PipelinePlan& plan, const SessionOptions& s) : plan_(plan), s_(s), R_(s.replicatedGraphCount) {
+  PipelineLowering(const PipelinePlan& plan, const SessionOptions& s)
+      : plan_(plan), s_(s), R_(s.replicatedGraphCount) {
     for (const PipelineStage& st : plan.stages) {
       fwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.fwd));
       bwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.bwd));
@@ -23,15 +24,19 @@ class PipelineLowering {
     rts_ = os.location.replicatedTensorSharding && R_ > 1;
     state_off_chip_ = os.location.storage == Storage::OffChip;
     if (rts_) {
-      const std::string domain = os.location.shardingDomain == "variable" ? "all" : os.location.shardingDomain;
+      const std::string domain =
+          os.location.shardingDomain == "variable" ? "all" : os.location.shardingDomain;
       shard_group_ = coll::parse_comm_group_spec(domain).toReplicaGrouping(R_);
       shard_ = std::max<unsigned>(1, shard_group_->getGroupSize());
       if (shard_ < R_ && domain.rfind("consecutive:", 0) == 0)
-        complement_ = coll::parse_comm_group_spec("orthogonal:" + domain.substr(12)).toReplicaGrouping(R_);
+        complement_ =
+            coll::parse_comm_group_spec("orthogonal:" + domain.substr(12)).toReplicaGrouping(R_);
       if (shard_ <= 1) rts_ = false;
     }
     if (s.weight.location.replicatedTensorSharding && R_ > 1)
-      throw std::invalid_argument("weightTensorLocationSettings: replicated tensor sharding of weights is not modelled with pipelining; shard the optimizer state");
+      throw std::invalid_argument(
+          "weightTensorLocationSettings: replicated tensor sharding of weights is not modelled "
+          "with pipelining; shard the optimizer state");
   }
 
   Program run() {
@@ -42,16 +47,19 @@ class PipelineLowering {
     // Inference plays its batchesPerStep batches inside one loop (plan.micro_batches).
     const std::uint32_t steps = plan_.training ? std::max<std::uint32_t>(1, s_.batchesPerStep) : 1;
     for (std::uint32_t step = 0; step < steps; ++step) {
-      for (std::uint64_t c = 0; c < cycles; ++c) prog.phases.push_back(cycle(static_cast<int>(c), static_cast<int>(step)));
+      for (std::uint64_t c = 0; c < cycles; ++c)
+        prog.phases.push_back(cycle(static_cast<int>(c), static_cast<int>(step)));
       prog.phases.push_back(optimizer(static_cast<int>(cycles), static_cast<int>(step)));
     }
     // Memory of the steady state: the first cycle in which every pipeline stage runs (or the
     // last fill cycle when the loop is too short to fill the pipeline).
-    const std::uint64_t full = std::min<std::uint64_t>(static_cast<std::uint64_t>(plan_.pipeline_stages()) - 1, cycles - 1);
+    const std::uint64_t full = std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(plan_.pipeline_stages()) - 1, cycles - 1);
     prog.phases[full].memory = memory();
     prog.phases.back().memory.resize(static_cast<std::size_t>(plan_.virtual_graphs));
     if (state_off_chip_)
-      for (const StageOptimizer& so : plan_.optimizers) prog.remote_buffers.push_back({"optimizer_state", so.vg, so.state_bytes / shard_, -1, -1});
+      for (const StageOptimizer& so : plan_.optimizers)
+        prog.remote_buffers.push_back({"optimizer_state", so.vg, so.state_bytes / shard_, -1, -1});
     prog.total_phases = static_cast<int>(prog.phases.size());
     return prog;
   }
@@ -77,13 +85,15 @@ class PipelineLowering {
       op.lane = Lane::Compute;
       op.vg = st.vg;
       op.micro_batch = mb;
-      op.parts = forward ? fwd_[static_cast<std::size_t>(st.stage)] : bwd_[static_cast<std::size_t>(st.stage)];
+      op.parts = forward ? fwd_[static_cast<std::size_t>(st.stage)]
+                         : bwd_[static_cast<std::size_t>(st.stage)];
       for (const ComputePart& p : *op.parts) {
         op.flops += p.flops;
         op.mem_bytes += p.bytes;
       }
       op.role = forward ? "pipeline_forward" : "pipeline_backward";
-      op.label = "stage " + std::to_string(st.stage) + (forward ? " forward" : " backward") + " mb " + std::to_string(mb);
+      op.label = "stage " + std::to_string(st.stage) + (forward ? " forward" : " backward") +
+                 " mb " + std::to_string(mb);
       auto it = last_on_vg.find(st.vg);
       if (it != last_on_vg.end()) op.deps = {it->second};
       ph.ops.push_back(std::move(op));
@@ -124,7 +134,8 @@ class PipelineLowering {
           ph.ops.push_back(std::move(h));
         }
       }
-      if (plan_.training && p >= S - 1) add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
+      if (plan_.training && p >= S - 1)
+        add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
     }
     // IpuCopies after every IPU's compute (PopART: one inter-IPU copy program per cycle),
     // merged per (source, destination) IPU.
@@ -152,8 +163,8 @@ class PipelineLowering {
     return ph;
   }
 
-  LOp collective(coll::CollectiveOp cop, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
-                 const std::string& role) const {
+  LOp collective(coll::CollectiveOp cop, const coll::ReplicaGrouping& g, std::uint64_t elements,
+                 DType dt, int vg, const std::string& role) const {
     return collective_op(cop, g, elements, dt, vg, Lane::Compute, role);
   }
 
@@ -184,16 +195,22 @@ class PipelineLowering {
       const std::uint64_t n = so.weight_elements, shard_n = (n + shard_ - 1) / shard_;
       if (R_ > 1) {
         if (rts_) {
-          chain.push_back(collective(coll::CollectiveOp::ReduceScatter, *shard_group_, n, so.weight_dtype, so.vg, "gradient reduce-scatter"));
+          chain.push_back(collective(coll::CollectiveOp::ReduceScatter, *shard_group_, n,
+                                     so.weight_dtype, so.vg, "gradient reduce-scatter"));
           if (complement_)
-            chain.push_back(collective(coll::CollectiveOp::AllReduce, *complement_, shard_n, so.weight_dtype, so.vg, "complementary gradient all-reduce"));
+            chain.push_back(collective(coll::CollectiveOp::AllReduce, *complement_, shard_n,
+                                       so.weight_dtype, so.vg,
+                                       "complementary gradient all-reduce"));
         } else {
-          chain.push_back(collective(coll::CollectiveOp::AllReduce, coll::parse_comm_group_spec("all").toReplicaGrouping(R_), n, so.weight_dtype,
-                                     so.vg, "gradient all-reduce"));
+          chain.push_back(collective(coll::CollectiveOp::AllReduce,
+                                     coll::parse_comm_group_spec("all").toReplicaGrouping(R_), n,
+                                     so.weight_dtype, so.vg, "gradient all-reduce"));
         }
       }
       const double frac = rts_ ? 1.0 / static_cast<double>(shard_) : 1.0;
-      if (state_off_chip_ && so.state_bytes > 0) chain.push_back(exchange(so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), false));
+      if (state_off_chip_ && so.state_bytes > 0)
+        chain.push_back(exchange(
+            so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), false));
       LOp u;
       u.kind = LKind::Compute;
       u.lane = Lane::Compute;
@@ -206,8 +223,12 @@ class PipelineLowering {
       u.role = "optimizer";
       u.label = "optimizer update";
       chain.push_back(u);
-      if (state_off_chip_ && so.state_bytes > 0) chain.push_back(exchange(so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), true));
-      if (rts_) chain.push_back(collective(coll::CollectiveOp::AllGather, *shard_group_, shard_n, so.weight_dtype, so.vg, "gather updated weights"));
+      if (state_off_chip_ && so.state_bytes > 0)
+        chain.push_back(exchange(
+            so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), true));
+      if (rts_)
+        chain.push_back(collective(coll::CollectiveOp::AllGather, *shard_group_, shard_n,
+                                   so.weight_dtype, so.vg, "gather updated weights"));
       int prev = -1;
       for (LOp& op : chain) {
         if (prev >= 0) op.deps = {prev};
@@ -222,17 +243,21 @@ class PipelineLowering {
   std::vector<std::vector<MemoryItem>> memory() const {
     std::vector<std::vector<MemoryItem>> mem(static_cast<std::size_t>(plan_.virtual_graphs));
     auto add = [&](int vg, const std::string& t, std::uint64_t bytes, const std::string& what) {
-      if (bytes > 0) mem[static_cast<std::size_t>(vg)].push_back({t, bytes, TileSet::Compute, what});
+      if (bytes > 0)
+        mem[static_cast<std::size_t>(vg)].push_back({t, bytes, TileSet::Compute, what});
     };
     for (const StageOptimizer& so : plan_.optimizers) {
       add(so.vg, "weights", so.weight_bytes, "weight");
       if (plan_.micro_batches > 1) add(so.vg, "accumulators", so.accumulator_bytes, "accumulator");
-      if (!state_off_chip_) add(so.vg, "optimizer_state", so.state_bytes / shard_, "optimizer_state");
+      if (!state_off_chip_)
+        add(so.vg, "optimizer_state", so.state_bytes / shard_, "optimizer_state");
     }
-    for (const auto& [vg, bytes] : plan_.inference_weight_bytes) add(vg, "weights", bytes, "weight");
+    for (const auto& [vg, bytes] : plan_.inference_weight_bytes)
+      add(vg, "weights", bytes, "weight");
     for (const PipelineStage& st : plan_.stages) {
       const std::string n = "stage" + std::to_string(st.stage);
-      add(st.vg, n + "/stash", st.stash_bytes_per_mb * static_cast<std::uint64_t>(st.in_flight), "stash");
+      add(st.vg, n + "/stash", st.stash_bytes_per_mb * static_cast<std::uint64_t>(st.in_flight),
+          "stash");
       add(st.vg, n + "/recomputation", st.recompute_buffer_bytes, "recomputation");
       add(st.vg, n + "/temporary", st.temp_bytes, "temporary");
       add(st.vg, n + "/ipu_copy_in", st.input_bytes_per_mb, "io_buffer");
@@ -251,6 +276,8 @@ class PipelineLowering {
 
 }  // namespace
 
-Program lower_pipeline(const PipelinePlan& plan, const SessionOptions& session) { return PipelineLowering(plan, session).run(); }
+Program lower_pipeline(const PipelinePlan& plan, const SessionOptions& session) {
+  return PipelineLowering(plan, session).run();
+}
 
 }  // namespace ipusim::rt

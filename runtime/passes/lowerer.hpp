@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "runtime/ir/ir_model.hpp"
+#include "runtime/ir/program.hpp"
+#include "runtime/ir/training_session.hpp"
 #include "runtime/passes/pass_locations.hpp"
 #include "runtime/passes/pass_phases.hpp"
 #include "runtime/passes/pass_remote_io.hpp"
-#include "runtime/ir/program.hpp"
-#include "runtime/ir/training_session.hpp"
 
 namespace ipusim::rt::lower {
 
@@ -31,7 +31,11 @@ using Resolved = std::map<std::string, ResolvedTensor>;
 class Lowerer {
  public:
   Lowerer(const Model& m, const PhaseLayout& L, const Resolved& r, const SessionOptions& s)
-      : full_(m), L_(L), res_(r), s_(s), K_(std::max<std::uint32_t>(1, s.batchSerializationFactor)) {}
+      : full_(m),
+        L_(L),
+        res_(r),
+        s_(s),
+        K_(std::max<std::uint32_t>(1, s.batchSerializationFactor)) {}
 
   /// Lowers every accumulation repetition and the remote buffers.
   Program run();
@@ -55,22 +59,28 @@ class Lowerer {
   /// Lane of a transfer loaded through tile set `load`.
   Lane lane_of(TileSet load) const { return load == TileSet::Io ? Lane::IoPhase : Lane::Compute; }
   /// Lane of the RTS and gradient collectives.
-  Lane collective_lane() const { return s_.collectiveTileSet == TileSet::Io ? Lane::IoPhase : Lane::Compute; }
+  Lane collective_lane() const {
+    return s_.collectiveTileSet == TileSet::Io ? Lane::IoPhase : Lane::Compute;
+  }
   /// Replicas.
   std::uint32_t R() const { return s_.replicatedGraphCount; }
   /// A collective op over `g` of `elements` per replica.
-  LOp collective(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements, DType dt, int vg,
-                 const std::string& role, std::vector<std::string> tensors);
+  LOp collective(coll::CollectiveOp op, const coll::ReplicaGrouping& g, std::uint64_t elements,
+                 DType dt, int vg, const std::string& role, std::vector<std::string> tensors);
   /// A remote exchange moving `tr` on `lane`.
   LOp exchange(Lane lane, int vg, std::vector<LTransfer> tr, const std::string& role);
   /// A copy between the IO and compute tiles (always on the compute lane).
-  LOp io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors, const std::string& role);
+  LOp io_copy(int vg, std::uint64_t bytes, bool to_compute, std::vector<std::string> tensors,
+              const std::string& role);
   /// One IoTileCopy per tensor of `items` (name, bytes), as PopART inserts them, each waiting
   /// for `deps`; returns their indices (they queue on the compute lane in this order).
-  std::vector<int> io_copies(int vg, const std::vector<std::pair<std::string, std::uint64_t>>& items, bool to_compute,
-                             const std::string& role, const std::vector<int>& deps);
+  std::vector<int> io_copies(int vg,
+                             const std::vector<std::pair<std::string, std::uint64_t>>& items,
+                             bool to_compute, const std::string& role,
+                             const std::vector<int>& deps);
   /// The IoTileCopies (one per tensor) serving the remote transfers `trs`, not yet added.
-  std::vector<LOp> io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute, const std::string& role);
+  std::vector<LOp> io_copy_ops(int vg, const std::vector<LTransfer>& trs, bool to_compute,
+                               const std::string& role);
   /// The lowered form of model op `o` on vg v (`step` = micro-batch, -1 outside the loop).
   LOp from_model(const ModelOp& o, int v, int step);
   /// For each use of activation `t` (uses_ order): whether it needs a load under PopART's
@@ -99,12 +109,14 @@ class Lowerer {
   /// AllGathers of the on-chip sharded weights phase p reads on vg v.
   std::vector<int> on_chip_gathers(int p, int v);
   /// AllGathers of the sharded weights among `names`, merged per (group, dtype).
-  std::vector<int> gathers(const std::vector<std::string>& names, int v, std::vector<int> deps, const std::string& role);
+  std::vector<int> gathers(const std::vector<std::string>& names, int v, std::vector<int> deps,
+                           const std::string& role);
   /// Stores of the remote tensors last written in phase p on vg v that the optimizer did not
   /// store (`stored`), after `tail`.
   void phase_stores(int p, int v, int& tail, const std::set<std::string>& stored);
   /// A store of `trs` on `lane` after `tail` (through a copy to the IO tiles on the IO lane).
-  void store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail, const std::string& role);
+  void store_ops(int v, Lane lane, const std::vector<LTransfer>& trs, int& tail,
+                 const std::string& role);
   /// Activations loaded at phase level in phase p for phase fp: whole-batch OnDemand loads
   /// (fp = p), or preloads (fp = p + 1) of data stored before p, which are ready at its start.
   std::vector<std::string> phase_activation_loads(int p, int fp, int v);
@@ -125,12 +137,14 @@ class Lowerer {
   /// phase p + 1 reads on vg v and that phase p produces; each waits for the stores of the
   /// same tensor in phase p, which under ping-pong run on the other IPU.
   void preload_next_activations(int p, int v);
-  /// Indices of the remote stores of each tensor in `ph` (per-micro-batch copies "t[i]" count as t).
+  /// Indices of the remote stores of each tensor in `ph` (per-micro-batch copies "t[i]" count as
+  /// t).
   static std::map<std::string, std::vector<int>> stores_by_tensor(const LPhase& ph);
 
   // ---- optimizer (lower_optimizer.cpp) -------------------------------------------------
   /// Gradient reduction, optimizer-state loads, update and stores; returns the new tail.
-  int optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt_loads, std::set<std::string>& stored);
+  int optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt_loads,
+                std::set<std::string>& stored);
 
   // ---- memory (lower_memory.cpp) -------------------------------------------------------
   /// Memory of the tensors phase p uses on vg v (and of those kept live across it).
@@ -163,14 +177,17 @@ class Lowerer {
   std::map<std::pair<int, int>, std::vector<const IoPlacement*>> placements_at_;
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
-  std::map<std::pair<int, int>, std::vector<std::string>> arrived_;  ///< activations loaded for (phase, vg)
+  std::map<std::pair<int, int>, std::vector<std::string>>
+      arrived_;  ///< activations loaded for (phase, vg)
   /// A tensor phase_memory lists for a (phase, vg): used there, or kept live across it.
   struct PhaseTensor {
     const std::string* name;  ///< key of uses_
     bool kept;
   };
-  std::map<std::pair<int, int>, std::vector<PhaseTensor>> phase_tensors_;  ///< see index_phase_tensors
-  std::map<std::pair<int, int>, std::vector<std::string>> gather_names_;   ///< see index_phase_tensors
+  std::map<std::pair<int, int>, std::vector<PhaseTensor>>
+      phase_tensors_;  ///< see index_phase_tensors
+  std::map<std::pair<int, int>, std::vector<std::string>>
+      gather_names_;  ///< see index_phase_tensors
 };
 
 }  // namespace ipusim::rt::lower

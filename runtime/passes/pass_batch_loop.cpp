@@ -6,17 +6,24 @@ namespace ipusim::rt {
 
 std::string to_string(LoopItem::Type t) {
   switch (t) {
-    case LoopItem::Load: return "load";
-    case LoopItem::CopyIn: return "io_copy_to_compute";
-    case LoopItem::Compute: return "compute";
-    case LoopItem::CopyOut: return "io_copy_to_io";
-    case LoopItem::Store: return "store";
-    case LoopItem::Exchange: return "exchange";
+    case LoopItem::Load:
+      return "load";
+    case LoopItem::CopyIn:
+      return "io_copy_to_compute";
+    case LoopItem::Compute:
+      return "compute";
+    case LoopItem::CopyOut:
+      return "io_copy_to_io";
+    case LoopItem::Store:
+      return "store";
+    case LoopItem::Exchange:
+      return "exchange";
   }
   return "?";
 }
 
-std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_tiles, bool loads, bool stores) {
+std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_tiles, bool loads,
+                                       bool stores) {
   std::vector<LoopItem> out;
   // Index of the last item of each (type, step), to wire dependencies.
   std::map<std::pair<int, int>, int> at;
@@ -50,18 +57,21 @@ std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_ti
     if (loads && copies) push(LoopItem::CopyIn, i, {find(LoopItem::Load, i)});
   };
   auto compute = [&](int i) {
-    push(LoopItem::Compute, i, {find(LoopItem::CopyIn, i), loads && !copies ? find(LoopItem::Load, i) : -1});
+    push(LoopItem::Compute, i,
+         {find(LoopItem::CopyIn, i), loads && !copies ? find(LoopItem::Load, i) : -1});
   };
   auto copy_out = [&](int i) {
     if (stores && copies) push(LoopItem::CopyOut, i, {find(LoopItem::Compute, i)});
   };
   auto store = [&](int i) {
-    if (stores) push(LoopItem::Store, i, {copies ? find(LoopItem::CopyOut, i) : find(LoopItem::Compute, i)});
+    if (stores)
+      push(LoopItem::Store, i, {copies ? find(LoopItem::CopyOut, i) : find(LoopItem::Compute, i)});
   };
   if (!copies || schedule == BatchSchedule::Scheduler || schedule == BatchSchedule::Isomorphic) {
     for (int i = 0; i < n; ++i) {
       // Each step runs to completion: the next load waits for this step's compute.
-      load(i, {i > 0 ? find(LoopItem::Compute, i - 1) : -1, i > 0 ? find(LoopItem::Store, i - 1) : -1});
+      load(i, {i > 0 ? find(LoopItem::Compute, i - 1) : -1,
+               i > 0 ? find(LoopItem::Store, i - 1) : -1});
       compute(i);
       copy_out(i);
       store(i);
@@ -95,8 +105,9 @@ std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_ti
     copy_out(i);
     const bool has_load = loads && i + 2 < n;
     if (stores || has_load) {
-      std::vector<int> deps = {stores ? (copies ? find(LoopItem::CopyOut, i) : find(LoopItem::Compute, i)) : -1,
-                               has_load ? find(LoopItem::CopyIn, i + 1) : -1};
+      std::vector<int> deps = {
+          stores ? (copies ? find(LoopItem::CopyOut, i) : find(LoopItem::Compute, i)) : -1,
+          has_load ? find(LoopItem::CopyIn, i + 1) : -1};
       if (stores && has_load) {
         push(LoopItem::Exchange, i, deps, i + 2);
       } else if (stores) {

@@ -13,8 +13,8 @@ namespace ipusim::rt {
 /// store, or a merged exchange (store of one step with the load of a later step).
 struct LoopItem {
   enum Type { Load, CopyIn, Compute, CopyOut, Store, Exchange } type = Compute;
-  int step = 0;        ///< the step (for Exchange: the stored step, -1 if none)
-  int load_step = -1;  ///< Exchange: the loaded step (-1 if none)
+  int step = 0;           ///< the step (for Exchange: the stored step, -1 if none)
+  int load_step = -1;     ///< Exchange: the loaded step (-1 if none)
   std::vector<int> deps;  ///< indices of earlier items this one waits for (besides lane order)
 };
 std::string to_string(LoopItem::Type t);
@@ -24,6 +24,7 @@ std::string to_string(LoopItem::Type t);
 /// Scheduler and Isomorphic run each step to completion; OverlapOnIo issues the load of
 /// step i+1 right after the compute of step i; OverlapOnCompute issues it right before
 /// (double-buffered), merging the store of step i with the load of step i+2.
-std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_tiles, bool loads, bool stores);
+std::vector<LoopItem> batch_loop_order(BatchSchedule schedule, int n, bool io_tiles, bool loads,
+                                       bool stores);
 
 }  // namespace ipusim::rt

@@ -1,18 +1,22 @@
 #include "runtime/passes/pass_locations.hpp"
 
 #include "collectives/groups/comm_group_spec.hpp"
-#include "collectives/sharding/rts.hpp"
 #include "collectives/groups/variable_settings.hpp"
+#include "collectives/sharding/rts.hpp"
 
 namespace ipusim::rt {
 namespace {
 
 coll::TensorKind coll_kind(TensorKind k) {
   switch (k) {
-    case TensorKind::Weight: return coll::TensorKind::Weight;
-    case TensorKind::OptimizerState: return coll::TensorKind::OptimizerState;
-    case TensorKind::Accumulator: return coll::TensorKind::Accumulator;
-    default: return coll::TensorKind::Activation;
+    case TensorKind::Weight:
+      return coll::TensorKind::Weight;
+    case TensorKind::OptimizerState:
+      return coll::TensorKind::OptimizerState;
+    case TensorKind::Accumulator:
+      return coll::TensorKind::Accumulator;
+    default:
+      return coll::TensorKind::Activation;
   }
 }
 
@@ -24,8 +28,8 @@ ResolvedTensor resolve_one(const Tensor& t, const SessionOptions& s) {
   r.shard_bytes = r.full_bytes;
   r.shard_elems = n;
   const coll::VariableSettings vs(coll::parse_comm_group_spec(t.variable_settings));
-  if (t.kind == TensorKind::Weight || t.kind == TensorKind::OptimizerState || t.kind == TensorKind::Accumulator ||
-      t.kind == TensorKind::Gradient) {
+  if (t.kind == TensorKind::Weight || t.kind == TensorKind::OptimizerState ||
+      t.kind == TensorKind::Accumulator || t.kind == TensorKind::Gradient) {
     const coll::ReplicaGrouping g = vs.getReplicaGrouping(R);
     if (g.getGroupSize() > 1) r.variable_group = g;
   }
@@ -35,7 +39,9 @@ ResolvedTensor resolve_one(const Tensor& t, const SessionOptions& s) {
   }
   const LocationSettings& cat = s.settings_for(t.kind);
   auto ov = s.tensorLocationSettingsOverride.find(t.name);
-  const TensorLocation loc = ov != s.tensorLocationSettingsOverride.end() ? ov->second : (t.location ? *t.location : cat.location);
+  const TensorLocation loc = ov != s.tensorLocationSettingsOverride.end()
+                                 ? ov->second
+                                 : (t.location ? *t.location : cat.location);
   r.off_chip = loc.storage == Storage::OffChip && n >= cat.minElementsForOffChip;
   r.load = loc.loadTileSet;
   r.storage = loc.loadTileSet == TileSet::Compute ? TileSet::Compute : loc.storageTileSet;
@@ -67,7 +73,8 @@ ResolvedTensor resolve_one(const Tensor& t, const SessionOptions& s) {
     rs.replicatedTensorSharding = loc.replicatedTensorSharding;
     rs.minElementsForReplicatedTensorSharding = cat.minElementsForReplicatedTensorSharding;
     rs.shardingDomain = coll::parse_comm_group_spec(loc.shardingDomain);
-    const coll::ShardingDecision d = coll::decideReplicatedTensorSharding(coll_kind(t.kind), n, R, rs, vs);
+    const coll::ShardingDecision d =
+        coll::decideReplicatedTensorSharding(coll_kind(t.kind), n, R, rs, vs);
     r.reason = d.reason;
     if (d.sharded) {
       r.sharded = true;
@@ -88,7 +95,8 @@ ResolvedTensor resolve_one(const Tensor& t, const SessionOptions& s) {
 
 }  // namespace
 
-std::map<std::string, ResolvedTensor> resolve_locations(const Model& model, const SessionOptions& session) {
+std::map<std::string, ResolvedTensor> resolve_locations(const Model& model,
+                                                        const SessionOptions& session) {
   std::map<std::string, ResolvedTensor> out;
   for (const Tensor& t : model.tensors) {
     try {

@@ -37,6 +37,7 @@ struct ResolvedTensor {
 
 /// Resolves every tensor of `model` (std::invalid_argument naming the tensor on a bad
 /// sharding domain or VariableSettings).
-std::map<std::string, ResolvedTensor> resolve_locations(const Model& model, const SessionOptions& session);
+std::map<std::string, ResolvedTensor> resolve_locations(const Model& model,
+                                                        const SessionOptions& session);
 
 }  // namespace ipusim::rt

@@ -12,9 +12,11 @@ Program Lowerer::run() {
   prog_.micro_batches = K_;
   const std::uint32_t A = std::max<std::uint32_t>(1, s_.accumulationFactor);
   Model no_opt = full_;
-  no_opt.ops.erase(std::remove_if(no_opt.ops.begin(), no_opt.ops.end(), [](const ModelOp& o) { return o.pass == Pass::Optimizer; }),
+  no_opt.ops.erase(std::remove_if(no_opt.ops.begin(), no_opt.ops.end(),
+                                  [](const ModelOp& o) { return o.pass == Pass::Optimizer; }),
                    no_opt.ops.end());
-  for (std::uint32_t a = 0; a < A; ++a) lower_repetition(a + 1 == A ? full_ : no_opt, static_cast<int>(a));
+  for (std::uint32_t a = 0; a < A; ++a)
+    lower_repetition(a + 1 == A ? full_ : no_opt, static_cast<int>(a));
   remote_buffers();
   return std::move(prog_);
 }
@@ -94,7 +96,8 @@ void Lowerer::lower_phase(int p, int v) {
 
 namespace ipusim::rt {
 
-Program lower_program(const Model& model, const PhaseLayout& layout, const std::map<std::string, ResolvedTensor>& resolved,
+Program lower_program(const Model& model, const PhaseLayout& layout,
+                      const std::map<std::string, ResolvedTensor>& resolved,
                       const SessionOptions& session) {
   return lower::Lowerer(model, layout, resolved, session).run();
 }

@@ -9,15 +9,16 @@
 #include <string>
 
 #include "runtime/ir/ir_model.hpp"
-#include "runtime/passes/pass_locations.hpp"
-#include "runtime/passes/pass_phases.hpp"
 #include "runtime/ir/program.hpp"
 #include "runtime/ir/training_session.hpp"
+#include "runtime/passes/pass_locations.hpp"
+#include "runtime/passes/pass_phases.hpp"
 
 namespace ipusim::rt {
 
 /// Lowers a model whose ops have phases (assign_phases) into a Program.
 Program lower_program(const Model& model, const PhaseLayout& layout,
-                      const std::map<std::string, ResolvedTensor>& resolved, const SessionOptions& session);
+                      const std::map<std::string, ResolvedTensor>& resolved,
+                      const SessionOptions& session);
 
 }  // namespace ipusim::rt

@@ -30,7 +30,8 @@ int stage_of(const ModelOp& o, const SessionOptions& s) {
   if (o.pipeline_stage >= 0) return o.pipeline_stage;
   if (o.vgraph >= 0) return o.vgraph;
   if (s.ipusPerReplica == 1) return 0;
-  throw std::invalid_argument("op '" + o.name + "' has no virtualGraph; with virtualGraphMode manual every op needs one");
+  throw std::invalid_argument(
+      "op '" + o.name + "' has no virtualGraph; with virtualGraphMode manual every op needs one");
 }
 
 int vg_of(const ModelOp& o) { return std::max(0, o.vgraph); }
@@ -43,7 +44,8 @@ int PipelinePlan::pipeline_stages() const {
 }
 
 std::uint64_t PipelinePlan::cycles() const {
-  return static_cast<std::uint64_t>(micro_batches) + static_cast<std::uint64_t>(pipeline_stages()) - 1;
+  return static_cast<std::uint64_t>(micro_batches) + static_cast<std::uint64_t>(pipeline_stages()) -
+         1;
 }
 
 bool uses_pipeline_lowering(const Model& model, const SessionOptions& session) {
@@ -62,36 +64,46 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
   for (const ModelOp& o : m.ops) {
     if (o.pass == Pass::Optimizer) continue;
     if (o.vgraph >= static_cast<int>(s.ipusPerReplica))
-      throw std::invalid_argument("op '" + o.name + "' has virtualGraph " + std::to_string(o.vgraph) + " but ipusPerReplica is " +
-                                  std::to_string(s.ipusPerReplica) + " (PopART: the virtual graph id must be less than the number of IPUs per replica)");
+      throw std::invalid_argument(
+          "op '" + o.name + "' has virtualGraph " + std::to_string(o.vgraph) +
+          " but ipusPerReplica is " + std::to_string(s.ipusPerReplica) +
+          " (PopART: the virtual graph id must be less than the number of IPUs per replica)");
     const int st = stage_of(o, s);
     const int vg = o.vgraph >= 0 ? o.vgraph : (st < static_cast<int>(s.ipusPerReplica) ? st : 0);
     auto [it, fresh] = stage_vg.emplace(st, vg);
     if (!fresh && it->second != vg)
-      throw std::invalid_argument("op '" + o.name + "' is in pipeline stage " + std::to_string(st) + " on virtual graph " + std::to_string(vg) +
-                                  " but that stage runs on virtual graph " + std::to_string(it->second) +
-                                  " (PopART: all ops of a pipeline stage must be on the same virtual graph)");
+      throw std::invalid_argument(
+          "op '" + o.name + "' is in pipeline stage " + std::to_string(st) + " on virtual graph " +
+          std::to_string(vg) + " but that stage runs on virtual graph " +
+          std::to_string(it->second) +
+          " (PopART: all ops of a pipeline stage must be on the same virtual graph)");
     used_vgs.insert(vg);
     if (o.pass == Pass::Forward && o.type == OpType::Compute)
       for (const std::string& t : o.inputs)
         if (m.has_tensor(t) && m.tensor(t).kind == TensorKind::Weight) weight_vg.emplace(t, vg);
     if (o.pass == Pass::Backward) plan.training = true;
   }
-  plan.training = std::any_of(m.ops.begin(), m.ops.end(), [](const ModelOp& o) { return o.pass == Pass::Backward; });
+  plan.training = std::any_of(m.ops.begin(), m.ops.end(),
+                              [](const ModelOp& o) { return o.pass == Pass::Backward; });
   // Inference (PopART's InferenceSession): the batchesPerStep device iterations stream through
   // the pipeline as one loop (no weight update between them).
-  if (!plan.training) plan.micro_batches = s.accumulationFactor * std::max<std::uint32_t>(1, s.batchesPerStep);
+  if (!plan.training)
+    plan.micro_batches = s.accumulationFactor * std::max<std::uint32_t>(1, s.batchesPerStep);
   if (stage_vg.empty()) throw std::invalid_argument("the model has no ops");
   const int S = stage_vg.rbegin()->first + 1;
   for (int st = 0; st < S; ++st)
     if (!stage_vg.count(st))
-      throw std::invalid_argument("pipeline stage " + std::to_string(st) + " has no ops (PopART: pipeline stages must be numbered 0, 1, 2, ... without gaps)");
+      throw std::invalid_argument(
+          "pipeline stage " + std::to_string(st) +
+          " has no ops (PopART: pipeline stages must be numbered 0, 1, 2, ... without gaps)");
   for (int vg = 0; vg < static_cast<int>(s.ipusPerReplica); ++vg)
     if (!used_vgs.count(vg))
-      throw std::invalid_argument("virtual graph " + std::to_string(vg) + " has no ops (ipusPerReplica is " + std::to_string(s.ipusPerReplica) +
-                                  "; every IPU of the pipeline needs a stage)");
+      throw std::invalid_argument(
+          "virtual graph " + std::to_string(vg) + " has no ops (ipusPerReplica is " +
+          std::to_string(s.ipusPerReplica) + "; every IPU of the pipeline needs a stage)");
   if (!s.enablePipelining && S > 1)
-    throw std::invalid_argument("the ops use " + std::to_string(S) + " pipeline stages / virtual graphs but enablePipelining is false");
+    throw std::invalid_argument("the ops use " + std::to_string(S) +
+                                " pipeline stages / virtual graphs but enablePipelining is false");
   plan.stages.resize(static_cast<std::size_t>(S));
   for (int st = 0; st < S; ++st) {
     plan.stages[st].stage = st;
@@ -99,13 +111,18 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
   }
   // PopART's depth check: a training pipeline of S stages fills 2S-1 pipeline stages (forward
   // and backward), an inference pipeline S.
-  if (s.enablePipelining && plan.micro_batches < static_cast<std::uint32_t>(plan.pipeline_stages())) {
+  if (s.enablePipelining &&
+      plan.micro_batches < static_cast<std::uint32_t>(plan.pipeline_stages())) {
     if (plan.training)
-      throw std::invalid_argument("For pipelining, depth (gradient accumulation factor) must equal at least double the number of pipeline stages (" +
-                                  std::to_string(S) + "), minus one: " + std::to_string(plan.pipeline_stages()) + "; accumulationFactor is " +
-                                  std::to_string(plan.micro_batches));
-    throw std::invalid_argument("For pipelining, depth (batches per step x gradient accumulation factor) must equal at least the number of pipeline stages (" +
-                                std::to_string(S) + "); accumulationFactor is " + std::to_string(plan.micro_batches));
+      throw std::invalid_argument(
+          "For pipelining, depth (gradient accumulation factor) must equal at least double the "
+          "number of pipeline stages (" +
+          std::to_string(S) + "), minus one: " + std::to_string(plan.pipeline_stages()) +
+          "; accumulationFactor is " + std::to_string(plan.micro_batches));
+    throw std::invalid_argument(
+        "For pipelining, depth (batches per step x gradient accumulation factor) must equal at "
+        "least the number of pipeline stages (" +
+        std::to_string(S) + "); accumulationFactor is " + std::to_string(plan.micro_batches));
   }
 
   // Producers first (a backward op may come before the op producing its gradient input).
@@ -124,8 +141,10 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     if (o.pass == Pass::Optimizer) continue;
     const int st = stage_of(o, s);
     PipelineStage& ps = plan.stages[static_cast<std::size_t>(st)];
-    if (o.type == OpType::HostLoad && o.pass == Pass::Forward) ps.host_bytes_per_mb += o.collective_bytes;
-    if (o.type == OpType::HostStore && o.pass == Pass::Forward) ps.host_out_bytes_per_mb += o.collective_bytes;
+    if (o.type == OpType::HostLoad && o.pass == Pass::Forward)
+      ps.host_bytes_per_mb += o.collective_bytes;
+    if (o.type == OpType::HostStore && o.pass == Pass::Forward)
+      ps.host_out_bytes_per_mb += o.collective_bytes;
     if (o.type == OpType::Compute) {
       (o.pass == Pass::Forward ? ps.fwd : ps.bwd).push_back(part_of(o));
       (o.pass == Pass::Forward ? ps.fwd_flops : ps.bwd_flops) += o.flops;
@@ -142,10 +161,13 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
       if (it == producer.end()) continue;  // a model input
       const bool bwd = produced_backward[t];
       if (!bwd && o.pass == Pass::Forward && it->second > st)
-        throw std::invalid_argument("op '" + o.name + "' in pipeline stage " + std::to_string(st) + " reads '" + t +
-                                    "' produced in the later stage " + std::to_string(it->second));
+        throw std::invalid_argument("op '" + o.name + "' in pipeline stage " + std::to_string(st) +
+                                    " reads '" + t + "' produced in the later stage " +
+                                    std::to_string(it->second));
       if (it->second != st) {
-        const bool dup = std::any_of(plan.copies.begin(), plan.copies.end(), [&](const StageCopy& c) { return c.tensor == t && c.to_stage == st; });
+        const bool dup =
+            std::any_of(plan.copies.begin(), plan.copies.end(),
+                        [&](const StageCopy& c) { return c.tensor == t && c.to_stage == st; });
         if (!dup) {
           plan.copies.push_back({t, it->second, st, bwd, m.tensor(t).bytes()});
           if (!bwd && o.pass == Pass::Forward) ps.input_bytes_per_mb += m.tensor(t).bytes();
@@ -177,7 +199,9 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     // every layer); the rebuilt activations of the largest layer are the recomputation buffer.
     std::uint64_t checkpoints = 0, largest_op_stash = 0;
     for (const ModelOp& o : m.ops) {
-      if (o.pass != Pass::Forward || o.type != OpType::Compute || stage_of(o, s) != ps.stage || o.stash_bytes == 0) continue;
+      if (o.pass != Pass::Forward || o.type != OpType::Compute || stage_of(o, s) != ps.stage ||
+          o.stash_bytes == 0)
+        continue;
       largest_op_stash = std::max(largest_op_stash, o.stash_bytes);
       for (const std::string& t : o.inputs)
         if (is_activation(m, t)) checkpoints += m.tensor(t).bytes();
@@ -228,14 +252,16 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
   if (plan.training && plan.micro_batches > 1) {
     for (const StageOptimizer& so : plan.optimizers) {
       if (so.accumulator_bytes == 0) continue;
-      auto st = std::find_if(plan.stages.rbegin(), plan.stages.rend(), [&](const PipelineStage& p) { return p.vg == so.vg; });
+      auto st = std::find_if(plan.stages.rbegin(), plan.stages.rend(),
+                             [&](const PipelineStage& p) { return p.vg == so.vg; });
       if (st == plan.stages.rend()) continue;
       ComputePart acc;
       acc.unit = ComputeUnit::Vector;
       acc.op_class = OpClass::Elementwise;
       acc.dtype = so.weight_dtype;
       acc.flops = static_cast<double>(so.weight_elements);
-      acc.bytes = so.accumulator_bytes * 2 + so.weight_bytes;  // read accumulator and gradient, write accumulator
+      acc.bytes = so.accumulator_bytes * 2 +
+                  so.weight_bytes;  // read accumulator and gradient, write accumulator
       st->bwd.push_back(acc);
     }
   }

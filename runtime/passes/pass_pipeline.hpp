@@ -25,19 +25,20 @@ namespace ipusim::rt {
 
 /// One forward pipeline stage of a replica and what it does per micro-batch.
 struct PipelineStage {
-  int stage = 0;  ///< forward pipeline stage index
-  int vg = 0;     ///< virtual graph (IPU of the replica)
-  std::vector<ComputePart> fwd, bwd;  ///< compute per micro-batch (bwd includes recomputation)
-  std::vector<ComputePart> recompute; ///< the part of `bwd` that recomputes the forward
-  std::uint64_t host_bytes_per_mb = 0;    ///< host input streamed to this stage per micro-batch
-  std::uint64_t host_out_bytes_per_mb = 0;  ///< outputs streamed back to the host per micro-batch (forward host stores)
-  std::uint64_t input_bytes_per_mb = 0;   ///< activations received from earlier stages
-  std::uint64_t stash_bytes_per_mb = 0;   ///< activation stash per micro-batch in flight
+  int stage = 0;                        ///< forward pipeline stage index
+  int vg = 0;                           ///< virtual graph (IPU of the replica)
+  std::vector<ComputePart> fwd, bwd;    ///< compute per micro-batch (bwd includes recomputation)
+  std::vector<ComputePart> recompute;   ///< the part of `bwd` that recomputes the forward
+  std::uint64_t host_bytes_per_mb = 0;  ///< host input streamed to this stage per micro-batch
+  std::uint64_t host_out_bytes_per_mb =
+      0;  ///< outputs streamed back to the host per micro-batch (forward host stores)
+  std::uint64_t input_bytes_per_mb = 0;      ///< activations received from earlier stages
+  std::uint64_t stash_bytes_per_mb = 0;      ///< activation stash per micro-batch in flight
   std::uint64_t recompute_buffer_bytes = 0;  ///< activations rebuilt for one micro-batch
-  std::uint64_t temp_bytes = 0;           ///< largest working memory of one op
-  int in_flight = 1;                      ///< micro-batches stashed at once
-  std::vector<std::string> weights;       ///< weights read by this stage's forward
-  std::string first_op, last_op;          ///< names, for reports
+  std::uint64_t temp_bytes = 0;              ///< largest working memory of one op
+  int in_flight = 1;                         ///< micro-batches stashed at once
+  std::vector<std::string> weights;          ///< weights read by this stage's forward
+  std::string first_op, last_op;             ///< names, for reports
   double fwd_flops = 0, bwd_flops = 0, recompute_flops = 0;
 };
 
@@ -65,10 +66,11 @@ struct PipelinePlan {
   std::vector<PipelineStage> stages;  ///< forward stages in order
   std::vector<StageCopy> copies;
   std::vector<StageOptimizer> optimizers;  ///< one per virtual graph with weights
-  std::map<int, std::uint64_t> inference_weight_bytes;  ///< inference: weight bytes per virtual graph (no optimizer)
+  std::map<int, std::uint64_t>
+      inference_weight_bytes;  ///< inference: weight bytes per virtual graph (no optimizer)
   int virtual_graphs = 1;
-  bool training = true;        ///< has backward ops
-  bool pipelined = false;      ///< enablePipelining
+  bool training = true;             ///< has backward ops
+  bool pipelined = false;           ///< enablePipelining
   std::uint32_t micro_batches = 1;  ///< per step (accumulationFactor)
   /// Pipeline stages: 2S-1 for training, S for inference.
   int pipeline_stages() const;

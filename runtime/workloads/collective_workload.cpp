@@ -1,19 +1,20 @@
 #include "runtime/workloads/collective_workload.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <random>
 #include <sstream>
-#include <spdlog/spdlog.h>
 #include <systemc>
 
 #include "collectives/algorithms/algorithm_bandwidth.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 #include "collectives/algorithms/best_candidates.hpp"
-#include "collectives/groups/comm_group_spec.hpp"
 #include "collectives/functional/functional.hpp"
+#include "collectives/groups/comm_group_spec.hpp"
 #include "collectives/groups/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
@@ -62,8 +63,9 @@ Json auto_vs_best(const Json& b, double warn_pct) {
 std::string best_summary(const Json& b) {
   std::ostringstream out;
   char line[200];
-  std::snprintf(line, sizeof line, "  best             %s in %.3f ns; auto (GCL's rule) picks %s", b["chosen"].get<std::string>().c_str(),
-                b["chosen_time_ns"].get<double>(), b["auto_choice"].get<std::string>().c_str());
+  std::snprintf(line, sizeof line, "  best             %s in %.3f ns; auto (GCL's rule) picks %s",
+                b["chosen"].get<std::string>().c_str(), b["chosen_time_ns"].get<double>(),
+                b["auto_choice"].get<std::string>().c_str());
   out << line;
   if (b["auto_agrees"].get<bool>()) {
     out << " too\n";
@@ -75,15 +77,18 @@ std::string best_summary(const Json& b) {
     out << "\n";
   }
   for (const Json& c : b["candidates"]) {
-    std::snprintf(line, sizeof line, "    %-20s %16.3f ns\n", c["algorithm"].get<std::string>().c_str(), c["time_ns"].get<double>());
+    std::snprintf(line, sizeof line, "    %-20s %16.3f ns\n",
+                  c["algorithm"].get<std::string>().c_str(), c["time_ns"].get<double>());
     out << line;
   }
-  for (const Json& c : b["not_applicable"]) out << "    " << c["algorithm"].get<std::string>() << ": not applicable\n";
+  for (const Json& c : b["not_applicable"])
+    out << "    " << c["algorithm"].get<std::string>() << ": not applicable\n";
   return out.str();
 }
 
 /// Parses "all", "none", "consecutive:K", "orthogonal:K" into a CommGroup.
-coll::CommGroup parse_group_spec(ConfigNode& node, const std::string& key, const std::string& text) {
+coll::CommGroup parse_group_spec(ConfigNode& node, const std::string& key,
+                                 const std::string& text) {
   try {
     return coll::parse_comm_group_spec(text);
   } catch (const std::invalid_argument& e) {
@@ -97,7 +102,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   CollectiveWorkload(sc_core::sc_module_name name, System& system, CollectiveSpec spec)
       : sc_core::sc_module(name), system_(system), spec_(std::move(spec)), player_(system) {
     player_.set_exclusive_network(true);  // the only user of the network: steps may be replayed
-    announce_collective_run(spec_.request, spec_.repeat, system_.num_ipus());  // progress total, trace size
+    announce_collective_run(spec_.request, spec_.repeat,
+                            system_.num_ipus());  // progress total, trace size
     SC_THREAD(run);
   }
 
@@ -125,7 +131,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     const double per_ns = timing_.total_ns() / static_cast<double>(spec_.repeat);
     // nccl-tests' convention (algorithm_bandwidth.hpp): AllGather counts its output buffer.
     const std::uint64_t size_bytes = coll::nccl_size_bytes(
-        s.op, spec_.request.elements_per_replica * coll::dtype_bytes(spec_.request.dtype), s.group_size);
+        s.op, spec_.request.elements_per_replica * coll::dtype_bytes(spec_.request.dtype),
+        s.group_size);
     const double alg_GBps = per_ns > 0 ? static_cast<double>(size_bytes) / per_ns : 0.0;
     const double factor = s.group_size > 0 ? coll::bus_bandwidth_factor(s.op, s.group_size) : 0.0;
     Json r = Json::object();
@@ -135,9 +142,11 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
       r["ild_algorithm"] = coll::to_string(s.ild_algorithm);
       r["gw_algorithm"] = coll::to_string(s.gw_algorithm);
     }
-    r["requested_algorithm"] = spec_.best ? std::string("best") : coll::to_string(spec_.request.algorithm);
+    r["requested_algorithm"] =
+        spec_.best ? std::string("best") : coll::to_string(spec_.request.algorithm);
     if (spec_.best) r["best"] = spec_.best_report;
-    if (spec_.best || spec_.check_auto) r["auto_vs_best"] = auto_vs_best(spec_.best_report, spec_.auto_warn_pct);
+    if (spec_.best || spec_.check_auto)
+      r["auto_vs_best"] = auto_vs_best(spec_.best_report, spec_.auto_warn_pct);
     r["reduce"] = coll::to_string(s.reduce);
     r["dtype"] = coll::to_string(s.dtype);
     r["replicas"] = spec_.replicas;
@@ -168,20 +177,24 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     const Json r = results();
     std::ostringstream out;
     out << "  collective       " << r["op"].get<std::string>() << " of "
-        << static_cast<std::uint64_t>(r["bytes_per_replica"].get<double>())
-        << " B per replica, " << r["replicas"] << " replicas, groups of " << r["group_size"] << " ("
+        << static_cast<std::uint64_t>(r["bytes_per_replica"].get<double>()) << " B per replica, "
+        << r["replicas"] << " replicas, groups of " << r["group_size"] << " ("
         << spec_.grouping_text << ")\n";
     out << "  algorithm        " << r["algorithm"].get<std::string>() << " (requested "
         << r["requested_algorithm"].get<std::string>() << "), " << r["steps"] << " supersteps\n";
     char line[160];
-    std::snprintf(line, sizeof line, "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s (nccl-tests' conventions, size %llu B)\n",
-                  r["algorithm_bandwidth_GBps"].get<double>(), r["bus_bandwidth_GBps"].get<double>(),
+    std::snprintf(line, sizeof line,
+                  "  bandwidth        algorithm %.3f GB/s, bus %.3f GB/s (nccl-tests' conventions, "
+                  "size %llu B)\n",
+                  r["algorithm_bandwidth_GBps"].get<double>(),
+                  r["bus_bandwidth_GBps"].get<double>(),
                   static_cast<unsigned long long>(r["size_bytes"].get<std::uint64_t>()));
     out << line;
     if (spec_.best || spec_.check_auto) out << best_summary(spec_.best_report);
     if (functional_.is_object()) {
-      out << "  functional check " << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL")
-          << " (max abs error " << functional_["max_abs_error"].get<double>() << ", "
+      out << "  functional check "
+          << (functional_["matches_reference"].get<bool>() ? "PASS" : "FAIL") << " (max abs error "
+          << functional_["max_abs_error"].get<double>() << ", "
           << functional_["wrong_elements"].get<std::uint64_t>() << " wrong elements)\n";
     }
     return out.str();
@@ -191,7 +204,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   void run() {
     const bool ok = run_guarded(
         [this] {
-          for (std::uint64_t i = 0; i < spec_.repeat; ++i) accumulate(player_.play(spec_.request, &summary_));
+          for (std::uint64_t i = 0; i < spec_.repeat; ++i)
+            accumulate(player_.play(spec_.request, &summary_));
         },
         failure_);
     if (!ok) return;
@@ -203,7 +217,6 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   std::string failure() const override { return failure_; }
 
  private:
-
   void accumulate(const CollectiveTiming& t) {
     timing_.end_ns += t.total_ns();
     timing_.sync_ns += t.sync_ns;
@@ -249,7 +262,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
       for (std::uint32_t r = 0; r < n_rep; ++r)
         for (std::uint64_t i = 0; i < n; ++i) inputs[r][i] = spec_.input[r][i].get<double>();
     } else if (spec_.data == "replica-id") {
-      for (std::uint32_t r = 0; r < n_rep; ++r) std::fill(inputs[r].begin(), inputs[r].end(), double(r));
+      for (std::uint32_t r = 0; r < n_rep; ++r)
+        std::fill(inputs[r].begin(), inputs[r].end(), double(r));
     } else if (spec_.data == "iota") {
       for (std::uint32_t r = 0; r < n_rep; ++r)
         for (std::uint64_t i = 0; i < n; ++i) inputs[r][i] = static_cast<double>(r * n + i);
@@ -263,7 +277,8 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     const coll::ReplicaBuffers want = coll::direct_reference(
         spec_.request.op, spec_.request.reduce, spec_.request.dtype, spec_.request.groups, inputs);
     // float16 results may differ from the once-rounded reference by rounding steps.
-    const double tolerance = spec_.request.dtype == coll::DType::Float16 ? 1e-2 * (1 + max_abs(want)) : 0.0;
+    const double tolerance =
+        spec_.request.dtype == coll::DType::Float16 ? 1e-2 * (1 + max_abs(want)) : 0.0;
     double max_err = 0;
     // nccl-tests' #wrong: output elements (over all replicas) beyond the tolerance; a replica
     // whose output has the wrong length counts every expected element as wrong.
@@ -310,11 +325,16 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
 /// The config key of the input a RequestError is about.
 std::string request_key(coll::RequestField field, bool by_group_size, bool by_elements) {
   switch (field) {
-    case coll::RequestField::Groups: return by_group_size ? "group_size" : "comm_group";
-    case coll::RequestField::IpusPerReplica: return "ipus_per_replica";
-    case coll::RequestField::LinkConfig: return "link_config";
-    case coll::RequestField::Elements: return by_elements ? "elements" : "bytes";
-    case coll::RequestField::Algorithm: break;
+    case coll::RequestField::Groups:
+      return by_group_size ? "group_size" : "comm_group";
+    case coll::RequestField::IpusPerReplica:
+      return "ipus_per_replica";
+    case coll::RequestField::LinkConfig:
+      return "link_config";
+    case coll::RequestField::Elements:
+      return by_elements ? "elements" : "bytes";
+    case coll::RequestField::Algorithm:
+      break;
   }
   return "algorithm";
 }
@@ -323,10 +343,10 @@ std::string request_key(coll::RequestField field, bool by_group_size, bool by_el
 /// trial (its own copy of the elaborated system, so the reported run carries no trial
 /// traffic), and sets the request to the fastest (unless `keep_auto`: check_auto, the same
 /// trials with auto still played); ties go to the earlier candidate in best_candidates()
-/// order. Warns when auto is more than auto_warn_pct slower than the fastest. Records every candidate's time and what auto picks. The trials
-/// share the run's /sim/max_wall_s deadline: a trial still running at it stops (between
-/// events) and the run ends with a SimulationError (exit 3) naming the candidate and the
-/// simulated time it had reached.
+/// order. Warns when auto is more than auto_warn_pct slower than the fastest. Records every
+/// candidate's time and what auto picks. The trials share the run's /sim/max_wall_s deadline: a
+/// trial still running at it stops (between events) and the run ends with a SimulationError (exit
+/// 3) naming the candidate and the simulated time it had reached.
 void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool keep_auto) {
   coll::CollectiveRequest req = spec.request;
   req.algorithm = coll::Algorithm::Auto;
@@ -353,8 +373,10 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool ke
     std::ostringstream limit_text;
     limit_text << limit_s;
     if (limit_s > 0 && wall_seconds_left() <= 0) {
-      throw SimulationError(which + " did not start: the /sim/max_wall_s limit of " + limit_text.str() +
-                            " s was reached before it (building the system or simulating the earlier candidates; raise /sim/max_wall_s, or name an algorithm)");
+      throw SimulationError(which + " did not start: the /sim/max_wall_s limit of " +
+                            limit_text.str() +
+                            " s was reached before it (building the system or simulating the "
+                            "earlier candidates; raise /sim/max_wall_s, or name an algorithm)");
     }
     const Json got = run_forked_trial(
         [&system, &trial, limit_s]() -> Json {
@@ -362,21 +384,25 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool ke
           // The trial stops itself at the run's deadline (the clock is inherited across fork).
           const std::string wall = run_kernel(0, limit_s);
           if (!wall.empty()) return {{"error", wall}, {"wall_limit", wall}};
-          if (!w->finished()) return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
+          if (!w->finished())
+            return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
           return {{"time_ns", w->results()["time_ns"]}};
         },
-        // Backstop: a trial that cannot stop itself (e.g. still elaborating) is killed 1 s after the deadline.
+        // Backstop: a trial that cannot stop itself (e.g. still elaborating) is killed 1 s after
+        // the deadline.
         limit_s > 0 ? std::max(0.0, wall_seconds_left()) + 1.0 : 0.0);
     if (got.contains("wall_limit")) {
       throw SimulationError(which + " was stopped: " + got["wall_limit"].get<std::string>() +
                             "; naming an algorithm instead of best skips the trials");
     }
     if (got.value("timed_out", false)) {
-      throw SimulationError(which + " was stopped: it was still running 1 s after the /sim/max_wall_s limit of " +
-                            limit_text.str() + " s (raise /sim/max_wall_s, or name an algorithm)");
+      throw SimulationError(
+          which + " was stopped: it was still running 1 s after the /sim/max_wall_s limit of " +
+          limit_text.str() + " s (raise /sim/max_wall_s, or name an algorithm)");
     }
     if (!got.contains("time_ns")) {
-      failed.push_back({{"algorithm", coll::to_string(a)}, {"error", got.value("error", std::string("?"))}});
+      failed.push_back(
+          {{"algorithm", coll::to_string(a)}, {"error", got.value("error", std::string("?"))}});
       continue;
     }
     const double ns = got["time_ns"].get<double>();
@@ -399,18 +425,22 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool ke
   r["auto_time_ns"] = auto_ns >= 0 ? Json(auto_ns) : Json(nullptr);
   r["auto_agrees"] = auto_choice == chosen;
   // How much slower GCL's rule is than the model's fastest (0 when they agree).
-  r["auto_slowdown_pct"] = auto_ns >= 0 && chosen_ns > 0 ? Json(100.0 * (auto_ns - chosen_ns) / chosen_ns) : Json(nullptr);
+  r["auto_slowdown_pct"] = auto_ns >= 0 && chosen_ns > 0
+                               ? Json(100.0 * (auto_ns - chosen_ns) / chosen_ns)
+                               : Json(nullptr);
   r["candidates"] = candidates;
   r["not_applicable"] = not_applicable;
   if (!failed.empty()) r["failed"] = failed;
   spec.best_report = r;
   const Json check = auto_vs_best(r, spec.auto_warn_pct);
   if (check["warning"].get<bool>()) {
-    spdlog::warn("algorithm auto (GCL's rule) picks {} and takes {:.3f} ns, {:.1f} % slower than {} ({:.3f} ns), the "
-                 "fastest algorithm the model finds (warns above /workload/auto_warn_pct = {} %)",
-                 check["auto"].get<std::string>(), check["auto_time_ns"].get<double>(),
-                 check["auto_slowdown_pct"].get<double>(), check["best"].get<std::string>(),
-                 check["best_time_ns"].get<double>(), spec.auto_warn_pct);
+    spdlog::warn(
+        "algorithm auto (GCL's rule) picks {} and takes {:.3f} ns, {:.1f} % slower than {} ({:.3f} "
+        "ns), the "
+        "fastest algorithm the model finds (warns above /workload/auto_warn_pct = {} %)",
+        check["auto"].get<std::string>(), check["auto_time_ns"].get<double>(),
+        check["auto_slowdown_pct"].get<double>(), check["best"].get<std::string>(),
+        check["best_time_ns"].get<double>(), spec.auto_warn_pct);
   }
 }
 
@@ -418,32 +448,44 @@ void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool ke
 /// byte count that is not whole elements, a CommGroup next to a ReplicaGrouping, a stride
 /// without its group size, and a reduction on an op that does not reduce (or LOCAL on an
 /// AllReduce, which would move nothing: GCL's LOCAL keeps each replica's own slice).
-void check_contradictions(ConfigNode& node, const coll::CollectiveRequest& req, std::uint64_t elem_bytes) {
+void check_contradictions(ConfigNode& node, const coll::CollectiveRequest& req,
+                          std::uint64_t elem_bytes) {
   const std::uint64_t bytes = node.get_uint("bytes");
   if (node.has("bytes") && node.has("elements")) {
-    node.fail("elements", "given together with " + node.path() + "/bytes (" + std::to_string(bytes) +
-                              "): give bytes or elements, not both");
+    node.fail("elements", "given together with " + node.path() + "/bytes (" +
+                              std::to_string(bytes) + "): give bytes or elements, not both");
   }
   if (bytes % elem_bytes != 0) {
-    node.fail("bytes", std::to_string(bytes) + " bytes is not a whole number of " + coll::to_string(req.dtype) +
-                           " elements (" + std::to_string(elem_bytes) + " bytes each)");
+    node.fail("bytes", std::to_string(bytes) + " bytes is not a whole number of " +
+                           coll::to_string(req.dtype) + " elements (" + std::to_string(elem_bytes) +
+                           " bytes each)");
   }
   const bool by_group_size = node.get_uint("group_size") > 0;
   if (by_group_size && node.has("comm_group")) {
-    node.fail("comm_group", "given together with " + node.path() +
-                                "/group_size: give comm_group or stride + group_size (a ReplicaGrouping), not both");
+    node.fail(
+        "comm_group",
+        "given together with " + node.path() +
+            "/group_size: give comm_group or stride + group_size (a ReplicaGrouping), not both");
   }
   if (!by_group_size && node.has("stride")) {
-    node.fail("stride", "needs group_size > 0 (a ReplicaGrouping is stride + group_size; without group_size the "
-                        "stride would be ignored)");
+    node.fail(
+        "stride",
+        "needs group_size > 0 (a ReplicaGrouping is stride + group_size; without group_size the "
+        "stride would be ignored)");
   }
-  const bool reduces = req.op == coll::CollectiveOp::AllReduce || req.op == coll::CollectiveOp::ReduceScatter;
+  const bool reduces =
+      req.op == coll::CollectiveOp::AllReduce || req.op == coll::CollectiveOp::ReduceScatter;
   if (!reduces && node.has("reduce")) {
-    node.fail("reduce", "op " + coll::to_string(req.op) + " does not reduce: remove reduce (it applies to allreduce and reduce_scatter)");
+    node.fail("reduce",
+              "op " + coll::to_string(req.op) +
+                  " does not reduce: remove reduce (it applies to allreduce and reduce_scatter)");
   }
   if (req.op == coll::CollectiveOp::AllReduce && req.reduce == coll::ReduceOp::Local) {
-    node.fail("reduce", "'local' keeps each replica's own input, so an allreduce with it moves nothing (GCL's LOCAL is "
-                        "for reduce_scatter: each replica keeps its own slice); expected add, mean, mul, min or max");
+    node.fail("reduce",
+              "'local' keeps each replica's own input, so an allreduce with it moves nothing "
+              "(GCL's LOCAL is "
+              "for reduce_scatter: each replica keeps its own slice); expected add, mean, mul, min "
+              "or max");
   }
 }
 
@@ -458,26 +500,171 @@ std::unique_ptr<Workload> as_workload(T* module) {
 void register_collective_params() {
   const std::string w = "/workload/";
   ParamRegistry::instance().add({
-      {w + "op", ParamType::Enum, "", "allreduce", {}, {}, {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"}, "Collective operation (GCL names)"},
-      {w + "bytes", ParamType::Int, "B", 0, 0, {}, {}, "Input size per replica in bytes, a whole number of dtype elements (give bytes or elements, not both)"},
-      {w + "elements", ParamType::Int, "", 0, 0, {}, {}, "Input elements per replica (give bytes or elements, not both)"},
-      {w + "size_bytes", ParamType::Int, "B", 0, 0, {}, {}, "nccl-tests size instead of bytes/elements: the output per replica for all_gather (group size x input), the input for every other op; rounded down to whole elements per member"},
+      {w + "op",
+       ParamType::Enum,
+       "",
+       "allreduce",
+       {},
+       {},
+       {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"},
+       "Collective operation (GCL names)"},
+      {w + "bytes",
+       ParamType::Int,
+       "B",
+       0,
+       0,
+       {},
+       {},
+       "Input size per replica in bytes, a whole number of dtype elements (give bytes or elements, "
+       "not both)"},
+      {w + "elements",
+       ParamType::Int,
+       "",
+       0,
+       0,
+       {},
+       {},
+       "Input elements per replica (give bytes or elements, not both)"},
+      {w + "size_bytes",
+       ParamType::Int,
+       "B",
+       0,
+       0,
+       {},
+       {},
+       "nccl-tests size instead of bytes/elements: the output per replica for all_gather (group "
+       "size x input), the input for every other op; rounded down to whole elements per member"},
       {w + "dtype", ParamType::Enum, "", "float32", {}, {}, {"float32", "float16"}, "Element type"},
-      {w + "replicas", ParamType::Int, "", 0, 0, {}, {}, "Replicas (0 = all IPUs / ipus_per_replica); replicas x ipus_per_replica must divide the system's IPUs"},
-      {w + "ipus_per_replica", ParamType::Int, "", 1, 1, 64, {}, "IPUs per replica (consecutive IPUs)"},
-      {w + "comm_group", ParamType::String, "", "all", {}, {}, {}, "all | none | consecutive:K | orthogonal:K (PopART CommGroup); not together with stride/group_size"},
-      {w + "stride", ParamType::Int, "", 1, 1, {}, {}, "ReplicaGrouping stride (needs group_size > 0)"},
-      {w + "group_size", ParamType::Int, "", 0, 0, {}, {}, "ReplicaGrouping group size (0 = use comm_group; > 0 = stride + group_size, not together with comm_group)"},
-      {w + "algorithm", ParamType::Enum, "", "auto", {}, {}, {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle", "quad_directional", "direct", "hierarchical"}, "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every algorithm that can run and takes the fastest (the report lists each candidate's time and auto's choice)"},
-      {w + "link_config", ParamType::Enum, "", "default", {}, {}, {"default", "sliding_window", "barley_twist"}, "GCL IPU-Link configuration"},
-      {w + "reduce", ParamType::Enum, "", "add", {}, {}, {"add", "mean", "mul", "min", "max", "local"}, "Reduction operator of allreduce and reduce_scatter (not given for other ops); local (each replica keeps its own slice) with reduce_scatter only"},
-      {w + "direct_max_bytes", ParamType::Int, "B", 0, 0, {}, {}, "auto also picks direct at or below this size (0 = only by its small-message rule, collectives/README.md)"},
-      {w + "check_auto", ParamType::Bool, "", false, {}, {}, {}, "with algorithm auto: also simulate every candidate of best (slower) and report auto_vs_best; warns when auto is more than auto_warn_pct slower"},
-      {w + "auto_warn_pct", ParamType::Double, "%", 20.0, 0.0, {}, {}, "best and check_auto warn (stderr) when auto is more than this much slower than the fastest candidate"},
-      {w + "repeat", ParamType::Int, "", 1, 1, 1000000, {}, "Run the collective this many times back to back"},
-      {w + "data", ParamType::String, "", "none", {}, {}, {}, "Functional data: none | replica-id | iota | random:SEED"},
-      {w + "input", ParamType::Json, "", Json(), {}, {}, {}, "Explicit input: one array of numbers per replica"},
-      {w + "output_values", ParamType::Bool, "", false, {}, {}, {}, "Include per-replica output values in the report (needs data or input)"},
+      {w + "replicas",
+       ParamType::Int,
+       "",
+       0,
+       0,
+       {},
+       {},
+       "Replicas (0 = all IPUs / ipus_per_replica); replicas x ipus_per_replica must divide the "
+       "system's IPUs"},
+      {w + "ipus_per_replica",
+       ParamType::Int,
+       "",
+       1,
+       1,
+       64,
+       {},
+       "IPUs per replica (consecutive IPUs)"},
+      {w + "comm_group",
+       ParamType::String,
+       "",
+       "all",
+       {},
+       {},
+       {},
+       "all | none | consecutive:K | orthogonal:K (PopART CommGroup); not together with "
+       "stride/group_size"},
+      {w + "stride",
+       ParamType::Int,
+       "",
+       1,
+       1,
+       {},
+       {},
+       "ReplicaGrouping stride (needs group_size > 0)"},
+      {w + "group_size",
+       ParamType::Int,
+       "",
+       0,
+       0,
+       {},
+       {},
+       "ReplicaGrouping group size (0 = use comm_group; > 0 = stride + group_size, not together "
+       "with comm_group)"},
+      {w + "algorithm",
+       ParamType::Enum,
+       "",
+       "auto",
+       {},
+       {},
+       {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle",
+        "quad_directional", "direct", "hierarchical"},
+       "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every "
+       "algorithm that can run and takes the fastest (the report lists each candidate's time and "
+       "auto's choice)"},
+      {w + "link_config",
+       ParamType::Enum,
+       "",
+       "default",
+       {},
+       {},
+       {"default", "sliding_window", "barley_twist"},
+       "GCL IPU-Link configuration"},
+      {w + "reduce",
+       ParamType::Enum,
+       "",
+       "add",
+       {},
+       {},
+       {"add", "mean", "mul", "min", "max", "local"},
+       "Reduction operator of allreduce and reduce_scatter (not given for other ops); local (each "
+       "replica keeps its own slice) with reduce_scatter only"},
+      {w + "direct_max_bytes",
+       ParamType::Int,
+       "B",
+       0,
+       0,
+       {},
+       {},
+       "auto also picks direct at or below this size (0 = only by its small-message rule, "
+       "collectives/README.md)"},
+      {w + "check_auto",
+       ParamType::Bool,
+       "",
+       false,
+       {},
+       {},
+       {},
+       "with algorithm auto: also simulate every candidate of best (slower) and report "
+       "auto_vs_best; warns when auto is more than auto_warn_pct slower"},
+      {w + "auto_warn_pct",
+       ParamType::Double,
+       "%",
+       20.0,
+       0.0,
+       {},
+       {},
+       "best and check_auto warn (stderr) when auto is more than this much slower than the fastest "
+       "candidate"},
+      {w + "repeat",
+       ParamType::Int,
+       "",
+       1,
+       1,
+       1000000,
+       {},
+       "Run the collective this many times back to back"},
+      {w + "data",
+       ParamType::String,
+       "",
+       "none",
+       {},
+       {},
+       {},
+       "Functional data: none | replica-id | iota | random:SEED"},
+      {w + "input",
+       ParamType::Json,
+       "",
+       Json(),
+       {},
+       {},
+       {},
+       "Explicit input: one array of numbers per replica"},
+      {w + "output_values",
+       ParamType::Bool,
+       "",
+       false,
+       {},
+       {},
+       {},
+       "Include per-replica output values in the report (needs data or input)"},
   });
 }
 
@@ -493,7 +680,8 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     spec.auto_warn_pct = node.get_double("auto_warn_pct");
     req.algorithm = spec.best ? coll::Algorithm::Auto : coll::parse_algorithm(algorithm);
     req.reduce = coll::parse_reduce_op(node.get_enum("reduce"));
-    req.topology = collective_topology(system, 1, coll::parse_link_config(node.get_enum("link_config")));
+    req.topology =
+        collective_topology(system, 1, coll::parse_link_config(node.get_enum("link_config")));
   } catch (const std::invalid_argument& e) {
     throw ConfigError(node.path() + ": " + e.what());
   }
@@ -510,11 +698,12 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   // (power-of-two IPU counts, PODDA), so their IPUs must divide the system's. (An
   // ipus_per_replica that does not divide it is refused below with GCL's reason.)
   if (n_ipus % k_ipus == 0 && n_ipus % (replicas * k_ipus) != 0) {
-    node.fail("replicas",
-              std::to_string(replicas) + " replicas x " + std::to_string(k_ipus) + " IPUs = " +
-                  std::to_string(replicas * k_ipus) + " IPUs do not divide the system's " + std::to_string(n_ipus) +
-                  " IPUs: expected replicas x ipus_per_replica to divide " + std::to_string(n_ipus) +
-                  " (a partition of the system; 0 replicas = all)");
+    node.fail("replicas", std::to_string(replicas) + " replicas x " + std::to_string(k_ipus) +
+                              " IPUs = " + std::to_string(replicas * k_ipus) +
+                              " IPUs do not divide the system's " + std::to_string(n_ipus) +
+                              " IPUs: expected replicas x ipus_per_replica to divide " +
+                              std::to_string(n_ipus) +
+                              " (a partition of the system; 0 replicas = all)");
   }
   spec.replicas = static_cast<std::uint32_t>(replicas);
   const std::uint64_t elem_bytes = coll::dtype_bytes(req.dtype);
@@ -522,13 +711,18 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   const std::uint64_t elements = node.get_uint("elements");
   const std::uint64_t size_bytes = node.get_uint("size_bytes");
   if (size_bytes > 0 && (bytes > 0 || elements > 0)) {
-    node.fail("size_bytes", "give one of size_bytes, bytes and elements (got size_bytes " + std::to_string(size_bytes) +
-                                " and " + (elements > 0 ? "elements " + std::to_string(elements) : "bytes " + std::to_string(bytes)) + ")");
+    node.fail("size_bytes", "give one of size_bytes, bytes and elements (got size_bytes " +
+                                std::to_string(size_bytes) + " and " +
+                                (elements > 0 ? "elements " + std::to_string(elements)
+                                              : "bytes " + std::to_string(bytes)) +
+                                ")");
   }
   check_contradictions(node, req, elem_bytes);
   req.elements_per_replica = elements > 0 ? elements : bytes / elem_bytes;
-  if (req.elements_per_replica == 0 && size_bytes == 0) node.fail("bytes", "give bytes, elements or size_bytes (> 0)");
-  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
+  if (req.elements_per_replica == 0 && size_bytes == 0)
+    node.fail("bytes", "give bytes, elements or size_bytes (> 0)");
+  if (req.elements_per_replica > (1ull << 40))
+    node.fail("elements", "more than 2^40 elements per replica is refused");
   req.direct_max_bytes = node.get_uint("direct_max_bytes");
   spec.repeat = node.get_uint("repeat");
 
@@ -537,8 +731,10 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   const std::uint64_t stride = node.get_uint("stride");
   try {
     coll::ReplicaGrouping grouping =
-        group_size > 0 ? coll::ReplicaGrouping(spec.replicas, static_cast<unsigned>(stride), static_cast<unsigned>(group_size))
-                       : parse_group_spec(node, "comm_group", cg_text).toReplicaGrouping(spec.replicas);
+        group_size > 0
+            ? coll::ReplicaGrouping(spec.replicas, static_cast<unsigned>(stride),
+                                    static_cast<unsigned>(group_size))
+            : parse_group_spec(node, "comm_group", cg_text).toReplicaGrouping(spec.replicas);
     spec.grouping_text = grouping.str();
     for (const auto& g : grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
   } catch (const coll::GroupError& e) {
@@ -551,22 +747,29 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     const std::uint64_t per_input = elem_bytes * (req.op == coll::CollectiveOp::AllGather ? k : 1);
     req.elements_per_replica = size_bytes / per_input;
     if (req.elements_per_replica == 0) {
-      node.fail("size_bytes", std::to_string(size_bytes) + " bytes is less than one " + coll::to_string(req.dtype) +
-                                  " element" + (per_input > elem_bytes ? " per group member (" + std::to_string(per_input) + " bytes)" : ""));
+      node.fail("size_bytes",
+                std::to_string(size_bytes) + " bytes is less than one " +
+                    coll::to_string(req.dtype) + " element" +
+                    (per_input > elem_bytes
+                         ? " per group member (" + std::to_string(per_input) + " bytes)"
+                         : ""));
     }
   }
-  if (req.elements_per_replica > (1ull << 40)) node.fail("elements", "more than 2^40 elements per replica is refused");
+  if (req.elements_per_replica > (1ull << 40))
+    node.fail("elements", "more than 2^40 elements per replica is refused");
 
   {
     // Schedules address a replica's working buffer with 32-bit element offsets.
     const std::uint64_t k = req.groups.empty() ? 1 : req.groups.front().size();
     const std::uint64_t buffer_elems =
-        (req.op == coll::CollectiveOp::AllGather ? k : 1) * req.elements_per_replica + k * k_ipus * 4;
+        (req.op == coll::CollectiveOp::AllGather ? k : 1) * req.elements_per_replica +
+        k * k_ipus * 4;
     if (buffer_elems > 0xFFFFFFFFull) {
-      node.fail(elements > 0 ? "elements" : "bytes",
-                "the collective needs a working buffer of " + std::to_string(buffer_elems) +
-                    " elements per replica; the simulator supports at most 2^32 - 1 (an AllGather's "
-                    "output is group size x input)");
+      node.fail(
+          elements > 0 ? "elements" : "bytes",
+          "the collective needs a working buffer of " + std::to_string(buffer_elems) +
+              " elements per replica; the simulator supports at most 2^32 - 1 (an AllGather's "
+              "output is group size x input)");
     }
   }
   spec.data = node.get_string("data");
@@ -580,16 +783,19 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     bool ok = spec.input.is_array() && spec.input.size() == spec.replicas;
     for (std::size_t r = 0; ok && r < spec.input.size(); ++r) {
       ok = spec.input[r].is_array() && spec.input[r].size() == req.elements_per_replica;
-      for (std::size_t i = 0; ok && i < spec.input[r].size(); ++i) ok = spec.input[r][i].is_number();
+      for (std::size_t i = 0; ok && i < spec.input[r].size(); ++i)
+        ok = spec.input[r][i].is_number();
     }
     if (!ok) {
       node.fail("input", "expected " + std::to_string(spec.replicas) + " arrays of " +
-                             std::to_string(req.elements_per_replica) + " numbers (one per replica)");
+                             std::to_string(req.elements_per_replica) +
+                             " numbers (one per replica)");
     }
   }
   spec.output_values = node.get_bool("output_values");
   if (spec.output_values && spec.data == "none" && spec.input.is_null()) {
-    node.fail("output_values", "needs data (replica-id, iota or random:SEED) or input: without them no values move");
+    node.fail("output_values",
+              "needs data (replica-id, iota or random:SEED) or input: without them no values move");
   }
   node.mark_used("kind");
   node.finish();
@@ -608,13 +814,16 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
     const bool functional = spec.data != "none" || !spec.input.is_null();
     std::optional<rt::CollectiveRunEstimate> estimate;
     try {
-      if (!algorithms.empty()) estimate = rt::collective_run_estimate(req, algorithms, spec.repeat, functional);
+      if (!algorithms.empty())
+        estimate = rt::collective_run_estimate(req, algorithms, spec.repeat, functional);
     } catch (const coll::RequestError&) {
     }
-    if (estimate) rt::check_collective_run(*estimate, node, spec.input.is_null() ? "data" : "input");
+    if (estimate)
+      rt::check_collective_run(*estimate, node, spec.input.is_null() ? "data" : "input");
   }
   if ((spec.data != "none" || !spec.input.is_null()) &&
-      spec.replicas * (req.elements_per_replica + req.elements_per_replica / 2 + 64) > kMaxFunctionalElems) {
+      spec.replicas * (req.elements_per_replica + req.elements_per_replica / 2 + 64) >
+          kMaxFunctionalElems) {
     node.fail("data", "functional mode on " + std::to_string(spec.replicas) + " x " +
                           std::to_string(req.elements_per_replica) +
                           " elements would need too much memory; use at most " +

@@ -47,25 +47,38 @@ using Kind = Microbenchmark::Kind;
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Transfer: return "transfer";
-    case Kind::Exchange: return "exchange";
-    case Kind::RemoteLoad: return "remote_load";
-    case Kind::RemoteStore: return "remote_store";
-    case Kind::HostRead: return "host_read";
-    case Kind::HostWrite: return "host_write";
-    case Kind::Sync: return "sync";
-    case Kind::Compute: return "compute";
-    case Kind::Concurrent: return "concurrent";
-    case Kind::TileTransfer: return "tile_transfer";
-    case Kind::HostBufferWrite: return "host_buffer_write";
-    case Kind::HostBufferRead: return "host_buffer_read";
+    case Kind::Transfer:
+      return "transfer";
+    case Kind::Exchange:
+      return "exchange";
+    case Kind::RemoteLoad:
+      return "remote_load";
+    case Kind::RemoteStore:
+      return "remote_store";
+    case Kind::HostRead:
+      return "host_read";
+    case Kind::HostWrite:
+      return "host_write";
+    case Kind::Sync:
+      return "sync";
+    case Kind::Compute:
+      return "compute";
+    case Kind::Concurrent:
+      return "concurrent";
+    case Kind::TileTransfer:
+      return "tile_transfer";
+    case Kind::HostBufferWrite:
+      return "host_buffer_write";
+    case Kind::HostBufferRead:
+      return "host_buffer_read";
   }
   return "?";
 }
 
 Kind parse_kind(const std::string& s) {
-  static const Kind all[] = {Kind::Transfer, Kind::Exchange, Kind::RemoteLoad, Kind::RemoteStore, Kind::HostRead,
-                             Kind::HostWrite, Kind::Sync,    Kind::Compute,    Kind::Concurrent,
+  static const Kind all[] = {Kind::Transfer,     Kind::Exchange,        Kind::RemoteLoad,
+                             Kind::RemoteStore,  Kind::HostRead,        Kind::HostWrite,
+                             Kind::Sync,         Kind::Compute,         Kind::Concurrent,
                              Kind::TileTransfer, Kind::HostBufferWrite, Kind::HostBufferRead};
   for (Kind k : all) {
     if (s == kind_name(k)) return k;
@@ -79,29 +92,36 @@ bool is_count(const Json& j) {
 }
 
 bool is_network(Kind k) {
-  return k == Kind::Transfer || k == Kind::RemoteLoad || k == Kind::RemoteStore || k == Kind::HostRead ||
-         k == Kind::HostWrite;
+  return k == Kind::Transfer || k == Kind::RemoteLoad || k == Kind::RemoteStore ||
+         k == Kind::HostRead || k == Kind::HostWrite;
 }
 
 /// Breakdown category of a leaf step.
 std::string category(Kind k, LinkTier tier) {
   switch (k) {
     case Kind::Transfer:
-    case Kind::TileTransfer: return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+    case Kind::TileTransfer:
+      return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
     case Kind::HostBufferWrite:
-    case Kind::HostBufferRead: return "host_io";
+    case Kind::HostBufferRead:
+      return "host_io";
     case Kind::RemoteLoad:
-    case Kind::RemoteStore: return "streaming_memory";
+    case Kind::RemoteStore:
+      return "streaming_memory";
     case Kind::HostRead:
-    case Kind::HostWrite: return "host_io";
-    case Kind::Exchange: return "exchange";
-    case Kind::Compute: return "compute";
-    case Kind::Sync: return "sync";
-    case Kind::Concurrent: return "idle";
+    case Kind::HostWrite:
+      return "host_io";
+    case Kind::Exchange:
+      return "exchange";
+    case Kind::Compute:
+      return "compute";
+    case Kind::Sync:
+      return "sync";
+    case Kind::Concurrent:
+      return "idle";
   }
   return "idle";
 }
-
 
 /// Semantic checks of an exchange step that the cost model would silently accept: a root
 /// tile outside the active tiles, and explicit traffic that nobody sends or nobody receives.
@@ -109,8 +129,9 @@ void check_exchange_spec(const ConfigNode& n, const ExchangeSpec& x, std::uint32
   if (x.pattern == ExchangePattern::OneToAll || x.pattern == ExchangePattern::AllToOne) {
     const std::uint32_t active = x.tiles == 0 ? chip_tiles : x.tiles;
     if (x.root_tile >= active) {
-      n.fail("root_tile", "tile " + std::to_string(x.root_tile) + " is not one of the " + std::to_string(active) +
-                              " active tiles (0.." + std::to_string(active - 1) + ")");
+      n.fail("root_tile", "tile " + std::to_string(x.root_tile) + " is not one of the " +
+                              std::to_string(active) + " active tiles (0.." +
+                              std::to_string(active - 1) + ")");
     }
   }
   if (x.pattern != ExchangePattern::Explicit) return;
@@ -122,11 +143,13 @@ void check_exchange_spec(const ConfigNode& n, const ExchangeSpec& x, std::uint32
   // On-chip data can be received by several tiles (so received may exceed sent), but every
   // byte sent is received somewhere and every byte received was sent by some tile.
   if (sent > 0 && received == 0) {
-    n.fail("per_tile_bytes", "the tiles send " + std::to_string(sent) +
-                                 " B but no tile receives anything (an exchange needs a receiver for what is sent)");
+    n.fail("per_tile_bytes",
+           "the tiles send " + std::to_string(sent) +
+               " B but no tile receives anything (an exchange needs a receiver for what is sent)");
   }
   if (received > 0 && sent == 0) {
-    n.fail("per_tile_bytes", "the tiles receive " + std::to_string(received) + " B but no tile sends anything");
+    n.fail("per_tile_bytes",
+           "the tiles receive " + std::to_string(received) + " B but no tile sends anything");
   }
 }
 
@@ -137,7 +160,8 @@ Microbenchmark::Microbenchmark(sc_core::sc_module_name name, System& system, Con
   workload.mark_used("kind");
   std::vector<ConfigNode> nodes = workload.children("steps");
   if (nodes.empty()) workload.fail("steps", "a microbenchmark needs at least one step");
-  for (std::size_t i = 0; i < nodes.size(); ++i) steps_.push_back(parse_step(nodes[i], "step" + std::to_string(i), false));
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    steps_.push_back(parse_step(nodes[i], "step" + std::to_string(i), false));
   check_remote_buffers(workload);
   workload.finish();
   check_work(workload);
@@ -146,7 +170,8 @@ Microbenchmark::Microbenchmark(sc_core::sc_module_name name, System& system, Con
 
 Microbenchmark::~Microbenchmark() = default;
 
-Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string& default_name, bool nested) {
+Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string& default_name,
+                                                bool nested) {
   Step s;
   s.kind = parse_kind(n.get_enum("kind"));
   s.name = n.get_string("name");
@@ -156,7 +181,8 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
   auto read_ipu = [&](const char* key) {
     const std::uint64_t v = n.get_uint(key);
     if (v >= num_ipus) {
-      n.fail(key, "IPU " + std::to_string(v) + " does not exist (the system has " + std::to_string(num_ipus) + " IPUs)");
+      n.fail(key, "IPU " + std::to_string(v) + " does not exist (the system has " +
+                      std::to_string(num_ipus) + " IPUs)");
     }
     return static_cast<std::uint32_t>(v);
   };
@@ -193,7 +219,8 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       s.exchange.root_tile = static_cast<std::uint32_t>(n.get_uint("root_tile"));
       if (s.exchange.pattern == ExchangePattern::Explicit) {
         const Json list = n.get_json("per_tile_bytes");
-        if (!list.is_array()) n.fail("per_tile_bytes", "explicit exchanges need a list of per-tile bytes");
+        if (!list.is_array())
+          n.fail("per_tile_bytes", "explicit exchanges need a list of per-tile bytes");
         for (std::size_t i = 0; i < list.size(); ++i) {
           const Json& e = list[i];
           TileTraffic t;
@@ -203,7 +230,8 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
             t.sent = e[0].get<std::uint64_t>();
             t.received = e[1].get<std::uint64_t>();
           } else {
-            n.fail("per_tile_bytes", "entry " + std::to_string(i) + " must be a byte count or [sent, received], got " +
+            n.fail("per_tile_bytes", "entry " + std::to_string(i) +
+                                         " must be a byte count or [sent, received], got " +
                                          e.dump());
           }
           s.exchange.per_tile.push_back(t);
@@ -235,15 +263,20 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
       } else if (is_count(ipus)) {
         const std::uint64_t c = ipus.get<std::uint64_t>();
-        if (c == 0 || c > num_ipus) n.fail("ipus", "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
+        if (c == 0 || c > num_ipus)
+          n.fail("ipus",
+                 "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
         for (std::uint32_t i = 0; i < c; ++i) s.sync_ipus.push_back(i);
       } else if (ipus.is_array() && !ipus.empty()) {
         for (const Json& e : ipus) {
           if (!is_count(e) || e.get<std::uint64_t>() >= num_ipus) {
-            n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." + std::to_string(num_ipus - 1) + ")");
+            n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." +
+                               std::to_string(num_ipus - 1) + ")");
           }
-          if (std::find(s.sync_ipus.begin(), s.sync_ipus.end(), e.get<std::uint32_t>()) != s.sync_ipus.end()) {
-            n.fail("ipus", "IPU " + e.dump() + " is listed twice in " + ipus.dump() + " (each IPU takes part in a sync once)");
+          if (std::find(s.sync_ipus.begin(), s.sync_ipus.end(), e.get<std::uint32_t>()) !=
+              s.sync_ipus.end()) {
+            n.fail("ipus", "IPU " + e.dump() + " is listed twice in " + ipus.dump() +
+                               " (each IPU takes part in a sync once)");
           }
           s.sync_ipus.push_back(e.get<std::uint32_t>());
         }
@@ -255,10 +288,13 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
     case Kind::TileTransfer:
     case Kind::HostBufferWrite:
     case Kind::HostBufferRead: {
-      if (nested) n.fail("kind", std::string(kind_name(s.kind)) + " steps run on their own, not inside a concurrent step");
+      if (nested)
+        n.fail("kind", std::string(kind_name(s.kind)) +
+                           " steps run on their own, not inside a concurrent step");
       s.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
       if (s.tiles == 0) s.tiles = system_.chip().tiles;
-      if (s.tiles > system_.chip().tiles) n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
+      if (s.tiles > system_.chip().tiles)
+        n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
       if (s.kind == Kind::TileTransfer) {
         s.src = read_ipu("src_ipu");
         s.dst = read_ipu("dst_ipu");
@@ -304,10 +340,13 @@ double step_events(const Microbenchmark::Step& s) {
       for (const auto& c : s.children) sum += step_events(c);
       return sum;
     }
-    case Kind::TileTransfer: return r * (1 + 2 * (s.bidirectional ? 2 : 1));
+    case Kind::TileTransfer:
+      return r * (1 + 2 * (s.bidirectional ? 2 : 1));
     case Kind::HostBufferWrite:
-    case Kind::HostBufferRead: return 1;
-    default: return is_network(s.kind) ? 2 * r : r;
+    case Kind::HostBufferRead:
+      return 1;
+    default:
+      return is_network(s.kind) ? 2 * r : r;
   }
 }
 
@@ -317,7 +356,8 @@ void Microbenchmark::check_remote_buffers(const ConfigNode& workload) const {
   // A load of a buffer no step stored reads what the host put there before the run (the
   // way weights start in streaming memory), but a load larger than what an earlier step
   // stored would read bytes that were never written. Buffers are per machine (its DDR).
-  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint64_t, std::string>> stored;  // -> bytes, step path
+  std::map<std::pair<std::uint32_t, std::string>, std::pair<std::uint64_t, std::string>>
+      stored;  // -> bytes, step path
   auto visit = [&](const Step& s, const std::string& path) {
     const auto key = std::make_pair(system_.machine_of(s.ipu), s.buffer);
     if (s.kind == Kind::RemoteStore) {
@@ -326,9 +366,10 @@ void Microbenchmark::check_remote_buffers(const ConfigNode& workload) const {
     } else if (s.kind == Kind::RemoteLoad) {
       auto it = stored.find(key);
       if (it != stored.end() && s.req.bytes > it->second.first) {
-        workload.fail(path.substr(1) + "/bytes", "remote_load of " + std::to_string(s.req.bytes) + " B from buffer '" + s.buffer +
-                                                    "', but only " + std::to_string(it->second.first) + " B were stored in it (" +
-                                                    workload.path() + it->second.second + ")");
+        workload.fail(path.substr(1) + "/bytes",
+                      "remote_load of " + std::to_string(s.req.bytes) + " B from buffer '" +
+                          s.buffer + "', but only " + std::to_string(it->second.first) +
+                          " B were stored in it (" + workload.path() + it->second.second + ")");
       }
     }
   };
@@ -336,9 +377,11 @@ void Microbenchmark::check_remote_buffers(const ConfigNode& workload) const {
     const std::string path = "/steps/" + std::to_string(i);
     // Children of a concurrent step run at once: their stores do not precede their loads.
     for (std::size_t c = 0; c < steps_[i].children.size(); ++c)
-      if (steps_[i].children[c].kind == Kind::RemoteLoad) visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
+      if (steps_[i].children[c].kind == Kind::RemoteLoad)
+        visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
     for (std::size_t c = 0; c < steps_[i].children.size(); ++c)
-      if (steps_[i].children[c].kind == Kind::RemoteStore) visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
+      if (steps_[i].children[c].kind == Kind::RemoteStore)
+        visit(steps_[i].children[c], path + "/steps/" + std::to_string(c));
     visit(steps_[i], path);
   }
 }
@@ -355,11 +398,13 @@ void Microbenchmark::check_work(const ConfigNode& workload) const {
   }
   const Step& w = steps_[worst];
   char what[160];
-  std::snprintf(what, sizeof what, "%.4g of them in step %zu '%s', %s x repeat %llu", worst_events, worst, w.name.c_str(),
-                kind_name(w.kind), static_cast<unsigned long long>(w.repeat));
+  std::snprintf(what, sizeof what, "%.4g of them in step %zu '%s', %s x repeat %llu", worst_events,
+                worst, w.name.c_str(), kind_name(w.kind),
+                static_cast<unsigned long long>(w.repeat));
   e.events_what = what;
   e.key = "steps/" + std::to_string(worst) + "/repeat";
-  e.advice = "lower the repeat counts (the bandwidth of a long transfer is that of a few repetitions)";
+  e.advice =
+      "lower the repeat counts (the bandwidth of a long transfer is that of a few repetitions)";
   check_work_estimate(e, workload);
 }
 
@@ -384,10 +429,17 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
   std::uint64_t total = 0;
   for (std::uint64_t r = 0; r < s.repeat; ++r) {
     switch (s.kind) {
-      case Kind::Exchange: total += system_.ipu(s.ipu).exchange(s.exchange); break;
-      case Kind::Compute: total += system_.ipu(s.ipu).compute(s.compute); break;
-      case Kind::Sync: total += system_.sync(s.sync_ipus).cycles; break;
-      default: break;
+      case Kind::Exchange:
+        total += system_.ipu(s.ipu).exchange(s.exchange);
+        break;
+      case Kind::Compute:
+        total += system_.ipu(s.ipu).compute(s.compute);
+        break;
+      case Kind::Sync:
+        total += system_.sync(s.sync_ipus).cycles;
+        break;
+      default:
+        break;
     }
   }
   if (s.kind == Kind::Exchange) {
@@ -411,7 +463,8 @@ void Microbenchmark::run_tile_transfer(Step& s) {
   const double port_ns = tile_external_port_ns(chip, static_cast<double>(s.bytes_per_tile));
   for (std::uint64_t r = 0; r < s.repeat; ++r) {
     const double sync_ns = system_.sync(pair).ns;
-    sc_core::wait(ns_to_sc(sync_ns + system_.clock().cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles))));
+    sc_core::wait(ns_to_sc(sync_ns + system_.clock().cycles_to_ns(static_cast<double>(
+                                         chip.external_exchange_fixed_cycles))));
     const double t0 = now_ns();
     if (s.req.bytes > 0) system_.network().transfer_all(reqs);
     transfers_done_ += reqs.size();
@@ -425,9 +478,10 @@ void Microbenchmark::run_tile_transfer(Step& s) {
 }
 
 void Microbenchmark::run_host_buffer(Step& s) {
-  // Closed form (models/system/host_stream.hpp): the host <-> buffer stream and the buffer <-> tiles
-  // transfers overlap; the step ends when both are done.
-  s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles, s.bytes_per_tile, s.repeat);
+  // Closed form (models/system/host_stream.hpp): the host <-> buffer stream and the buffer <->
+  // tiles transfers overlap; the step ends when both are done.
+  s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles,
+                              s.bytes_per_tile, s.repeat);
   sc_core::wait(ns_to_sc(s.start_ns + s.host.end_ns) - sc_core::sc_time_stamp());
   s.done = s.repeat;
   s.moved_bytes = static_cast<std::uint64_t>(s.host.total_bytes());
@@ -476,15 +530,16 @@ void Microbenchmark::start_network_chain(Step& s, std::uint64_t remaining, std::
   // Repeats as one stream inside the network: the same times and stats as the chain of
   // callbacks below, without a callback (and a wake) per repeat. A traced run keeps the chain,
   // which traces every repeat.
-  if (remaining > 1 && net.model() == NetworkModel::Fluid && !TraceWriter::instance().enabled() && s.req.bytes > 0 &&
-      !s.req.route.empty()) {
-    net.start_stream(s.req, remaining, [this, &s, remaining, pending, done](const TransferResult& r) {
-      transfers_done_ += remaining;
-      s.done += remaining;
-      s.moved_bytes += s.req.bytes * remaining;
-      s.end_ns = r.end_ns;
-      if (--*pending == 0) done->notify(sc_core::SC_ZERO_TIME);
-    });
+  if (remaining > 1 && net.model() == NetworkModel::Fluid && !TraceWriter::instance().enabled() &&
+      s.req.bytes > 0 && !s.req.route.empty()) {
+    net.start_stream(s.req, remaining,
+                     [this, &s, remaining, pending, done](const TransferResult& r) {
+                       transfers_done_ += remaining;
+                       s.done += remaining;
+                       s.moved_bytes += s.req.bytes * remaining;
+                       s.end_ns = r.end_ns;
+                       if (--*pending == 0) done->notify(sc_core::SC_ZERO_TIME);
+                     });
     return;
   }
   net.start(s.req, [this, &s, remaining, pending, done](const TransferResult& r) {
@@ -532,7 +587,8 @@ void Microbenchmark::run_concurrent(Step& s) {
 void Microbenchmark::trace_step(const Step& s, double start_ns, double dur_ns) const {
   TraceWriter& tw = TraceWriter::instance();
   if (!tw.enabled()) return;
-  const std::uint32_t ipu = s.kind == Kind::Transfer ? s.src : (s.kind == Kind::Sync ? s.sync_ipus.front() : s.ipu);
+  const std::uint32_t ipu =
+      s.kind == Kind::Transfer ? s.src : (s.kind == Kind::Sync ? s.sync_ipus.front() : s.ipu);
   Json args = {{"kind", kind_name(s.kind)}};
   if (is_network(s.kind)) args["bytes"] = s.req.bytes;
   if (s.kind == Kind::Transfer) args["dst_ipu"] = s.dst;
@@ -541,7 +597,8 @@ void Microbenchmark::trace_step(const Step& s, double start_ns, double dur_ns) c
   if (!is_network(s.kind)) return;
   const FlowEngine& e = system_.network().engine();
   const std::string process = "links: " + to_string(s.tier);
-  for (ResourceId r : s.req.route) tw.complete(process, e.resource(r).name, s.name, start_ns, dur_ns, args);
+  for (ResourceId r : s.req.route)
+    tw.complete(process, e.resource(r).name, s.name, start_ns, dur_ns, args);
 }
 
 Json Microbenchmark::step_json(const Step& s) const {
@@ -566,16 +623,21 @@ Json Microbenchmark::step_json(const Step& s) const {
       j["tiles"] = s.tiles;
       j["bytes_per_transfer"] = s.bytes_per_tile;
       break;
-    case Kind::Sync: j["ipus"] = s.sync_ipus.size(); break;
-    case Kind::Concurrent: break;
-    default: j["ipu"] = s.ipu;
+    case Kind::Sync:
+      j["ipus"] = s.sync_ipus.size();
+      break;
+    case Kind::Concurrent:
+      break;
+    default:
+      j["ipu"] = s.ipu;
   }
   if (s.repeat != 1) j["repeat"] = s.repeat;
   j["start_ns"] = s.start_ns;
   j["end_ns"] = s.end_ns;
   const double dur = s.end_ns - s.start_ns;
   j["duration_ns"] = dur;
-  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync) j["cycles"] = s.cycles;
+  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync)
+    j["cycles"] = s.cycles;
   std::uint64_t bytes = s.moved_bytes;
   for (const Step& c : s.children) bytes += c.moved_bytes;
   j["bytes"] = bytes;
@@ -601,8 +663,8 @@ Json Microbenchmark::step_json(const Step& s) const {
 }
 
 Json Microbenchmark::breakdown_ns() const {
-  Json b = {{"compute", 0.0}, {"exchange", 0.0}, {"sync", 0.0}, {"ipu_link", 0.0}, {"gw_link", 0.0},
-            {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
+  Json b = {{"compute", 0.0}, {"exchange", 0.0},         {"sync", 0.0},    {"ipu_link", 0.0},
+            {"gw_link", 0.0}, {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
   double used = 0;
   for (const Step& s : steps_) {
     const double dur = s.end_ns - s.start_ns;
@@ -654,11 +716,12 @@ std::string Microbenchmark::summary() const {
     std::uint64_t bytes = s.moved_bytes;
     for (const Step& c : s.children) bytes += c.moved_bytes;
     char line[256];
-    std::snprintf(line, sizeof line, "    %-24s %-13s %14s", s.name.c_str(), kind_name(s.kind), format_ns(dur).c_str());
+    std::snprintf(line, sizeof line, "    %-24s %-13s %14s", s.name.c_str(), kind_name(s.kind),
+                  format_ns(dur).c_str());
     o << line;
     if (bytes > 0 && dur > 0) {
-      std::snprintf(line, sizeof line, "  %12llu B  %9.3f GB/s", static_cast<unsigned long long>(bytes),
-                    static_cast<double>(bytes) / dur);
+      std::snprintf(line, sizeof line, "  %12llu B  %9.3f GB/s",
+                    static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / dur);
       o << line;
     }
     o << "\n";

@@ -7,9 +7,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
@@ -53,8 +52,18 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   /// TileTransfer: tiles of one IPU to tiles of another (gc-iputraffictest); HostBufferWrite /
   /// HostBufferRead: host -> gateway buffer -> tiles and back (gc-hosttraffictest).
   enum class Kind {
-    Transfer, Exchange, RemoteLoad, RemoteStore, HostRead, HostWrite, Sync, Compute, Concurrent,
-    TileTransfer, HostBufferWrite, HostBufferRead
+    Transfer,
+    Exchange,
+    RemoteLoad,
+    RemoteStore,
+    HostRead,
+    HostWrite,
+    Sync,
+    Compute,
+    Concurrent,
+    TileTransfer,
+    HostBufferWrite,
+    HostBufferRead
   };
   struct Step;
 
@@ -69,7 +78,8 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   void run_tile_transfer(Step& s);
   void run_host_buffer(Step& s);
   void run_concurrent(Step& s);
-  void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending, sc_core::sc_event* done);
+  void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending,
+                           sc_core::sc_event* done);
   std::uint64_t timed_cycles(Step& s);
   /// Reserves the compute tiles of the step's IPU(s) (all of a sync's) for `duration_ns` from
   /// the first instant at or after `ready_ns` when they are all free; returns the start.

@@ -15,7 +15,7 @@ namespace {
 /// Loop and optimizer extents of step 0, and per-vg compute busy time inside the loop.
 struct LoopTimes {
   double loop_ns = 0, optimizer_ns = 0;
-  std::map<int, double> busy_ns;  ///< compute per virtual graph during the loop
+  std::map<int, double> busy_ns;         ///< compute per virtual graph during the loop
   std::map<int, double> fwd_ns, bwd_ns;  ///< per forward stage: one micro-batch (main cycles)
   std::uint64_t ipu_copy_bytes = 0;      ///< per replica, whole step
   double ipu_copy_ns = 0;
@@ -77,11 +77,12 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
     const std::size_t S = plan.stages.size();
     const auto& ph = ex.phase_ns();
     const double latency = ph.size() >= S && S > 0 ? ph[S - 1].second - ph[0].first : 0.0;
-    r["inference"] = {{"batches", plan.micro_batches},
-                      {"samples_per_batch", static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch},
-                      {"latency_per_batch_ns", latency},
-                      {"time_per_batch_ns", plan.micro_batches > 0 ? total / plan.micro_batches : 0.0},
-                      {"batches_per_s", total > 0 ? plan.micro_batches / (total * 1e-9) : 0.0}};
+    r["inference"] = {
+        {"batches", plan.micro_batches},
+        {"samples_per_batch", static_cast<std::uint64_t>(s.replicatedGraphCount) * st.micro_batch},
+        {"latency_per_batch_ns", latency},
+        {"time_per_batch_ns", plan.micro_batches > 0 ? total / plan.micro_batches : 0.0},
+        {"batches_per_s", total > 0 ? plan.micro_batches / (total * 1e-9) : 0.0}};
   }
   r["model"] = model_json(st);
 
@@ -92,7 +93,8 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   pipe["cycles"] = plan.cycles();
   const int fill = plan.pipeline_stages() - 1;
   pipe["ramp_up_cycles"] = fill;
-  pipe["main_cycles"] = std::max<std::int64_t>(0, static_cast<std::int64_t>(plan.micro_batches) - fill);
+  pipe["main_cycles"] =
+      std::max<std::int64_t>(0, static_cast<std::int64_t>(plan.micro_batches) - fill);
   pipe["ramp_down_cycles"] = fill;
   pipe["loop_time_ns"] = lt.loop_ns;
   // Each cycle of step 0 including its closing sync: the fill/flush bubble is visible here.
@@ -103,17 +105,18 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   pipe["optimizer_time_ns"] = lt.optimizer_ns;
   Json stages = Json::array();
   for (const PipelineStage& ps : plan.stages) {
-    stages.push_back({{"stage", ps.stage},
-                      {"vgraph", ps.vg},
-                      {"first_op", ps.first_op},
-                      {"last_op", ps.last_op},
-                      {"forward_flops_per_micro_batch", ps.fwd_flops},
-                      {"backward_flops_per_micro_batch", ps.bwd_flops},
-                      {"recompute_flops_per_micro_batch", ps.recompute_flops},
-                      {"forward_ns_per_micro_batch", lt.fwd_ns.count(ps.stage) ? lt.fwd_ns.at(ps.stage) : 0.0},
-                      {"backward_ns_per_micro_batch", lt.bwd_ns.count(ps.stage) ? lt.bwd_ns.at(ps.stage) : 0.0},
-                      {"micro_batches_in_flight", ps.in_flight},
-                      {"stash_bytes", ps.stash_bytes_per_mb * static_cast<std::uint64_t>(ps.in_flight)}});
+    stages.push_back(
+        {{"stage", ps.stage},
+         {"vgraph", ps.vg},
+         {"first_op", ps.first_op},
+         {"last_op", ps.last_op},
+         {"forward_flops_per_micro_batch", ps.fwd_flops},
+         {"backward_flops_per_micro_batch", ps.bwd_flops},
+         {"recompute_flops_per_micro_batch", ps.recompute_flops},
+         {"forward_ns_per_micro_batch", lt.fwd_ns.count(ps.stage) ? lt.fwd_ns.at(ps.stage) : 0.0},
+         {"backward_ns_per_micro_batch", lt.bwd_ns.count(ps.stage) ? lt.bwd_ns.at(ps.stage) : 0.0},
+         {"micro_batches_in_flight", ps.in_flight},
+         {"stash_bytes", ps.stash_bytes_per_mb * static_cast<std::uint64_t>(ps.in_flight)}});
   }
   pipe["stages"] = stages;
   Json ipus = Json::array();
@@ -123,8 +126,7 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
                     {"idle_ns", std::max(0.0, lt.loop_ns - busy)},
                     {"busy_fraction", lt.loop_ns > 0 ? busy / lt.loop_ns : 0.0}});
   pipe["ipus"] = ipus;
-  pipe["ipu_copy"] = {{"bytes_per_replica", lt.ipu_copy_bytes},
-                      {"time_ns", lt.ipu_copy_ns}};
+  pipe["ipu_copy"] = {{"bytes_per_replica", lt.ipu_copy_bytes}, {"time_ns", lt.ipu_copy_ns}};
   r["pipeline"] = pipe;
 
   // Collectives after the loop (step 0), with their tier.
@@ -137,7 +139,11 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
       const LOp& op = ph.ops[k];
       const OpTiming& t = ex.timings()[opt_phase][k];
       const double d = t.end_ns - t.start_ns;
-      Json j = {{"label", op.label}, {"vgraph", op.vg}, {"kind", to_string(op.kind)}, {"duration_ns", d}, {"bytes", op.bytes}};
+      Json j = {{"label", op.label},
+                {"vgraph", op.vg},
+                {"kind", to_string(op.kind)},
+                {"duration_ns", d},
+                {"bytes", op.bytes}};
       if (op.kind == LKind::Collective) {
         j["op"] = coll::to_string(op.cop);
         j["group"] = op.group ? op.group->str() : "";
@@ -160,7 +166,8 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   if (!st.memory.fits) mem["overflow"] = st.memory.overflow;
   mem["worst_vgraph"] = st.memory.worst.vg;
   Json largest = Json::array();
-  for (const MemoryItem& m : st.memory.worst.largest) largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
+  for (const MemoryItem& m : st.memory.worst.largest)
+    largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
   mem["largest_on_worst_ipu"] = largest;
   mem["per_ipu_peak_bytes"] = st.memory.per_ipu_peak_bytes;
   r["memory"] = mem;
@@ -174,18 +181,26 @@ std::string pipeline_summary(const TrainingState& st, const Executor& ex) {
   const double step = total / std::max<std::uint32_t>(1, s.batchesPerStep);
   char line[512];
   o << training_summary_head(st, st.plan.pipelined ? "pipelined" : "accumulation loop");
-  std::snprintf(line, sizeof line, "  pipeline         %zu forward stages, %d pipeline stages, %llu cycles (%u micro-batches of %llu), recomputation %s\n",
-                st.plan.stages.size(), st.plan.pipeline_stages(), static_cast<unsigned long long>(st.plan.cycles()), s.accumulationFactor,
-                static_cast<unsigned long long>(st.micro_batch), to_string(s.autoRecomputation).c_str());
+  std::snprintf(line, sizeof line,
+                "  pipeline         %zu forward stages, %d pipeline stages, %llu cycles (%u "
+                "micro-batches of %llu), recomputation %s\n",
+                st.plan.stages.size(), st.plan.pipeline_stages(),
+                static_cast<unsigned long long>(st.plan.cycles()), s.accumulationFactor,
+                static_cast<unsigned long long>(st.micro_batch),
+                to_string(s.autoRecomputation).c_str());
   o << line;
   std::snprintf(line, sizeof line, "  step time        %.3f ms\n", step / 1e6);
   o << line;
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
   o << throughput_summary(st, training_throughput(st, total, s.batchesPerStep));
-  std::snprintf(line, sizeof line, "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB per machine\n",
-                static_cast<unsigned long long>(st.memory.max_tile_bytes), static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
-                st.memory.fits ? "fits" : "DOES NOT FIT", static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
+  std::snprintf(line, sizeof line,
+                "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB "
+                "per machine\n",
+                static_cast<unsigned long long>(st.memory.max_tile_bytes),
+                static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
+                st.memory.fits ? "fits" : "DOES NOT FIT",
+                static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
   o << line;
   if (!st.memory.fits) o << "  overflow         " << st.memory.overflow << "\n";
   return o.str();

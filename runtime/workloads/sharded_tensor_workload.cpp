@@ -6,8 +6,8 @@
 #include <sstream>
 #include <systemc>
 
-#include "collectives/sharding/cbr.hpp"
 #include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/sharding/cbr.hpp"
 #include "collectives/sharding/rts.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
@@ -80,13 +80,15 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
                                                              : "orthogonal_all_reduce";
         // AllGather and the orthogonal AllReduce work on shards; ReduceScatter on the full
         // (padded, gathered-layout) gradient.
-        p.elements_per_replica = c.op == coll::CollectiveOp::ReduceScatter ? shard_elems_ * k_ : shard_elems_;
+        p.elements_per_replica =
+            c.op == coll::CollectiveOp::ReduceScatter ? shard_elems_ * k_ : shard_elems_;
         played_.push_back(p);
       }
     } else {
       shard_elems_ = spec_.elements;
       // Not sharded: the data-parallel gradient AllReduce over all replicas remains.
-      Played p({coll::CollectiveOp::AllReduce, coll::ReplicaGrouping(spec_.replicas), "gradient all-reduce"});
+      Played p({coll::CollectiveOp::AllReduce, coll::ReplicaGrouping(spec_.replicas),
+                "gradient all-reduce"});
       p.role = "all_reduce";
       p.elements_per_replica = spec_.elements;
       played_.push_back(p);
@@ -107,8 +109,9 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
       ipu += p.timing.ipu_link_ns;
       gw += p.timing.gw_link_ns;
     }
-    return Json{{"compute", compute}, {"exchange", exchange}, {"sync", sync}, {"ipu_link", ipu},
-                {"gw_link", gw},      {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
+    return Json{{"compute", compute}, {"exchange", exchange}, {"sync", sync},
+                {"ipu_link", ipu},    {"gw_link", gw},        {"streaming_memory", 0.0},
+                {"host_io", 0.0},     {"idle", 0.0}};
   }
 
   Json memory() const override {
@@ -148,18 +151,20 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
 
   std::string summary() const override {
     std::ostringstream out;
-    out << "  sharded tensor   " << spec_.elements << " x " << coll::to_string(spec_.dtype) << " over "
-        << spec_.replicas << " replicas, domain " << spec_.domain_text << " (shard factor " << k_
-        << (spec_.cbr ? ", CBR" : ", no CBR") << ")\n";
-    out << "  memory/replica   " << shard_elems_ * elem_bytes_ << " B (full tensor " << spec_.elements * elem_bytes_
-        << " B)\n";
+    out << "  sharded tensor   " << spec_.elements << " x " << coll::to_string(spec_.dtype)
+        << " over " << spec_.replicas << " replicas, domain " << spec_.domain_text
+        << " (shard factor " << k_ << (spec_.cbr ? ", CBR" : ", no CBR") << ")\n";
+    out << "  memory/replica   " << shard_elems_ * elem_bytes_ << " B (full tensor "
+        << spec_.elements * elem_bytes_ << " B)\n";
     for (const auto& p : played_) {
       char line[200];
-      const std::string groups = std::to_string(p.collective.grouping.getNumGroups()) + " groups of " +
+      const std::string groups = std::to_string(p.collective.grouping.getNumGroups()) +
+                                 " groups of " +
                                  std::to_string(p.collective.grouping.getGroupSize());
-      std::snprintf(line, sizeof line, "  %-22s %-20s %14.1f ns  (IPU-Link %.1f ns, GW-Link %.1f ns)\n",
-                    p.role.c_str(), groups.c_str(), p.timing.total_ns(),
-                    p.timing.ipu_link_ns, p.timing.gw_link_ns);
+      std::snprintf(line, sizeof line,
+                    "  %-22s %-20s %14.1f ns  (IPU-Link %.1f ns, GW-Link %.1f ns)\n",
+                    p.role.c_str(), groups.c_str(), p.timing.total_ns(), p.timing.ipu_link_ns,
+                    p.timing.gw_link_ns);
       out << line;
     }
     return out.str();
@@ -185,11 +190,13 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
     const double rate = system_.chip().exchange_bytes_per_cycle_per_tile;
     double busiest_share;
     if (system_.fidelity() == Fidelity::PerTile) {
-      busiest_share = static_cast<double>(load_.maxElemsPerTilePerReplica()) / static_cast<double>(shard_elems_);
+      busiest_share = static_cast<double>(load_.maxElemsPerTilePerReplica()) /
+                      static_cast<double>(shard_elems_);
     } else {
       busiest_share = 1.0 / static_cast<double>(system_.chip().tiles);  // balanced tiles
     }
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) * busiest_share / rate - 1e-9));
+    return static_cast<std::uint64_t>(
+        std::ceil(static_cast<double>(bytes) * busiest_share / rate - 1e-9));
   }
 
   void run() {
@@ -208,12 +215,14 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
       req.reduce = coll::ReduceOp::Add;
       req.dtype = spec_.dtype;
       req.elements_per_replica = p.elements_per_replica;
-      for (const auto& g : p.collective.grouping.getGroups()) req.groups.emplace_back(g.begin(), g.end());
+      for (const auto& g : p.collective.grouping.getGroups())
+        req.groups.emplace_back(g.begin(), g.end());
       req.topology = topo;
       req.algorithm = spec_.algorithm;
       coll::Schedule summary;
-      const TileBoundFn bound = k_ > 1 ? TileBoundFn([this](std::uint64_t b) { return tile_bound_cycles(b); })
-                                       : TileBoundFn();
+      const TileBoundFn bound =
+          k_ > 1 ? TileBoundFn([this](std::uint64_t b) { return tile_bound_cycles(b); })
+                 : TileBoundFn();
       p.timing = player_.play(req, &summary, bound);
       p.algorithm = coll::to_string(summary.algorithm);
     }
@@ -249,20 +258,25 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
 };
 
 /// Reads an explicit mapping: one list of [begin, end) pairs per tile.
-coll::TileMapping parse_mapping(ConfigNode& node, const Json& j, std::uint64_t elements, std::uint32_t tiles) {
+coll::TileMapping parse_mapping(ConfigNode& node, const Json& j, std::uint64_t elements,
+                                std::uint32_t tiles) {
   if (!j.is_array() || j.size() > tiles) {
-    node.fail("tile_mapping", "expected \"balanced\" or a list of at most " + std::to_string(tiles) +
+    node.fail("tile_mapping", "expected \"balanced\" or a list of at most " +
+                                  std::to_string(tiles) +
                                   " tiles, each a list of [begin, end) intervals");
   }
   coll::TileMapping mapping;
   for (const auto& tile : j) {
-    if (!tile.is_array()) node.fail("tile_mapping", "each tile must be a list of [begin, end) intervals");
+    if (!tile.is_array())
+      node.fail("tile_mapping", "each tile must be a list of [begin, end) intervals");
     std::vector<coll::Interval> ivs;
     for (const auto& iv : tile) {
-      if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number_unsigned() || !iv[1].is_number_unsigned() ||
-          iv[0].get<std::uint64_t>() >= iv[1].get<std::uint64_t>() || iv[1].get<std::uint64_t>() > elements) {
-        node.fail("tile_mapping", "bad interval " + iv.dump() + ": expected [begin, end) with begin < end <= " +
-                                      std::to_string(elements));
+      if (!iv.is_array() || iv.size() != 2 || !iv[0].is_number_unsigned() ||
+          !iv[1].is_number_unsigned() || iv[0].get<std::uint64_t>() >= iv[1].get<std::uint64_t>() ||
+          iv[1].get<std::uint64_t>() > elements) {
+        node.fail("tile_mapping",
+                  "bad interval " + iv.dump() +
+                      ": expected [begin, end) with begin < end <= " + std::to_string(elements));
       }
       ivs.push_back({iv[0].get<std::uint64_t>(), iv[1].get<std::uint64_t>()});
     }
@@ -271,7 +285,8 @@ coll::TileMapping parse_mapping(ConfigNode& node, const Json& j, std::uint64_t e
   try {
     const std::uint64_t mapped = coll::checkTileMapping(mapping);
     if (mapped != elements) {
-      node.fail("tile_mapping", "maps " + std::to_string(mapped) + " elements, the tensor has " + std::to_string(elements));
+      node.fail("tile_mapping", "maps " + std::to_string(mapped) + " elements, the tensor has " +
+                                    std::to_string(elements));
     }
   } catch (const std::invalid_argument& e) {
     node.fail("tile_mapping", e.what());
@@ -284,10 +299,38 @@ coll::TileMapping parse_mapping(ConfigNode& node, const Json& j, std::uint64_t e
 void register_sharded_tensor_params() {
   const std::string w = "/workload/";
   ParamRegistry::instance().add({
-      {w + "sharding_domain", ParamType::String, "", "all", {}, {}, {}, "RTS sharding domain: all | consecutive:K | none (PopART shardingDomain CommGroup)"},
-      {w + "tile_mapping", ParamType::Json, "", "balanced", {}, {}, {}, "\"balanced\" over all tiles, or one list of [begin,end) intervals per tile"},
-      {w + "cbr", ParamType::Bool, "", true, {}, {}, {}, "Lay shards out with collective-balanced reordering (PopART always does for RTS)"},
-      {w + "grain", ParamType::Int, "", 1, 1, 1 << 20, {}, "CBR grain size in elements (1 = the open-source PopART algorithm)"},
+      {w + "sharding_domain",
+       ParamType::String,
+       "",
+       "all",
+       {},
+       {},
+       {},
+       "RTS sharding domain: all | consecutive:K | none (PopART shardingDomain CommGroup)"},
+      {w + "tile_mapping",
+       ParamType::Json,
+       "",
+       "balanced",
+       {},
+       {},
+       {},
+       "\"balanced\" over all tiles, or one list of [begin,end) intervals per tile"},
+      {w + "cbr",
+       ParamType::Bool,
+       "",
+       true,
+       {},
+       {},
+       {},
+       "Lay shards out with collective-balanced reordering (PopART always does for RTS)"},
+      {w + "grain",
+       ParamType::Int,
+       "",
+       1,
+       1,
+       1 << 20,
+       {},
+       "CBR grain size in elements (1 = the open-source PopART algorithm)"},
   });
 }
 
@@ -299,7 +342,8 @@ namespace {
 void check_work(const System& system, const ShardedSpec& spec, const ConfigNode& node) {
   const unsigned k = coll::shardingDomainShardFactor(spec.domain, spec.replicas);
   std::vector<coll::CollectiveRequest> requests;
-  auto add = [&](coll::CollectiveOp op, const coll::ReplicaGrouping& grouping, std::uint64_t elements) {
+  auto add = [&](coll::CollectiveOp op, const coll::ReplicaGrouping& grouping,
+                 std::uint64_t elements) {
     coll::CollectiveRequest req;
     req.op = op;
     req.dtype = spec.dtype;
@@ -342,13 +386,15 @@ std::unique_ptr<Workload> make_sharded_tensor_workload(System& system, ConfigNod
     node.get_uint("bytes");
   }
   if (spec.elements == 0) node.fail("elements", "give elements or bytes (> 0)");
-  if (spec.elements > (1ull << 32)) node.fail("elements", "at most 2^32 elements per sharded tensor");
+  if (spec.elements > (1ull << 32))
+    node.fail("elements", "at most 2^32 elements per sharded tensor");
   spec.ipus_per_replica = static_cast<std::uint32_t>(node.get_int("ipus_per_replica"));
   std::uint64_t replicas = node.get_uint("replicas");
   if (replicas == 0) replicas = system.num_ipus() / spec.ipus_per_replica;
   if (replicas == 0 || replicas * spec.ipus_per_replica > system.num_ipus()) {
-    node.fail("replicas", std::to_string(replicas) + " replicas of " + std::to_string(spec.ipus_per_replica) +
-                              " IPUs do not fit on " + std::to_string(system.num_ipus()) + " IPUs");
+    node.fail("replicas", std::to_string(replicas) + " replicas of " +
+                              std::to_string(spec.ipus_per_replica) + " IPUs do not fit on " +
+                              std::to_string(system.num_ipus()) + " IPUs");
   }
   spec.replicas = static_cast<std::uint32_t>(replicas);
   spec.domain_text = node.get_string("sharding_domain");
@@ -387,19 +433,22 @@ std::unique_ptr<Workload> make_sharded_tensor_workload(System& system, ConfigNod
     spec.mapping = balanced_mapping(spec.elements, tiles);
     spec.mapping_text = "balanced";
   } else if (mapping.is_string()) {
-    node.fail("tile_mapping", "expected \"balanced\" or a list of intervals per tile, got " + mapping.dump());
+    node.fail("tile_mapping",
+              "expected \"balanced\" or a list of intervals per tile, got " + mapping.dump());
   } else {
     spec.mapping = parse_mapping(node, mapping, spec.elements, tiles);
     spec.mapping_text = "explicit (" + std::to_string(spec.mapping.size()) + " tiles)";
   }
   for (const char* key : {"kind", "op", "reduce", "comm_group", "stride", "group_size", "repeat",
                           "data", "direct_max_bytes", "output_values"}) {
-    if (node.has(key) && std::string(key) != "kind") node.fail(key, "not used by the sharded_tensor kind");
+    if (node.has(key) && std::string(key) != "kind")
+      node.fail(key, "not used by the sharded_tensor kind");
   }
   node.mark_used("kind");
   node.finish();
   check_work(system, spec, node);
-  return std::unique_ptr<Workload>(new ShardedTensorWorkload("sharded_tensor", system, std::move(spec)));
+  return std::unique_ptr<Workload>(
+      new ShardedTensorWorkload("sharded_tensor", system, std::move(spec)));
 }
 
 }  // namespace ipusim

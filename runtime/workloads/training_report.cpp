@@ -11,7 +11,8 @@
 namespace ipusim::rt {
 namespace {
 
-const char* kPriority[] = {"compute", "exchange", "gw_link", "ipu_link", "streaming_memory", "host_io", "sync"};
+const char* kPriority[] = {"compute",          "exchange", "gw_link", "ipu_link",
+                           "streaming_memory", "host_io",  "sync"};
 
 Json op_json(const LOp& op, const OpTiming& t) {
   Json j = Json::object();
@@ -26,8 +27,11 @@ Json op_json(const LOp& op, const OpTiming& t) {
     case LKind::RemoteExchange: {
       Json tr = Json::array();
       for (const LTransfer& x : op.transfers)
-        tr.push_back({{"tensor", x.tensor}, {"bytes", x.bytes}, {"direction", x.store ? "store" : "load"},
-                      {"schedule", to_string(x.schedule)}, {"for_phase", x.for_phase}});
+        tr.push_back({{"tensor", x.tensor},
+                      {"bytes", x.bytes},
+                      {"direction", x.store ? "store" : "load"},
+                      {"schedule", to_string(x.schedule)},
+                      {"for_phase", x.for_phase}});
       j["transfers"] = std::move(tr);
       j["bytes"] = op.bytes;
       break;
@@ -99,8 +103,10 @@ std::uint64_t whole_model_parameters(const TrainingState& st) {
 
 Throughput training_throughput(const TrainingState& st, double run_ns, std::uint64_t steps) {
   Throughput t;
-  t.data_parallel_replicas = st.session.replicatedGraphCount / std::max<std::uint32_t>(1, st.tensor_parallel);
-  t.samples_per_step = static_cast<std::uint64_t>(t.data_parallel_replicas) * st.micro_batch * st.session.accumulationFactor;
+  t.data_parallel_replicas =
+      st.session.replicatedGraphCount / std::max<std::uint32_t>(1, st.tensor_parallel);
+  t.samples_per_step = static_cast<std::uint64_t>(t.data_parallel_replicas) * st.micro_batch *
+                       st.session.accumulationFactor;
   if (run_ns <= 0) return t;
   t.samples_per_s = static_cast<double>(t.samples_per_step * steps) / (run_ns * 1e-9);
   t.tokens_per_s = t.samples_per_s * static_cast<double>(st.tokens_per_sample);
@@ -108,7 +114,8 @@ Throughput training_throughput(const TrainingState& st, double run_ns, std::uint
   return t;
 }
 
-void add_throughput(Json& results, const TrainingState& st, const Throughput& t, bool with_sequences) {
+void add_throughput(Json& results, const TrainingState& st, const Throughput& t,
+                    bool with_sequences) {
   results["data_parallel_replicas"] = t.data_parallel_replicas;
   results["samples_per_s"] = t.samples_per_s;
   if (st.tokens_per_sample > 0) {
@@ -137,16 +144,17 @@ std::string training_summary_head(const TrainingState& st, const std::string& ex
             short_count(static_cast<double>(whole_model_parameters(st))) + "-parameter model";
   }
   std::ostringstream o;
-  o << (st.plan.training ? "  training         " : "  inference        ") << st.generator << ", " << short_count(static_cast<double>(per_replica))
-    << " parameters per replica (" << scope << "), " << st.session.replicatedGraphCount << " replicas x "
-    << st.session.ipusPerReplica << " IPU(s)" << (execution.empty() ? "" : ", " + execution) << "\n";
+  o << (st.plan.training ? "  training         " : "  inference        ") << st.generator << ", "
+    << short_count(static_cast<double>(per_replica)) << " parameters per replica (" << scope
+    << "), " << st.session.replicatedGraphCount << " replicas x " << st.session.ipusPerReplica
+    << " IPU(s)" << (execution.empty() ? "" : ", " + execution) << "\n";
   return o.str();
 }
 
 std::string throughput_summary(const TrainingState& st, const Throughput& t) {
   char line[256];
-  std::snprintf(line, sizeof line, "  throughput       %.1f samples/s (global batch %llu samples)", t.samples_per_s,
-                static_cast<unsigned long long>(t.samples_per_step));
+  std::snprintf(line, sizeof line, "  throughput       %.1f samples/s (global batch %llu samples)",
+                t.samples_per_s, static_cast<unsigned long long>(t.samples_per_step));
   std::string out = line;
   if (st.tokens_per_sample > 0) {
     std::snprintf(line, sizeof line, ", %.0f tokens/s", t.tokens_per_s);
@@ -236,7 +244,8 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
   // (the report is the same with the cache off): the summary says it, the report does not.
   r["collectives"] = {{"ops", ex.collectives_played() + ex.collectives_cached()}};
   Json busy = Json::object();
-  for (const BusyInterval& b : ex.intervals()) busy[b.category] = busy.value(b.category, 0.0) + (b.end_ns - b.start_ns);
+  for (const BusyInterval& b : ex.intervals())
+    busy[b.category] = busy.value(b.category, 0.0) + (b.end_ns - b.start_ns);
   r["busy_ns"] = std::move(busy);
   Json phases = Json::array();
   for (std::size_t i = 0; i < st.program.phases.size() && i < ex.phase_ns().size(); ++i) {
@@ -270,13 +279,17 @@ Json training_results(const TrainingState& st, const Executor& ex, const System&
   mem["worst_phase"] = st.memory.worst.phase;
   mem["worst_vgraph"] = st.memory.worst.vg;
   Json largest = Json::array();
-  for (const MemoryItem& m : st.memory.worst.largest) largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
+  for (const MemoryItem& m : st.memory.worst.largest)
+    largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
   mem["largest_in_worst_phase"] = std::move(largest);
   mem["per_ipu_peak_bytes"] = st.memory.per_ipu_peak_bytes;
   Json per_phase = Json::array();
   for (const PhaseMemory& pm : st.memory.phases)
-    per_phase.push_back({{"phase", pm.phase}, {"vgraph", pm.vg}, {"compute_tiles_bytes", pm.compute_bytes},
-                         {"io_tiles_bytes", pm.io_bytes}, {"max_tile_bytes", pm.max_tile_bytes}});
+    per_phase.push_back({{"phase", pm.phase},
+                         {"vgraph", pm.vg},
+                         {"compute_tiles_bytes", pm.compute_bytes},
+                         {"io_tiles_bytes", pm.io_bytes},
+                         {"max_tile_bytes", pm.max_tile_bytes}});
   mem["phases"] = std::move(per_phase);
   r["memory"] = std::move(mem);
   return r;
@@ -287,27 +300,33 @@ std::string training_summary(const TrainingState& st, const Executor& ex) {
   std::uint64_t sharded = 0;
   for (const auto& [n, r] : st.resolved) sharded += r.sharded ? 1 : 0;
   o << training_summary_head(st, "");
-  o << "  phases           " << st.layout.total_phases << " per step (" << st.layout.forward_phases << " forward), "
-    << st.program.micro_batches << " micro-batches per phase loop (" << to_string(st.session.batchSchedule) << "), "
-    << st.session.numIOTiles << " IO tiles\n";
+  o << "  phases           " << st.layout.total_phases << " per step (" << st.layout.forward_phases
+    << " forward), " << st.program.micro_batches << " micro-batches per phase loop ("
+    << to_string(st.session.batchSchedule) << "), " << st.session.numIOTiles << " IO tiles\n";
   o << "  step time        " << fmt_ns(ex.end_ns()) << "\n";
   o << throughput_summary(st, training_throughput(st, ex.end_ns(), 1));
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
   o << "  RTS              " << sharded << " sharded tensors\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB per machine\n",
-                static_cast<unsigned long long>(st.memory.max_tile_bytes), static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
-                st.memory.fits ? "fits" : "DOES NOT FIT", static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
+  std::snprintf(line, sizeof line,
+                "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB "
+                "per machine\n",
+                static_cast<unsigned long long>(st.memory.max_tile_bytes),
+                static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
+                st.memory.fits ? "fits" : "DOES NOT FIT",
+                static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
   o << line;
   if (!st.memory.fits) o << "  overflow         " << st.memory.overflow << "\n";
   // The slowest phases.
   std::vector<std::pair<double, int>> t;
   for (std::size_t i = 0; i < ex.phase_ns().size(); ++i)
     t.push_back({ex.phase_ns()[i].second - ex.phase_ns()[i].first, st.program.phases[i].index});
-  std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(t.begin(), t.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   o << "  slowest phases  ";
-  for (std::size_t i = 0; i < t.size() && i < 3; ++i) o << " " << t[i].second << " (" << fmt_ns(t[i].first) << ")";
+  for (std::size_t i = 0; i < t.size() && i < 3; ++i)
+    o << " " << t[i].second << " (" << fmt_ns(t[i].first) << ")";
   o << "\n";
   return o.str();
 }

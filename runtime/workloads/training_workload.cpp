@@ -2,20 +2,21 @@
 // executor; report afterwards.
 #include "runtime/workloads/training_workload.hpp"
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "models/params/param_spec_helpers.hpp"
 #include "models/system/system.hpp"
-#include "runtime/ir/ir_json.hpp"
 #include "runtime/exec/link_utilisation.hpp"
 #include "runtime/generators/model_gen.hpp"
 #include "runtime/generators/model_gen_cnn.hpp"
+#include "runtime/ir/ir_json.hpp"
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
-#include "runtime/workloads/training_state.hpp"
 #include "runtime/workloads/graph_checks.hpp"
 #include "runtime/workloads/onnx_model.hpp"
+#include "runtime/workloads/training_state.hpp"
 #include "runtime/workloads/work_estimate.hpp"
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
@@ -28,8 +29,10 @@ using namespace rt;
 class TrainingWorkload : public Workload {
  public:
   TrainingWorkload(System& system, std::unique_ptr<TrainingState> st, ExecutorOptions opt)
-      : system_(system), st_(std::move(st)),
-        ex_(std::make_unique<Executor>("training", system, st_->program, st_->session.replicatedGraphCount,
+      : system_(system),
+        st_(std::move(st)),
+        ex_(std::make_unique<Executor>("training", system, st_->program,
+                                       st_->session.replicatedGraphCount,
                                        st_->session.ipusPerReplica, opt)) {}
   bool finished() const override { return ex_->done(); }
   double total_time_ns() const override { return ex_->end_ns(); }
@@ -37,11 +40,14 @@ class TrainingWorkload : public Workload {
   Json utilisation() const override { return link_utilisation(system_, ex_->end_ns()); }
   Json memory() const override { return training_memory(*st_); }
   Json results() const override {
-    return st_->pipelined ? pipeline_results(*st_, *ex_, system_) : training_results(*st_, *ex_, system_);
+    return st_->pipelined ? pipeline_results(*st_, *ex_, system_)
+                          : training_results(*st_, *ex_, system_);
   }
   std::string failure() const override { return ex_->failure(); }
   std::string stall_report() const override { return ex_->stall_report(); }
-  std::string summary() const override { return st_->pipelined ? pipeline_summary(*st_, *ex_) : training_summary(*st_, *ex_); }
+  std::string summary() const override {
+    return st_->pipelined ? pipeline_summary(*st_, *ex_) : training_summary(*st_, *ex_);
+  }
 
  private:
   System& system_;
@@ -91,18 +97,21 @@ void guard_transformer_size(const TransformerSpec& s, const SessionOptions& sess
 
 /// Refuses a lowered program too large to build or play (ConfigError), naming what makes it
 /// large: the number of phases, or the repetitions of the loop.
-void guard_program_size(const ProgramCounts& c, const SessionOptions& s, const ConfigNode& workload) {
+void guard_program_size(const ProgramCounts& c, const SessionOptions& s,
+                        const ConfigNode& workload) {
   const double phase_share = c.phases * std::max<std::uint32_t>(1, s.ipusPerReplica) * 2;
   if (phase_share > c.lowered_ops) {
-    check_work_estimate(training_work_estimate(c, s, "model",
-                                               "fewer execution phases (phase numbers of the ops, " +
-                                                   std::to_string(static_cast<long long>(c.phases)) + " phases now)"),
+    check_work_estimate(training_work_estimate(
+                            c, s, "model",
+                            "fewer execution phases (phase numbers of the ops, " +
+                                std::to_string(static_cast<long long>(c.phases)) + " phases now)"),
                         workload);
   }
-  check_work_estimate(training_work_estimate(c, s, "session",
-                                             "a smaller accumulationFactor (" + std::to_string(s.accumulationFactor) +
-                                                 ") or batchSerializationSettings.factor (" +
-                                                 std::to_string(s.batchSerializationFactor) + "), or a smaller model"),
+  check_work_estimate(training_work_estimate(
+                          c, s, "session",
+                          "a smaller accumulationFactor (" + std::to_string(s.accumulationFactor) +
+                              ") or batchSerializationSettings.factor (" +
+                              std::to_string(s.batchSerializationFactor) + "), or a smaller model"),
                       workload);
 }
 
@@ -111,13 +120,18 @@ void guard_program_size(const ProgramCounts& c, const SessionOptions& s, const C
 /// slices (PopART's ShardingHelper::dynamicShard reshapes [M, ...] to [K, M / K, ...]; an axis
 /// smaller than K is "Batch axis: M is smaller than the batch serialization factor: K"), so K
 /// must divide M, and the lowering plays K steps of M / K samples (ConfigError otherwise).
-std::int64_t serialised_step_batch(const ConfigNode& g, std::int64_t micro_batch, const SessionOptions& session) {
+std::int64_t serialised_step_batch(const ConfigNode& g, std::int64_t micro_batch,
+                                   const SessionOptions& session) {
   const std::int64_t K = std::max<std::uint32_t>(1, session.batchSerializationFactor);
   if (micro_batch % K != 0) {
     g.fail("micro_batch",
-           std::to_string(micro_batch) + " is not divisible by /workload/session/batchSerializationSettings/factor (" + std::to_string(K) +
-               "): PopART's batch serialisation splits the micro-batch (the batch axis) into factor equal slices "
-               "(batch axis [M] reshaped to [factor, M / factor]; \"Batch axis: M is smaller than the batch serialization factor\" "
+           std::to_string(micro_batch) +
+               " is not divisible by /workload/session/batchSerializationSettings/factor (" +
+               std::to_string(K) +
+               "): PopART's batch serialisation splits the micro-batch (the batch axis) into "
+               "factor equal slices "
+               "(batch axis [M] reshaped to [factor, M / factor]; \"Batch axis: M is smaller than "
+               "the batch serialization factor\" "
                "below it); use a micro_batch that is a multiple of " +
                std::to_string(K) + " or a factor that divides " + std::to_string(micro_batch));
   }
@@ -129,9 +143,13 @@ std::int64_t serialised_step_batch(const ConfigNode& g, std::int64_t micro_batch
 /// silently ignored.
 void check_serialisation_lowered(const TrainingState& st, ConfigNode& node) {
   if (!st.pipelined || st.session.batchSerializationFactor <= 1) return;
-  node.child("session").child("batchSerializationSettings").fail("factor", std::to_string(st.session.batchSerializationFactor) +
-                    ": batch serialisation is modelled in phased execution only; this run uses the pipelined / accumulation-loop "
-                    "lowering (enablePipelining, or a model without execution phases such as the cnn generator): set factor 1");
+  node.child("session")
+      .child("batchSerializationSettings")
+      .fail("factor", std::to_string(st.session.batchSerializationFactor) +
+                          ": batch serialisation is modelled in phased execution only; this run "
+                          "uses the pipelined / accumulation-loop "
+                          "lowering (enablePipelining, or a model without execution phases such as "
+                          "the cnn generator): set factor 1");
 }
 
 Model build_model(ConfigNode& node, TrainingState& st, System& system, bool training) {
@@ -145,20 +163,27 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
   }
   if (node.has("onnx") || (node.has("generator") && node.get_enum("generator") == "onnx")) {
     if (node.has("generator") && node.get_enum("generator") != "onnx")
-      node.fail("generator", "an ONNX model (/workload/model/onnx) is its own generator: remove generator or set it to onnx");
+      node.fail("generator",
+                "an ONNX model (/workload/model/onnx) is its own generator: remove generator or "
+                "set it to onnx");
     ConfigNode o = node.child("onnx");
     return read_onnx_model(o, st, opt, training);
   }
-  if (!training) node.fail("onnx", "/workload/kind inference runs an ONNX model (PopART's InferenceSession): give /workload/model/onnx");
+  if (!training)
+    node.fail("onnx",
+              "/workload/kind inference runs an ONNX model (PopART's InferenceSession): give "
+              "/workload/model/onnx");
   st.generator = node.get_enum("generator");
   if (st.generator == "mlp") {
     ConfigNode g = node.child("mlp");
     MlpSpec s;
     const Json sizes = g.get_json("layer_sizes");
-    if (!sizes.is_array() || sizes.size() < 2) g.fail("layer_sizes", "expected at least two positive layer sizes");
+    if (!sizes.is_array() || sizes.size() < 2)
+      g.fail("layer_sizes", "expected at least two positive layer sizes");
     s.layer_sizes.clear();
     for (const Json& v : sizes) {
-      if (!v.is_number_integer() || v.get<std::int64_t>() <= 0) g.fail("layer_sizes", "expected positive integers, got " + v.dump());
+      if (!v.is_number_integer() || v.get<std::int64_t>() <= 0)
+        g.fail("layer_sizes", "expected positive integers, got " + v.dump());
       s.layer_sizes.push_back(v.get<std::int64_t>());
     }
     const std::int64_t micro_batch = g.get_int("micro_batch");
@@ -194,9 +219,11 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     s.sequences_per_pack = g.get_double("sequences_per_pack");
     const Json lpi = g.get_json("layers_per_ipu");
     if (!lpi.is_null()) {
-      if (!lpi.is_array()) g.fail("layers_per_ipu", "expected a list of layer counts per IPU, e.g. [3, 7, 7, 7]");
+      if (!lpi.is_array())
+        g.fail("layers_per_ipu", "expected a list of layer counts per IPU, e.g. [3, 7, 7, 7]");
       for (const Json& v : lpi) {
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 0) g.fail("layers_per_ipu", "expected non-negative integers, got " + v.dump());
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+          g.fail("layers_per_ipu", "expected non-negative integers, got " + v.dump());
         s.layers_per_ipu.push_back(v.get<std::int64_t>());
       }
     }
@@ -209,16 +236,23 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     st.tokens_per_sample = static_cast<std::uint64_t>(s.sequence_length);
     const std::int64_t ipr = st.session.ipusPerReplica;
     if (st.session.enablePipelining && st.session.virtualGraphMode == VirtualGraphMode::Auto) {
-      // virtualGraphMode auto: the embedding and heads on IPU 0, layers split evenly (earlier IPUs take the remainder last).
+      // virtualGraphMode auto: the embedding and heads on IPU 0, layers split evenly (earlier IPUs
+      // take the remainder last).
       s.layers_per_ipu.assign(static_cast<std::size_t>(ipr), s.layers / ipr);
-      for (std::int64_t i = 0; i < s.layers % ipr; ++i) s.layers_per_ipu[static_cast<std::size_t>(ipr - 1 - i)] += 1;
+      for (std::int64_t i = 0; i < s.layers % ipr; ++i)
+        s.layers_per_ipu[static_cast<std::size_t>(ipr - 1 - i)] += 1;
     }
     if (st.session.enablePipelining && s.layers_per_ipu.empty())
-      g.fail("layers_per_ipu", "enablePipelining with virtualGraphMode manual needs layers_per_ipu (encoder layers per IPU, e.g. [3, 7, 7, 7])");
+      g.fail("layers_per_ipu",
+             "enablePipelining with virtualGraphMode manual needs layers_per_ipu (encoder layers "
+             "per IPU, e.g. [3, 7, 7, 7])");
     if (!s.layers_per_ipu.empty() && !st.session.enablePipelining)
-      g.fail("layers_per_ipu", "layers_per_ipu places layers on pipeline stages: set /workload/session/enablePipelining = true");
+      g.fail("layers_per_ipu",
+             "layers_per_ipu places layers on pipeline stages: set "
+             "/workload/session/enablePipelining = true");
     if (!s.layers_per_ipu.empty() && static_cast<std::int64_t>(s.layers_per_ipu.size()) != ipr)
-      g.fail("layers_per_ipu", "has " + std::to_string(s.layers_per_ipu.size()) + " entries but ipusPerReplica is " + std::to_string(ipr) +
+      g.fail("layers_per_ipu", "has " + std::to_string(s.layers_per_ipu.size()) +
+                                   " entries but ipusPerReplica is " + std::to_string(ipr) +
                                    " (one entry per IPU of the pipeline)");
     guard_transformer_size(s, st.session, g, system);
     try {
@@ -228,7 +262,9 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
       // hidden (2048)"): report the error at that key, not at an unrelated one.
       const std::string what = e.what();
       const std::string first = what.substr(0, what.find_first_of(" (,"));
-      const bool is_key = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+      const bool is_key = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || c == '_';
+      });
       g.fail(is_key && first != "the" ? first : "layers", what);
     }
   }
@@ -237,7 +273,9 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     CnnSpec s = read_cnn_spec(g);
     st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
     if (s.recompute && st.session.autoRecomputation != Recomputation::None)
-      g.fail("recompute", "the generator's recompute and /workload/session/autoRecomputation would both recompute the forward; set one");
+      g.fail("recompute",
+             "the generator's recompute and /workload/session/autoRecomputation would both "
+             "recompute the forward; set one");
     s.optimizer = opt;
     try {
       Model cnn = generate_cnn(s);
@@ -263,12 +301,16 @@ void note_sram_peaks(System& system, const TrainingState& st, const MemoryParams
     const auto vg = static_cast<std::size_t>(pm.vg);
     if (vg >= compute_peak.size()) continue;
     // The same balanced split plus code reserve as account_memory (max_tile_bytes).
-    compute_peak[vg] = std::max(compute_peak[vg], (pm.compute_bytes + compute - 1) / compute + mp.code_bytes_per_tile);
-    if (io > 0) io_peak[vg] = std::max(io_peak[vg], (pm.io_bytes + io - 1) / io + mp.code_bytes_per_tile);
+    compute_peak[vg] = std::max(
+        compute_peak[vg], (pm.compute_bytes + compute - 1) / compute + mp.code_bytes_per_tile);
+    if (io > 0)
+      io_peak[vg] = std::max(io_peak[vg], (pm.io_bytes + io - 1) / io + mp.code_bytes_per_tile);
   }
   for (std::uint32_t r = 0; r < mp.replicas; ++r) {
     for (std::uint32_t vg = 0; vg < mp.ipus_per_replica; ++vg) {
-      system.ipu(r * mp.ipus_per_replica + vg).tiles().note_sram_peak(compute_peak[vg], io_peak[vg], io);
+      system.ipu(r * mp.ipus_per_replica + vg)
+          .tiles()
+          .note_sram_peak(compute_peak[vg], io_peak[vg], io);
     }
   }
 }
@@ -284,45 +326,79 @@ void register_training_params() {
   const std::string m = "/workload/model/", t = m + "transformer/", p = m + "mlp/";
   ParamRegistry::instance().add({
       choice(m + "generator", "transformer", {"transformer", "mlp", "cnn", "explicit", "onnx"},
-             "Model source: a generator, explicit tensors/ops, or an ONNX model (/workload/model/onnx)"),
-      choice(m + "optimizer/type", "adam", {"sgd", "adam", "lamb", "lars"}, "Optimizer (state tensors and update flops)"),
-      choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"}, "Optimizer state dtype (PopXL apps: float32)"),
+             "Model source: a generator, explicit tensors/ops, or an ONNX model "
+             "(/workload/model/onnx)"),
+      choice(m + "optimizer/type", "adam", {"sgd", "adam", "lamb", "lars"},
+             "Optimizer (state tensors and update flops)"),
+      choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"},
+             "Optimizer state dtype (PopXL apps: float32)"),
       integer(t + "layers", "", 24, 1, 100000, "Transformer layers"),
       integer(t + "hidden", "", 1024, 1, {}, "Hidden size"),
       integer(t + "heads", "", 16, 1, {}, "Attention heads"),
       integer(t + "sequence_length", "", 128, 1, {}, "Sequence length"),
       integer(t + "vocab", "", 30522, 1, {}, "Vocabulary size"),
       integer(t + "micro_batch", "", 8, 1, {},
-              "PopART micro-batch (the batch axis of a step's tensors); batchSerializationSettings.factor must divide it and each serialised step "
+              "PopART micro-batch (the batch axis of a step's tensors); "
+              "batchSerializationSettings.factor must divide it and each serialised step "
               "processes micro_batch / factor samples"),
       choice(t + "dtype", "float16", {"float16", "float32"}, "Weights and activations dtype"),
-      integer(t + "layers_per_phase", "", 1, 1, {}, "Layers per forward phase (PopXL apps 1, PopART legacy BERT 3)"),
-      integer(t + "tensor_parallel", "", 1, 1, {}, "Tensor-parallel degree: weights split over consecutive replica groups of this size"),
-      integer(t + "activation_shards", "", 1, 1, {}, "Activations split this many ways (2-D tensor parallel: TP2); ASSUMPTION"),
+      integer(t + "layers_per_phase", "", 1, 1, {},
+              "Layers per forward phase (PopXL apps 1, PopART legacy BERT 3)"),
+      integer(t + "tensor_parallel", "", 1, 1, {},
+              "Tensor-parallel degree: weights split over consecutive replica groups of this size"),
+      integer(t + "activation_shards", "", 1, 1, {},
+              "Activations split this many ways (2-D tensor parallel: TP2); ASSUMPTION"),
       integer(t + "attention_serialisation", "", 1, 1, {}, "Divides the attention working memory"),
-      integer(t + "head_tokens", "", 0, 0, {}, "Tokens projected to the vocabulary by the head (0 = sequence_length; BERT MLM: masked tokens)"),
+      integer(t + "head_tokens", "", 0, 0, {},
+              "Tokens projected to the vocabulary by the head (0 = sequence_length; BERT MLM: "
+              "masked tokens)"),
       integer(t + "ffn_factor", "", 4, 1, {}, "Feed-forward intermediate size / hidden"),
-      flag(t + "recompute", true, "Phased execution: backward recomputes the forward (backward = 3x forward flops); pipelines use /workload/session/autoRecomputation"),
-      choice(t + "partials_type", "half", {"half", "float"}, "PopART partialsType of the matmuls: half (FP16 accumulation, MLPerf BERT on IPUs) or float (FP32 accumulators, the AMP's FP16.32 rate)"),
-      choice(t + "head", "lm", {"lm", "mlm_nsp"}, "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied to the word embedding, NSP)"),
-      integer(t + "max_sequences_per_pack", "", 1, 1, 64, "Packed sequences: at most this many sequences per sample (NSP head runs per sequence); MLPerf BERT on IPUs: 3"),
-      real(t + "sequences_per_pack", "", 1.0, 1.0, 64.0, "Packed sequences: average sequences per sample (reported as sequences_per_sample); MLPerf BERT on IPUs: about 2"),
-      raw(t + "layers_per_ipu", Json(), "Pipelining: encoder layers per IPU, one entry per IPU of the replica, e.g. [3, 7, 7, 7] or [0, 3, 3, 3, 3, 4, 4, 4]"),
-      integer(t + "embedding_ipu", "", 0, 0, 63, "Pipelining: IPU of the embedding (pipeline stage of that IPU)"),
-      integer(t + "head_ipu", "", -1, -1, 63, "Pipelining: IPU of the heads (-1 = the embedding's IPU: the MLM decoder is tied to the word embedding, so the heads form a last pipeline stage there)"),
-      raw(p + "layer_sizes", Json::array({784, 512, 512, 512, 10}), "MLP layer widths (W13: 784 512 512 512 10)"),
+      flag(t + "recompute", true,
+           "Phased execution: backward recomputes the forward (backward = 3x forward flops); "
+           "pipelines use /workload/session/autoRecomputation"),
+      choice(t + "partials_type", "half", {"half", "float"},
+             "PopART partialsType of the matmuls: half (FP16 accumulation, MLPerf BERT on IPUs) or "
+             "float (FP32 accumulators, the AMP's FP16.32 rate)"),
+      choice(t + "head", "lm", {"lm", "mlm_nsp"},
+             "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied "
+             "to the word embedding, NSP)"),
+      integer(t + "max_sequences_per_pack", "", 1, 1, 64,
+              "Packed sequences: at most this many sequences per sample (NSP head runs per "
+              "sequence); MLPerf BERT on IPUs: 3"),
+      real(t + "sequences_per_pack", "", 1.0, 1.0, 64.0,
+           "Packed sequences: average sequences per sample (reported as sequences_per_sample); "
+           "MLPerf BERT on IPUs: about 2"),
+      raw(t + "layers_per_ipu", Json(),
+          "Pipelining: encoder layers per IPU, one entry per IPU of the replica, e.g. [3, 7, 7, 7] "
+          "or [0, 3, 3, 3, 3, 4, 4, 4]"),
+      integer(t + "embedding_ipu", "", 0, 0, 63,
+              "Pipelining: IPU of the embedding (pipeline stage of that IPU)"),
+      integer(t + "head_ipu", "", -1, -1, 63,
+              "Pipelining: IPU of the heads (-1 = the embedding's IPU: the MLM decoder is tied to "
+              "the word embedding, so the heads form a last pipeline stage there)"),
+      raw(p + "layer_sizes", Json::array({784, 512, 512, 512, 10}),
+          "MLP layer widths (W13: 784 512 512 512 10)"),
       integer(p + "micro_batch", "", 8, 1, {},
-              "PopART micro-batch (the batch axis of a step's tensors); batchSerializationSettings.factor must divide it and each serialised step "
+              "PopART micro-batch (the batch axis of a step's tensors); "
+              "batchSerializationSettings.factor must divide it and each serialised step "
               "processes micro_batch / factor samples"),
       choice(p + "dtype", "float32", {"float16", "float32"}, "Weights and activations dtype"),
-      choice("/workload/memory/on_overflow", "warn", {"warn", "error"}, "SRAM overflow: warn (report it) or error (exit 2)"),
-      integer("/workload/memory/code_bytes_per_tile", "B", 0, 0, {}, "SRAM per tile reserved for code and control (ASSUMPTION: set per preset)"),
-      flag("/workload/executor/collective_cache", true, "Replay the measured time of an identical collective instead of re-simulating it"),
+      choice("/workload/memory/on_overflow", "warn", {"warn", "error"},
+             "SRAM overflow: warn (report it) or error (exit 2)"),
+      integer("/workload/memory/code_bytes_per_tile", "B", 0, 0, {},
+              "SRAM per tile reserved for code and control (ASSUMPTION: set per preset)"),
+      flag("/workload/executor/collective_cache", true,
+           "Replay the measured time of an identical collective instead of re-simulating it"),
       integer("/workload/executor/grain_bytes", "B", 8, 1, 1 << 20,
-              "per_tile fidelity: grain of Poplar's linear tile mapping of op outputs and IoTileCopies (poputil::mapTensorLinearly with "
-              "grainSize = the target's vector width, 64 bits: 4 halves or 2 floats); the busiest tile sets an op's time"),
-      choice("/workload/executor/simulate_replicas", "all", {"all", "first_machine"}, "Remote/host IO on all IPUs, or on the first machine's IPUs only (identical machines)"),
-      integer("/workload/report/list_micro_batches", "", 2, 0, {}, "List loop ops of the first N batch-serialisation steps per phase"),
+              "per_tile fidelity: grain of Poplar's linear tile mapping of op outputs and "
+              "IoTileCopies (poputil::mapTensorLinearly with "
+              "grainSize = the target's vector width, 64 bits: 4 halves or 2 floats); the busiest "
+              "tile sets an op's time"),
+      choice(
+          "/workload/executor/simulate_replicas", "all", {"all", "first_machine"},
+          "Remote/host IO on all IPUs, or on the first machine's IPUs only (identical machines)"),
+      integer("/workload/report/list_micro_batches", "", 2, 0, {},
+              "List loop ops of the first N batch-serialisation steps per phase"),
   });
 }
 
@@ -331,18 +407,24 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   const bool training = node.get_enum("kind") != "inference";
   st->session = read_session(node.child("session"), system.num_ipus(), system.ild_size_ipus());
   if (!training && st->session.accumulationFactor != 1)
-    throw ConfigError("/workload/session/accumulationFactor: " + std::to_string(st->session.accumulationFactor) +
-                      ": an inference session has no gradient accumulation (set 1; batchesPerStep sets the batches per run)");
+    throw ConfigError(
+        "/workload/session/accumulationFactor: " + std::to_string(st->session.accumulationFactor) +
+        ": an inference session has no gradient accumulation (set 1; batchesPerStep sets the "
+        "batches per run)");
   const ChipParams& chip = system.chip();
   if (st->session.numIOTiles >= chip.tiles) {
-    node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) + " IO tiles leave no compute tiles on a " +
+    node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) +
+                                                 " IO tiles leave no compute tiles on a " +
                                                  std::to_string(chip.tiles) + "-tile IPU");
   }
   // IO tiles are set aside in whole supertiles: the two tiles of one share an exchange bus,
   // so one cannot be an IO tile while the other computes.
   if (st->session.numIOTiles % chip.tiles_per_supertile != 0) {
-    node.child("session").fail("numIOTiles", std::to_string(st->session.numIOTiles) + " is not a whole number of supertiles: expected a multiple of " +
-                                                 std::to_string(chip.tiles_per_supertile) + " (/chip/tiles_per_supertile, tiles sharing one exchange bus)");
+    node.child("session").fail("numIOTiles",
+                               std::to_string(st->session.numIOTiles) +
+                                   " is not a whole number of supertiles: expected a multiple of " +
+                                   std::to_string(chip.tiles_per_supertile) +
+                                   " (/chip/tiles_per_supertile, tiles sharing one exchange bus)");
   }
   ConfigNode model_node = node.child("model");
   st->model = build_model(model_node, *st, system, training);
@@ -352,19 +434,24 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   if (st->pipelined) {
     try {
       st->plan = plan_pipeline(st->model, st->session);
-      guard_program_size(pipelined_program_counts(st->model, st->session, st->plan), st->session, node);
+      guard_program_size(pipelined_program_counts(st->model, st->session, st->plan), st->session,
+                         node);
       st->program = lower_pipeline(st->plan, st->session);
     } catch (const std::invalid_argument& e) {
       node.fail("session", e.what());
     }
   } else {
-    if (st->session.batchesPerStep != 1) node.child("session").fail("batchesPerStep", "phased execution runs one step (batchesPerStep 1)");
+    if (st->session.batchesPerStep != 1)
+      node.child("session").fail("batchesPerStep",
+                                 "phased execution runs one step (batchesPerStep 1)");
     try {
-      st->layout = assign_phases(st->model, st->session.stages, st->session.phases, static_cast<int>(st->session.ipusPerReplica));
+      st->layout = assign_phases(st->model, st->session.stages, st->session.phases,
+                                 static_cast<int>(st->session.ipusPerReplica));
     } catch (const std::invalid_argument& e) {
       node.fail("model", e.what());
     }
-    guard_program_size(phased_program_counts(st->model, st->session, st->layout.total_phases), st->session, node);
+    guard_program_size(phased_program_counts(st->model, st->session, st->layout.total_phases),
+                       st->session, node);
     try {
       st->resolved = resolve_locations(st->model, st->session);
       st->program = lower_program(st->model, st->layout, st->resolved, st->session);
@@ -385,12 +472,15 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   mem.finish();
   st->memory = account_memory(st->program, mp);
   if (!st->memory.fits) {
-    if (st->on_overflow == "error") node.child("memory").fail("on_overflow", "error: the model does not fit in SRAM: " + st->memory.overflow);
+    if (st->on_overflow == "error")
+      node.child("memory").fail("on_overflow",
+                                "error: the model does not fit in SRAM: " + st->memory.overflow);
     spdlog::warn("the model does not fit in SRAM: {}", st->memory.overflow);
   }
   // Remote buffers must fit in every machine's streaming memory (ConfigError otherwise).
   for (std::uint32_t mc = 0; mc < system.num_machines(); ++mc)
-    system.gateway(mc).memory().allocate("training.remote_buffers", st->memory.streaming_memory_per_machine_bytes);
+    system.gateway(mc).memory().allocate("training.remote_buffers",
+                                         st->memory.streaming_memory_per_machine_bytes);
   ConfigNode exn = node.child("executor");
   ExecutorOptions opt;
   opt.num_io_tiles = st->session.numIOTiles;

@@ -5,8 +5,8 @@
 #include "runtime/workloads/collective_workload.hpp"
 #include "runtime/workloads/microbenchmark.hpp"
 #include "runtime/workloads/microbenchmark_params.hpp"
-#include "runtime/workloads/sharded_tensor_workload.hpp"
 #include "runtime/workloads/runtime_params.hpp"
+#include "runtime/workloads/sharded_tensor_workload.hpp"
 #include "runtime/workloads/training_workload.hpp"
 #include "sim/params.hpp"
 
@@ -14,8 +14,15 @@ namespace ipusim {
 
 void register_runtime_params() {
   ParamRegistry::instance().add({
-      {"/workload/kind", ParamType::Enum, "", Json(), {}, {}, {"microbenchmark", "collective", "sharded_tensor", "training", "inference"},
-       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's collectives, a replicated training step, or "
+      {"/workload/kind",
+       ParamType::Enum,
+       "",
+       Json(),
+       {},
+       {},
+       {"microbenchmark", "collective", "sharded_tensor", "training", "inference"},
+       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's "
+       "collectives, a replicated training step, or "
        "inference batches of an ONNX model (PopART's InferenceSession)"},
   });
   register_microbenchmark_params();

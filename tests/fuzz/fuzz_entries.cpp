@@ -24,7 +24,8 @@ namespace {
 /// that the fuzzer does not wear a disk), created once per process.
 const fs::path& work_dir() {
   static const fs::path dir = [] {
-    const fs::path base = fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+    const fs::path base =
+        fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
     fs::path d = base / ("ipusim_fuzz_" + std::to_string(::getpid()));
     fs::create_directories(d);
     return d;
@@ -35,8 +36,10 @@ const fs::path& work_dir() {
 std::vector<std::string> split(const std::uint8_t* data, std::size_t size, char sep) {
   std::vector<std::string> parts(1);
   for (std::size_t i = 0; i < size; ++i) {
-    if (static_cast<char>(data[i]) == sep) parts.emplace_back();
-    else parts.back() += static_cast<char>(data[i]);
+    if (static_cast<char>(data[i]) == sep)
+      parts.emplace_back();
+    else
+      parts.back() += static_cast<char>(data[i]);
   }
   return parts;
 }
@@ -52,7 +55,8 @@ int fuzz_config(const std::uint8_t* data, std::size_t size) {
   const std::vector<std::string> parts = split(data, size, '\0');
   const fs::path& dir = work_dir();
   const char* names[] = {"main.json", "a.json", "b.json", "c.json"};
-  for (std::size_t i = 0; i < 4; ++i) write_file(dir / names[i], i < parts.size() && i < 4 ? parts[i] : "{}");
+  for (std::size_t i = 0; i < 4; ++i)
+    write_file(dir / names[i], i < parts.size() && i < 4 ? parts[i] : "{}");
   try {
     ConfigDoc doc = ConfigDoc::load_file((dir / "main.json").string());
     if (parts.size() > 4) {
@@ -91,7 +95,8 @@ int fuzz_cbr(const std::uint8_t* data, std::size_t size) {
 int fuzz_sweep(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const cli::SweepSpec spec = cli::parse_sweep(parse_json_text(text, "fuzz_sweep.json"), "fuzz_sweep.json");
+    const cli::SweepSpec spec =
+        cli::parse_sweep(parse_json_text(text, "fuzz_sweep.json"), "fuzz_sweep.json");
     // Expansion is linear in the points; 256 keeps executions fast (count_points guards the rest).
     if (cli::count_points(spec) <= 256) (void)cli::expand_points(spec);
   } catch (const ConfigError&) {

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
 #include <systemc>
 
 #include "models/system/system.hpp"
@@ -34,8 +33,11 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-ipusim::ConfigDoc preset(const std::string& name, const ipusim::Json& extra = ipusim::Json::object()) {
-  ipusim::Json root = ipusim::ConfigDoc::load_file(std::string(IPUSIM_SOURCE_DIR) + "/configs/systems/" + name + ".json").root();
+ipusim::ConfigDoc preset(const std::string& name,
+                         const ipusim::Json& extra = ipusim::Json::object()) {
+  ipusim::Json root = ipusim::ConfigDoc::load_file(std::string(IPUSIM_SOURCE_DIR) +
+                                                   "/configs/systems/" + name + ".json")
+                          .root();
   for (auto it = extra.begin(); it != extra.end(); ++it) root[it.key()] = it.value();
   return ipusim::ConfigDoc::from_json(root, name);
 }
@@ -46,10 +48,11 @@ int elaborate(const std::string& preset_name) {
   auto system = ipusim::build_system(doc);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // end of elaboration
   const double wall = seconds_since(t0);
-  std::printf("{\"scenario\": \"elab-%s\", \"ipus\": %u, \"fidelity\": \"%s\", \"resources\": %zu, "
-              "\"wall_s\": %.3f, \"peak_rss_MB\": %.1f}\n",
-              preset_name.c_str(), system->num_ipus(), ipusim::to_string(system->fidelity()).c_str(),
-              system->network().engine().num_resources(), wall, peak_rss_MB());
+  std::printf(
+      "{\"scenario\": \"elab-%s\", \"ipus\": %u, \"fidelity\": \"%s\", \"resources\": %zu, "
+      "\"wall_s\": %.3f, \"peak_rss_MB\": %.1f}\n",
+      preset_name.c_str(), system->num_ipus(), ipusim::to_string(system->fidelity()).c_str(),
+      system->network().engine().num_resources(), wall, peak_rss_MB());
   return 0;
 }
 
@@ -62,17 +65,27 @@ int transfers(const std::string& scenario, std::uint64_t n) {
     // (64 KiB + s x 4 KiB) so that completions never coincide: every start and end is its
     // own event and a reallocation of the 8 sharing flows.
     for (int s = 0; s < 8; ++s) {
-      kids.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", 65536 + 4096 * s}, {"repeat", n / 8}});
+      kids.push_back({{"kind", "transfer"},
+                      {"src_ipu", 0},
+                      {"dst_ipu", 2},
+                      {"bytes", 65536 + 4096 * s},
+                      {"repeat", n / 8}});
     }
   } else {
     // 64 streams, one per IPU to its rung partner: independent flows (fast path).
     for (int s = 0; s < 64; ++s) {
-      kids.push_back({{"kind", "transfer"}, {"src_ipu", s}, {"dst_ipu", s ^ 1}, {"bytes", 65536}, {"repeat", n / 64}});
+      kids.push_back({{"kind", "transfer"},
+                      {"src_ipu", s},
+                      {"dst_ipu", s ^ 1},
+                      {"bytes", 65536},
+                      {"repeat", n / 64}});
     }
   }
-  ipusim::ConfigDoc doc = preset("pod64", Json{{"sim", {{"fidelity", "aggregated"}}},
-                                               {"workload", {{"kind", "microbenchmark"},
-                                                             {"steps", Json::array({{{"kind", "concurrent"}, {"steps", kids}}})}}}});
+  ipusim::ConfigDoc doc = preset(
+      "pod64", Json{{"sim", {{"fidelity", "aggregated"}}},
+                    {"workload",
+                     {{"kind", "microbenchmark"},
+                      {"steps", Json::array({{{"kind", "concurrent"}, {"steps", kids}}})}}}});
   auto system = ipusim::build_system(doc);
   ipusim::ConfigNode root(doc, "");
   ipusim::Microbenchmark mb("mb", *system, root.child("workload"));
@@ -84,10 +97,15 @@ int transfers(const std::string& scenario, std::uint64_t n) {
     return 3;
   }
   const double done = static_cast<double>(mb.transfers_completed());
-  std::printf("{\"scenario\": \"%s\", \"transfers\": %.0f, \"simulated_ns\": %.1f, \"achieved_GBps\": %.3f, "
-              "\"network_wakeups\": %llu, \"wall_s\": %.3f, \"transfers_per_s\": %.0f, \"peak_rss_MB\": %.1f}\n",
-              scenario.c_str(), done, mb.total_time_ns(), mb.results()["steps"][0]["bandwidth_GBps"].get<double>(),
-              static_cast<unsigned long long>(system->network().wakeups()), wall, done / wall, peak_rss_MB());
+  std::printf(
+      "{\"scenario\": \"%s\", \"transfers\": %.0f, \"simulated_ns\": %.1f, \"achieved_GBps\": "
+      "%.3f, "
+      "\"network_wakeups\": %llu, \"wall_s\": %.3f, \"transfers_per_s\": %.0f, \"peak_rss_MB\": "
+      "%.1f}\n",
+      scenario.c_str(), done, mb.total_time_ns(),
+      mb.results()["steps"][0]["bandwidth_GBps"].get<double>(),
+      static_cast<unsigned long long>(system->network().wakeups()), wall, done / wall,
+      peak_rss_MB());
   return 0;
 }
 
@@ -101,7 +119,9 @@ int sc_main(int argc, char* argv[]) {
     if (mode == "elab-multipod") return elaborate("multipod");
     if (mode == "saturated" || mode == "parallel") return transfers(mode, n);
     if (mode != "all") {
-      std::fprintf(stderr, "usage: bench_models [elab-pod64|elab-multipod|saturated|parallel] [transfers]\n");
+      std::fprintf(
+          stderr,
+          "usage: bench_models [elab-pod64|elab-multipod|saturated|parallel] [transfers]\n");
       return 2;
     }
     // One SystemC elaboration per process: run each scenario as a child process.

@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
       req, [&](const Superstep& s) { generated += s.transfers.size(); }, StepDetail::TimingOnly);
   std::printf("timing-only: %llu steps, %llu transfers (%llu generated), %.3f s\n",
               static_cast<unsigned long long>(timing.num_steps),
-              static_cast<unsigned long long>(timing.num_transfers), static_cast<unsigned long long>(generated),
-              seconds_since(t0));
+              static_cast<unsigned long long>(timing.num_transfers),
+              static_cast<unsigned long long>(generated), seconds_since(t0));
   if (timing.num_transfers != header.num_transfers) return EXIT_FAILURE;
   if (streamed_only) {
     std::printf("peak RSS %ld MiB\n", peak_rss_mib());

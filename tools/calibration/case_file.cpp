@@ -13,9 +13,12 @@ namespace fs = std::filesystem;
 
 std::string to_string(CaseRole role) {
   switch (role) {
-    case CaseRole::Calibration: return "calibration";
-    case CaseRole::Prediction: return "prediction";
-    case CaseRole::Consistency: return "consistency";
+    case CaseRole::Calibration:
+      return "calibration";
+    case CaseRole::Prediction:
+      return "prediction";
+    case CaseRole::Consistency:
+      return "consistency";
   }
   return "consistency";
 }
@@ -27,7 +30,8 @@ CaseRole parse_role(const StrictObject& o) {
   if (role == "calibration") return CaseRole::Calibration;
   if (role == "prediction") return CaseRole::Prediction;
   if (role == "consistency") return CaseRole::Consistency;
-  o.fail("role", "expected \"calibration\", \"prediction\" or \"consistency\", got \"" + role + "\"");
+  o.fail("role",
+         "expected \"calibration\", \"prediction\" or \"consistency\", got \"" + role + "\"");
 }
 
 /// A case of a legacy reference document ({"cases": [...]}, the former published.json):
@@ -54,7 +58,8 @@ CaseSpec from_legacy(const ValidationCase& v, std::size_t index) {
 
 CaseSpec parse_case_file(const Json& doc, const std::string& file) {
   StrictObject o(doc, file, "");
-  o.allow_only({"name", "role", "config", "set", "report_path", "measured", "scale", "tolerance_pct", "source", "notes"});
+  o.allow_only({"name", "role", "config", "set", "report_path", "measured", "scale",
+                "tolerance_pct", "source", "notes"});
   CaseSpec c;
   c.file = file;
   c.where = file;
@@ -62,12 +67,15 @@ CaseSpec parse_case_file(const Json& doc, const std::string& file) {
   if (c.name.empty()) o.fail("name", "expected a non-empty name");
   c.role = parse_role(o);
   const std::string config = o.string("config");
-  c.config = fs::path(config).is_absolute() ? config
-                                            : (fs::path(file).parent_path() / config).lexically_normal().string();
+  c.config = fs::path(config).is_absolute()
+                 ? config
+                 : (fs::path(file).parent_path() / config).lexically_normal().string();
   c.sets = o.string_list("set");
   c.report_path = o.string("report_path");
   check_json_pointer(c.report_path, file + ": " + o.pointer_of("report_path"));
-  if (c.report_path.empty()) o.fail("report_path", "expected a JSON pointer into report.json such as \"/simulated/time_ns\"");
+  if (c.report_path.empty())
+    o.fail("report_path",
+           "expected a JSON pointer into report.json such as \"/simulated/time_ns\"");
   StrictObject measured(o.required("measured"), file, o.pointer_of("measured"));
   measured.allow_only({"value", "unit"});
   c.measured_value = measured.number("value");
@@ -77,7 +85,8 @@ CaseSpec parse_case_file(const Json& doc, const std::string& file) {
   c.tolerance_pct = o.number("tolerance_pct");
   if (c.tolerance_pct < 0) o.fail("tolerance_pct", "expected a value >= 0");
   c.source = o.string("source");
-  if (c.source.empty()) o.fail("source", "expected the document, table and page the value comes from");
+  if (c.source.empty())
+    o.fail("source", "expected the document, table and page the value comes from");
   c.notes = o.string_or("notes", "");
   if (c.role != CaseRole::Consistency && !(c.measured_value > 0)) {
     measured.fail("value", "expected a measured value > 0 (" + to_string(c.role) +
@@ -117,7 +126,9 @@ std::vector<CaseSpec> load_cases(const std::vector<std::string>& files_or_dirs) 
     for (const auto& f : files) {
       for (auto& c : load_case_file(f)) {
         auto [it, fresh] = seen.emplace(c.name, c.where);
-        if (!fresh) throw ConfigError(c.where + ": /name: the name \"" + c.name + "\" is already used by " + it->second);
+        if (!fresh)
+          throw ConfigError(c.where + ": /name: the name \"" + c.name + "\" is already used by " +
+                            it->second);
         out.push_back(std::move(c));
       }
     }

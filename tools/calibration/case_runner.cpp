@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 CaseRunner::CaseRunner(std::string work_dir, unsigned jobs, std::vector<std::string> extra_sets,
                        std::string cache_file)
-    : work_dir_(std::move(work_dir)), jobs_(std::max(1u, jobs)), extra_sets_(std::move(extra_sets)),
+    : work_dir_(std::move(work_dir)),
+      jobs_(std::max(1u, jobs)),
+      extra_sets_(std::move(extra_sets)),
       cache_file_(std::move(cache_file)) {
   if (cache_file_.empty() || !fs::is_regular_file(cache_file_)) return;
   std::ifstream in(cache_file_);
@@ -36,7 +38,8 @@ CaseRunner::CaseRunner(std::string work_dir, unsigned jobs, std::vector<std::str
       continue;
     }
     if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string()) {
-      throw ConfigError(cache_file_ + ": line " + std::to_string(number) + ": expected {\"key\": ..., \"ok\": ...}");
+      throw ConfigError(cache_file_ + ": line " + std::to_string(number) +
+                        ": expected {\"key\": ..., \"ok\": ...}");
     }
     CaseValue v;
     v.ok = entry.value("ok", false);
@@ -51,27 +54,30 @@ std::string CaseRunner::key(const CaseSpec& c, const std::vector<std::string>& p
   // The parameter vector first (the point), then what identifies the case's run.
   std::string k;
   for (const auto& s : param_sets) k += s + ";";
-  k += " | " + c.where + " | " + c.name + " | " + c.config + " | " + c.report_path + " | " + exact_scale(c);
+  k += " | " + c.where + " | " + c.name + " | " + c.config + " | " + c.report_path + " | " +
+       exact_scale(c);
   for (const auto& s : c.sets) k += " | " + s;
   for (const auto& s : extra_sets_) k += " | " + s;
   return k;
 }
 
-std::string CaseRunner::exact_scale(const CaseSpec& c) {
-  return Json(c.scale).dump();
-}
+std::string CaseRunner::exact_scale(const CaseSpec& c) { return Json(c.scale).dump(); }
 
 void CaseRunner::append_to_cache_file(const std::string& k, const CaseValue& v) const {
   // Failed runs stay out of the file: a resumed calibration retries them.
   if (cache_file_.empty() || !v.ok) return;
   Json entry = {{"key", k}, {"ok", v.ok}};
-  if (v.ok) entry["simulated"] = v.simulated;
-  else entry["error"] = v.error;
+  if (v.ok)
+    entry["simulated"] = v.simulated;
+  else
+    entry["error"] = v.error;
   const std::string line = entry.dump() + "\n";
   // One write() of the whole line; if it is cut short (a full disk), the file is cut back
   // to where it was, so no partial line is left for the next append to run into.
   const int fd = ::open(cache_file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-  if (fd < 0) throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " + std::strerror(errno));
+  if (fd < 0)
+    throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " +
+                     std::strerror(errno));
   struct stat before {};
   const bool sized = ::fstat(fd, &before) == 0;
   ssize_t n = 0;
@@ -83,7 +89,8 @@ void CaseRunner::append_to_cache_file(const std::string& k, const CaseValue& v) 
   }
   ::close(fd);
   if (err != 0) {
-    throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " + std::strerror(err));
+    throw WriteError("cannot append to the evaluation cache " + cache_file_ + ": " +
+                     std::strerror(err));
   }
 }
 
@@ -102,7 +109,9 @@ std::vector<CaseValue> CaseRunner::evaluate(const std::vector<CaseSpec>& cases,
     std::vector<std::string> sets = cases[i].sets;
     sets.insert(sets.end(), extra_sets_.begin(), extra_sets_.end());
     sets.insert(sets.end(), param_sets.begin(), param_sets.end());
-    jobs.push_back({cases[i].config, sets, (fs::path(work_dir_) / (std::to_string(i) + "_" + safe_name(cases[i].name))).string()});
+    jobs.push_back(
+        {cases[i].config, sets,
+         (fs::path(work_dir_) / (std::to_string(i) + "_" + safe_name(cases[i].name))).string()});
     which.push_back(i);
   }
   if (jobs.empty()) return values;

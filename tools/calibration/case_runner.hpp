@@ -24,11 +24,13 @@ class CaseRunner {
  public:
   /// `work_dir` holds one folder per case; `extra_sets` apply to every run (before the
   /// parameter overrides); `cache_file` ("" = none) is read now and appended to later.
-  CaseRunner(std::string work_dir, unsigned jobs, std::vector<std::string> extra_sets, std::string cache_file);
+  CaseRunner(std::string work_dir, unsigned jobs, std::vector<std::string> extra_sets,
+             std::string cache_file);
 
   /// The value of every case with `param_sets` ("/a/b=1.5" ...) applied last. Throws
   /// ConfigError when a report lacks the case's report_path or it is not a number.
-  std::vector<CaseValue> evaluate(const std::vector<CaseSpec>& cases, const std::vector<std::string>& param_sets);
+  std::vector<CaseValue> evaluate(const std::vector<CaseSpec>& cases,
+                                  const std::vector<std::string>& param_sets);
 
   /// Called after each simulation that really ran (not for cache hits).
   void on_run(std::function<void(bool failed)> callback) { on_run_ = std::move(callback); }

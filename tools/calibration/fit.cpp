@@ -1,12 +1,11 @@
 #include "tools/calibration/fit.hpp"
 
-#include <nlopt.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <functional>
 #include <limits>
+#include <nlopt.hpp>
 
 #include "sim/errors.hpp"
 #include "tools/validate/validate_reference.hpp"
@@ -28,7 +27,8 @@ struct Problem {
   unsigned evaluations = 0;
 };
 
-double nlopt_objective(const std::vector<double>& u, std::vector<double>& /*gradient: derivative-free*/, void* data) {
+double nlopt_objective(const std::vector<double>& u,
+                       std::vector<double>& /*gradient: derivative-free*/, void* data) {
   auto* p = static_cast<Problem*>(data);
   if (p->error) return p->best;
   try {
@@ -48,13 +48,20 @@ double nlopt_objective(const std::vector<double>& u, std::vector<double>& /*grad
 
 std::string result_text(nlopt::result r) {
   switch (r) {
-    case nlopt::SUCCESS: return "success";
-    case nlopt::STOPVAL_REACHED: return "objective below the stop value";
-    case nlopt::FTOL_REACHED: return "objective tolerance reached";
-    case nlopt::XTOL_REACHED: return "parameter tolerance reached";
-    case nlopt::MAXEVAL_REACHED: return "maximum evaluations reached (--max-evals)";
-    case nlopt::MAXTIME_REACHED: return "time limit reached";
-    default: return "stopped (" + std::to_string(static_cast<int>(r)) + ")";
+    case nlopt::SUCCESS:
+      return "success";
+    case nlopt::STOPVAL_REACHED:
+      return "objective below the stop value";
+    case nlopt::FTOL_REACHED:
+      return "objective tolerance reached";
+    case nlopt::XTOL_REACHED:
+      return "parameter tolerance reached";
+    case nlopt::MAXEVAL_REACHED:
+      return "maximum evaluations reached (--max-evals)";
+    case nlopt::MAXTIME_REACHED:
+      return "time limit reached";
+    default:
+      return "stopped (" + std::to_string(static_cast<int>(r)) + ")";
   }
 }
 
@@ -93,7 +100,8 @@ double log_error(const CaseValue& value, const CaseSpec& spec) {
   return std::log(value.simulated / spec.measured_value);
 }
 
-double log_error_objective(const std::vector<CaseValue>& values, const std::vector<CaseSpec>& cases) {
+double log_error_objective(const std::vector<CaseValue>& values,
+                           const std::vector<CaseSpec>& cases) {
   double sum = 0.0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const double e = log_error(values[i], cases[i]);
@@ -103,7 +111,8 @@ double log_error_objective(const std::vector<CaseValue>& values, const std::vect
 }
 
 double relative_sensitivity(double objective, double objective_up, double objective_down) {
-  const double change = std::max(std::fabs(objective_up - objective), std::fabs(objective_down - objective));
+  const double change =
+      std::max(std::fabs(objective_up - objective), std::fabs(objective_down - objective));
   return change / std::max(objective, 1e-300);
 }
 
@@ -112,17 +121,20 @@ double relative_error_of(const CaseValue& value, const CaseSpec& spec) {
   return relative_error(value.simulated, spec.measured_value);
 }
 
-std::vector<std::string> param_sets(const std::vector<FitParam>& params, const std::vector<double>& values) {
+std::vector<std::string> param_sets(const std::vector<FitParam>& params,
+                                    const std::vector<double>& values) {
   std::vector<std::string> sets;
   for (std::size_t i = 0; i < params.size(); ++i) sets.push_back(params[i].set_text(values[i]));
   return sets;
 }
 
-FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params, CaseRunner& runner,
-                         const FitOptions& options) {
+FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                         CaseRunner& runner, const FitOptions& options) {
   for (const auto& c : cases) {
     if (c.role != CaseRole::Calibration) {
-      throw ConfigError(c.where + ": /role: calibrate fits on calibration cases only, this one is " + to_string(c.role));
+      throw ConfigError(c.where +
+                        ": /role: calibrate fits on calibration cases only, this one is " +
+                        to_string(c.role));
     }
   }
   if (cases.empty()) throw ConfigError("calibrate: no calibration cases to fit on");
@@ -137,7 +149,8 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
   const std::vector<CaseValue> before = runner.evaluate(cases, param_sets(params, start));
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!before[i].ok) {
-      throw ConfigError(cases[i].where + ": /config: the case does not run at the start point: " + before[i].error);
+      throw ConfigError(cases[i].where +
+                        ": /config: the case does not run at the start point: " + before[i].error);
     }
   }
   result.objective_start = log_error_objective(before, cases);
@@ -176,13 +189,16 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
       u.push_back(p.to_unit(start[k]));
       lower.push_back(p.unit_lower());
       upper.push_back(p.unit_upper());
-      const double step = p.log_space() ? options.step_fraction : options.step_fraction * std::max(1.0, std::fabs(start[k]));
+      const double step = p.log_space()
+                              ? options.step_fraction
+                              : options.step_fraction * std::max(1.0, std::fabs(start[k]));
       steps.push_back(std::min(step, 0.45 * (upper.back() - lower.back())));
     }
     Problem problem;
     problem.objective = [&](const std::vector<double>& x) {
       std::vector<double> values = start;
-      for (std::size_t i = 0; i < free.size(); ++i) values[free[i]] = params[free[i]].to_value(x[i]);
+      for (std::size_t i = 0; i < free.size(); ++i)
+        values[free[i]] = params[free[i]].to_value(x[i]);
       return objective_at(values);
     };
     problem.best = result.objective_start;
@@ -199,7 +215,8 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
     }
     result.stop_reason = result_text(r);
     result.evaluations = problem.evaluations;
-    for (std::size_t i = 0; i < free.size(); ++i) fitted[free[i]] = params[free[i]].to_value(problem.best_u[i]);
+    for (std::size_t i = 0; i < free.size(); ++i)
+      fitted[free[i]] = params[free[i]].to_value(problem.best_u[i]);
   }
 
   const std::vector<CaseValue> after = runner.evaluate(cases, param_sets(params, fitted));
@@ -208,7 +225,8 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
     result.params[k].value = fitted[k];
     result.params[k].sensitivity_fitted = sensitivity_at(fitted, result.objective_fitted, k);
   }
-  for (std::size_t i = 0; i < cases.size(); ++i) result.cases.push_back({cases[i], before[i], after[i]});
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    result.cases.push_back({cases[i], before[i], after[i]});
   return result;
 }
 

@@ -15,18 +15,18 @@ namespace ipusim::cli {
 
 /// How to fit.
 struct FitOptions {
-  unsigned max_evals = 200;        ///< objective evaluations (each simulates every case)
-  double min_sensitivity = 1e-6;   ///< below this relative objective change: undetermined
-  double step_fraction = 0.1;      ///< the ±move of the sensitivity probe (10 %)
+  unsigned max_evals = 200;       ///< objective evaluations (each simulates every case)
+  double min_sensitivity = 1e-6;  ///< below this relative objective change: undetermined
+  double step_fraction = 0.1;     ///< the ±move of the sensitivity probe (10 %)
 };
 
 /// One parameter after the fit.
 struct FittedParam {
   FitParam param;
-  double value = 0.0;              ///< fitted value (the start value when undetermined)
+  double value = 0.0;  ///< fitted value (the start value when undetermined)
   bool determined = true;
-  double sensitivity_start = 0.0;  ///< relative objective change for ±10 % at the start
-  double sensitivity_fitted = 0.0; ///< the same at the fitted point
+  double sensitivity_start = 0.0;   ///< relative objective change for ±10 % at the start
+  double sensitivity_fitted = 0.0;  ///< the same at the fitted point
 };
 
 /// One case before and after.
@@ -51,19 +51,21 @@ struct FitResult {
 double log_error(const CaseValue& value, const CaseSpec& spec);
 
 /// Sum of squared log-errors over the cases.
-double log_error_objective(const std::vector<CaseValue>& values, const std::vector<CaseSpec>& cases);
+double log_error_objective(const std::vector<CaseValue>& values,
+                           const std::vector<CaseSpec>& cases);
 
 /// Relative objective change when a parameter moves by ±fraction: max |J± − J| / J
 /// (J floored at 1e-300 so that a perfect fit stays finite).
 double relative_sensitivity(double objective, double objective_up, double objective_down);
 
 /// The `--set` overrides for a parameter vector.
-std::vector<std::string> param_sets(const std::vector<FitParam>& params, const std::vector<double>& values);
+std::vector<std::string> param_sets(const std::vector<FitParam>& params,
+                                    const std::vector<double>& values);
 
 /// Fits `params` to `cases` (all of which must be calibration cases). Throws ConfigError
 /// when a case does not run at the start point.
-FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params, CaseRunner& runner,
-                         const FitOptions& options);
+FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                         CaseRunner& runner, const FitOptions& options);
 
 /// (simulated − measured) / |measured| of a case value; NaN when the case did not run.
 double relative_error_of(const CaseValue& value, const CaseSpec& spec);

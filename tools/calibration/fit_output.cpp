@@ -1,7 +1,7 @@
 #include "tools/calibration/fit_output.hpp"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 
@@ -48,11 +48,13 @@ Json fitted_config(const FitResult& result) {
   return doc;
 }
 
-std::string fitted_description(const std::string& old_description, const std::vector<std::string>& case_names,
-                               const std::string& date, double value, const std::string& unit) {
+std::string fitted_description(const std::string& old_description,
+                               const std::vector<std::string>& case_names, const std::string& date,
+                               double value, const std::string& unit) {
   // Cut at the first remark that the value is assumed or was fitted, and at an opening
   // parenthesis or "to be" just before it ("ASSUMPTION (to be fitted by ...)").
-  std::size_t cut = std::min(old_description.find("fitted by ipusim calibrate"), old_description.find("ASSUMPTION"));
+  std::size_t cut = std::min(old_description.find("fitted by ipusim calibrate"),
+                             old_description.find("ASSUMPTION"));
   if (cut != std::string::npos) {
     const std::string before = trim_right(old_description.substr(0, cut));
     for (const char* tail : {"(to be", "to be", "("}) {
@@ -63,19 +65,22 @@ std::string fitted_description(const std::string& old_description, const std::ve
       }
     }
   }
-  std::string head = trim_right(old_description.substr(0, cut == std::string::npos ? old_description.size() : cut));
+  std::string head = trim_right(
+      old_description.substr(0, cut == std::string::npos ? old_description.size() : cut));
   if (!head.empty()) head += " ";
   char value_text[32];
   std::snprintf(value_text, sizeof value_text, "%.6g", value);
-  return head + "fitted by ipusim calibrate on " + join(case_names, ", ") + " (" + date + "): " + value_text +
-         (unit.empty() ? "" : " " + unit) + ".";
+  return head + "fitted by ipusim calibrate on " + join(case_names, ", ") + " (" + date +
+         "): " + value_text + (unit.empty() ? "" : " " + unit) + ".";
 }
 
 Json fitted_meta(const FitResult& result, const std::string& date) {
   const std::vector<std::string> names = case_names(result);
   Json cases = Json::array();
   for (const auto& c : result.cases) {
-    Json row = {{"name", c.spec.name}, {"file", c.spec.file}, {"measured", c.spec.measured_value},
+    Json row = {{"name", c.spec.name},
+                {"file", c.spec.file},
+                {"measured", c.spec.measured_value},
                 {"unit", c.spec.measured_unit}};
     row["simulated_start"] = c.before.ok ? Json(c.before.simulated) : Json();
     row["simulated_fitted"] = c.after.ok ? Json(c.after.simulated) : Json();
@@ -94,7 +99,9 @@ Json fitted_meta(const FitResult& result, const std::string& date) {
                 {"cases", names},
                 {"date", date},
                 {"previous_description", p.param.description}};
-    if (p.determined) row["description"] = fitted_description(p.param.description, names, date, p.value, p.param.unit);
+    if (p.determined)
+      row["description"] =
+          fitted_description(p.param.description, names, date, p.value, p.param.unit);
     params[p.param.path] = row;
   }
   return {{"generated_by", "ipusim calibrate"},
@@ -115,13 +122,16 @@ std::string meta_path_for(const std::string& fitted_path) {
 
 std::string descriptions_text(const Json& meta, const std::string& file) {
   if (!meta.is_object() || !meta.contains("parameters") || !meta["parameters"].is_object()) {
-    throw ConfigError(file + ": /parameters: expected the side-car of ipusim calibrate (*.meta.json) with a "
-                      "\"parameters\" object");
+    throw ConfigError(
+        file +
+        ": /parameters: expected the side-car of ipusim calibrate (*.meta.json) with a "
+        "\"parameters\" object");
   }
   std::string out;
   for (auto it = meta["parameters"].begin(); it != meta["parameters"].end(); ++it) {
     const Json& row = it.value();
-    if (!row.is_object() || row.value("status", "") != "fitted" || !row.contains("description")) continue;
+    if (!row.is_object() || row.value("status", "") != "fitted" || !row.contains("description"))
+      continue;
     out += it.key() + "\n  " + Json(row["description"]).dump() + "\n";
   }
   return out;

@@ -25,8 +25,9 @@ std::string meta_path_for(const std::string& fitted_path);
 /// The registry description of a fitted parameter: the old description up to its
 /// "ASSUMPTION" (or earlier "fitted by ipusim calibrate") remark, then
 /// "fitted by ipusim calibrate on <cases> (<date>): <value> <unit>."
-std::string fitted_description(const std::string& old_description, const std::vector<std::string>& case_names,
-                               const std::string& date, double value, const std::string& unit);
+std::string fitted_description(const std::string& old_description,
+                               const std::vector<std::string>& case_names, const std::string& date,
+                               double value, const std::string& unit);
 
 /// Lines "path\n  \"description\"" for every fitted parameter of a side-car document (the
 /// text to paste into the registry); ConfigError if `meta` is not a side-car.

@@ -44,7 +44,9 @@ double FitParam::unit_upper() const {
 }
 
 std::string FitParam::set_text(double value) const {
-  return path + "=" + (integer ? std::to_string(static_cast<long long>(std::llround(value))) : exact_number(value));
+  return path + "=" +
+         (integer ? std::to_string(static_cast<long long>(std::llround(value)))
+                  : exact_number(value));
 }
 
 std::string exact_number(double value) {
@@ -74,7 +76,9 @@ std::vector<std::string> split_commas(const std::string& text) {
 std::vector<FitParam> resolve_fit_params(const std::string& comma_separated) {
   register_all_params();
   const std::vector<std::string> names = split_commas(comma_separated);
-  if (names.empty()) throw ConfigError("--params: expected one or more parameter paths such as /ipu_link/latency_ns");
+  if (names.empty())
+    throw ConfigError(
+        "--params: expected one or more parameter paths such as /ipu_link/latency_ns");
   std::vector<FitParam> out;
   for (std::string name : names) {
     if (name[0] != '/') {
@@ -87,17 +91,20 @@ std::vector<FitParam> resolve_fit_params(const std::string& comma_separated) {
     const ParamSpec* spec = ParamRegistry::instance().find(name);
     if (!spec) throw ConfigError("--params: " + name + " is not a parameter (see ipusim params)");
     if (spec->type != ParamType::Double && spec->type != ParamType::Int) {
-      throw ConfigError("--params: " + name + " is a " + to_string(spec->type) + " parameter; only numbers can be fitted");
+      throw ConfigError("--params: " + name + " is a " + to_string(spec->type) +
+                        " parameter; only numbers can be fitted");
     }
     const bool fittable = spec->description.find("ASSUMPTION") != std::string::npos ||
                           spec->description.find("fitted by ipusim calibrate") != std::string::npos;
     if (!fittable) {
       throw ConfigError("--params: " + name +
-                        " is not an assumption (its description names a source): only parameters whose description "
+                        " is not an assumption (its description names a source): only parameters "
+                        "whose description "
                         "contains \"ASSUMPTION\" or \"fitted by ipusim calibrate\" may be fitted");
     }
     if (!spec->min || !spec->max || !spec->default_value.is_number()) {
-      throw ConfigError("--params: " + name + " has no numeric default and [min, max] range in the registry");
+      throw ConfigError("--params: " + name +
+                        " has no numeric default and [min, max] range in the registry");
     }
     FitParam p;
     p.path = name;

@@ -42,10 +42,12 @@ std::vector<double> errors_of(const std::vector<CaseOutcome>& outcomes);
 std::vector<CaseOutcome> with_role(const std::vector<CaseOutcome>& outcomes, CaseRole role);
 
 /// The text report: the three sections (empty ones say so) and the cross-validation.
-std::string validation_text(const std::vector<CaseOutcome>& outcomes, const std::vector<CrossValidationRow>* cross);
+std::string validation_text(const std::vector<CaseOutcome>& outcomes,
+                            const std::vector<CrossValidationRow>* cross);
 
 /// The same as a JSON document ({"prediction": {"cases", "count", "geomean_abs_error"}, ...}).
-Json validation_json(const std::vector<CaseOutcome>& outcomes, const std::vector<CrossValidationRow>* cross);
+Json validation_json(const std::vector<CaseOutcome>& outcomes,
+                     const std::vector<CrossValidationRow>* cross);
 
 /// One JUnit test case per validation case (classname ipusim.validate.<role>).
 std::vector<JunitCase> validation_junit(const std::vector<CaseOutcome>& outcomes);

@@ -20,7 +20,7 @@ coll::TileMapping parse_tile_mapping(const std::string& text, const std::string&
 /// Checks, before any layout is built, that the mapping covers [0, n) exactly once and
 /// that replicas x padded shard elements and n x elem_bytes fit: ConfigError naming the
 /// flag, the values and the limit otherwise. Returns n (the reference elements).
-std::uint64_t check_cbr_sizes(const coll::TileMapping& mapping, std::uint64_t replicas, std::uint64_t grain,
-                              std::uint64_t elem_bytes);
+std::uint64_t check_cbr_sizes(const coll::TileMapping& mapping, std::uint64_t replicas,
+                              std::uint64_t grain, std::uint64_t elem_bytes);
 
 }  // namespace ipusim::cli

@@ -85,9 +85,12 @@ int cmd_cbr(const Args& args) {
   // Sizes checked before the layout is built: a huge mapping is refused, not an OOM abort.
   const std::uint64_t reference_elems = check_cbr_sizes(mapping, replicas, grain, elemBytes);
   if (reference_elems == 0) {
-    const std::string source = vm.count("mapping") ? "--mapping " + vm["mapping"].as<std::string>() : std::string("--mapping-json");
-    throw ConfigError(source + ": /: the tile mapping holds no elements (" + std::to_string(mapping.size()) +
-                      " tiles, no non-empty [begin,end) interval); expected at least one, e.g. [[[0,10]],[[10,16]]]");
+    const std::string source = vm.count("mapping") ? "--mapping " + vm["mapping"].as<std::string>()
+                                                   : std::string("--mapping-json");
+    throw ConfigError(source + ": /: the tile mapping holds no elements (" +
+                      std::to_string(mapping.size()) +
+                      " tiles, no non-empty [begin,end) interval); expected at least one, e.g. "
+                      "[[[0,10]],[[10,16]]]");
   }
   const auto R = static_cast<unsigned>(replicas);
 

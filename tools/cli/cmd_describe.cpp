@@ -15,15 +15,20 @@ namespace ipusim::cli {
 int cmd_describe(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
-      "ipusim describe SYSTEM [--json] [--set k=v]...\n\nSYSTEM is any config: its chip, ipu_link, machine and\n"
-      "system sections (a workload is ignored). A config without them (e.g. a workload-only file) describes the\n"
-      "default system, the one `ipusim run` would simulate it on: the parameter registry's defaults, a Pod64 of\n"
+      "ipusim describe SYSTEM [--json] [--set k=v]...\n\nSYSTEM is any config: its chip, ipu_link, "
+      "machine and\n"
+      "system sections (a workload is ignored). A config without them (e.g. a workload-only file) "
+      "describes the\n"
+      "default system, the one `ipusim run` would simulate it on: the parameter registry's "
+      "defaults, a Pod64 of\n"
       "IPU-M2000s.\n\noptions");
   opts.add_options()("help", "show this help")(
       "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
-      "system", po::value<std::string>(), "system: a preset name (pod4, pod16, pod64, pod128, pod256, bow_pod64, multipod, ...) or a config file")("json", "print JSON")(
-      "set", po::value<std::vector<std::string>>()->composing(),
-      "override a parameter (repeatable)")(
+      "system", po::value<std::string>(),
+      "system: a preset name (pod4, pod16, pod64, pod128, pod256, bow_pod64, multipod, ...) or a "
+      "config file")("json", "print JSON")("set",
+                                           po::value<std::vector<std::string>>()->composing(),
+                                           "override a parameter (repeatable)")(
       "log-level", po::value<std::string>()->default_value("warn"), "spdlog level");
   po::positional_options_description pos;
   pos.add("system", 1);
@@ -34,7 +39,8 @@ int cmd_describe(const Args& args) {
   }
   setup_logging(vm.count("quiet") ? "error" : vm["log-level"].as<std::string>());
   register_all_params();
-  ConfigDoc doc = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>(), "describe SYSTEM"));
+  ConfigDoc doc = ConfigDoc::load_file(
+      resolve_system_config(vm["system"].as<std::string>(), "describe SYSTEM"));
   if (vm.count("set")) {
     for (const auto& s : vm["set"].as<std::vector<std::string>>()) doc.apply_override(s);
   }

@@ -53,13 +53,15 @@ int cmd_params(const Args& args) {
               (row.contains("max") ? row["max"].dump() : "") + "]";
     }
     if (row.contains("plausible_min")) {
-      range += " warn outside [" + row["plausible_min"].dump() + ", " + row["plausible_max"].dump() + "]";
+      range += " warn outside [" + row["plausible_min"].dump() + ", " +
+               row["plausible_max"].dump() + "]";
     }
     std::cout << std::left << std::setw(52) << row["path"].get<std::string>() << " " << std::setw(7)
               << row["type"].get<std::string>() << " " << std::setw(8)
               << row["unit"].get<std::string>() << " default " << std::setw(12)
-              << (row["default"].is_null() ? std::string(row["type"] == "json" ? "(none)" : "(required)")
-                                         : row["default"].dump())
+              << (row["default"].is_null()
+                      ? std::string(row["type"] == "json" ? "(none)" : "(required)")
+                      : row["default"].dump())
               << " " << std::setw(14) << range << " " << row["description"].get<std::string>()
               << "\n";
   }

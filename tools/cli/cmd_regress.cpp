@@ -10,10 +10,10 @@
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
 #include "tools/common/cli_util.hpp"
+#include "tools/common/subprocess.hpp"
 #include "tools/regress/regress_case.hpp"
 #include "tools/regress/regress_compare.hpp"
 #include "tools/regress/regress_junit.hpp"
-#include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 #include "tools/sweep/sweep_progress.hpp"
@@ -55,7 +55,8 @@ struct CaseResult {
   }
 };
 
-CaseResult evaluate(const RegressCase& c, const RunOutcome& outcome, double tolerance_pct, double max_slowdown_pct) {
+CaseResult evaluate(const RegressCase& c, const RunOutcome& outcome, double tolerance_pct,
+                    double max_slowdown_pct) {
   CaseResult r;
   r.outcome = outcome;
   if (!outcome.ok) return r;
@@ -91,7 +92,8 @@ void print_table(const std::vector<RegressCase>& cases, const std::vector<CaseRe
   std::cout << format_table({"case", "field", "expected", "got", "delta", "result"}, rows);
 }
 
-std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases, const std::vector<CaseResult>& results) {
+std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases,
+                                   const std::vector<CaseResult>& results) {
   std::vector<JunitCase> out;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     JunitCase j;
@@ -106,8 +108,9 @@ std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases, const 
       j.failure = "values changed";
       for (const auto& check : results[i].checks) {
         if (check.pass) continue;
-        j.details += check.field + ": expected " + cell_text(check.expected) + ", got " + cell_text(check.got) +
-                     " (" + format_delta(check.delta_pct) + ")" + (check.note.empty() ? "" : " " + check.note) + "\n";
+        j.details += check.field + ": expected " + cell_text(check.expected) + ", got " +
+                     cell_text(check.got) + " (" + format_delta(check.delta_pct) + ")" +
+                     (check.note.empty() ? "" : " " + check.note) + "\n";
       }
     }
     out.push_back(j);
@@ -117,18 +120,24 @@ std::vector<JunitCase> junit_cases(const std::vector<RegressCase>& cases, const 
 
 /// The --json document: the tolerance, and per case its verdict ("pass", "changed",
 /// "error"), the error, and every compared field with expected, got and delta.
-Json regress_json(const std::vector<RegressCase>& cases, const std::vector<CaseResult>& results, double tolerance) {
+Json regress_json(const std::vector<RegressCase>& cases, const std::vector<CaseResult>& results,
+                  double tolerance) {
   Json list = Json::array();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const CaseResult& r = results[i];
     Json fields = Json::array();
     for (const auto& c : r.checks) {
-      fields.push_back({{"field", c.field}, {"expected", c.expected}, {"got", c.got},
-                        {"delta_pct", std::isfinite(c.delta_pct) ? Json(c.delta_pct) : Json()}, {"pass", c.pass}});
+      fields.push_back({{"field", c.field},
+                        {"expected", c.expected},
+                        {"got", c.got},
+                        {"delta_pct", std::isfinite(c.delta_pct) ? Json(c.delta_pct) : Json()},
+                        {"pass", c.pass}});
     }
-    list.push_back({{"case", cases[i].name}, {"file", cases[i].file},
+    list.push_back({{"case", cases[i].name},
+                    {"file", cases[i].file},
                     {"result", !r.outcome.ok ? "error" : (r.pass() ? "pass" : "changed")},
-                    {"error", r.outcome.error}, {"fields", fields}});
+                    {"error", r.outcome.error},
+                    {"fields", fields}});
   }
   return Json{{"tolerance_pct", tolerance}, {"cases", list}};
 }
@@ -155,15 +164,20 @@ void write_text(const std::string& path, const std::string& text) {
 int cmd_regress(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts("ipusim regress BASELINE_DIR [options]");
-  opts.add_options()("help", "show this help")("baseline", po::value<std::string>(), "folder of *.json cases")(
+  opts.add_options()("help", "show this help")("baseline", po::value<std::string>(),
+                                               "folder of *.json cases")(
       "update", "print the differences, then rewrite each case's \"expected\" with the new values")(
-      "tolerance-pct", po::value<double>()->default_value(0.0), "allowed relative change of numbers, in %")(
+      "tolerance-pct", po::value<double>()->default_value(0.0),
+      "allowed relative change of numbers, in %")(
       "max-slowdown-pct", po::value<double>(),
-      "one-sided tolerance of times (*_ns) for cases without their own: a speed-up passes, a slowdown beyond it fails")(
-      "junit", po::value<std::string>(), "also write JUnit XML to this file")(
+      "one-sided tolerance of times (*_ns) for cases without their own: a speed-up passes, a "
+      "slowdown beyond it fails")("junit", po::value<std::string>(),
+                                  "also write JUnit XML to this file")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
-      "work", po::value<std::string>(), "keep each case's run outputs in this folder (default: a temp folder)")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override applied to every case (k=v)")(
+      "work", po::value<std::string>(),
+      "keep each case's run outputs in this folder (default: a temp folder)")(
       "json", "print the results as JSON (one object per case) instead of the table")(
       "quiet,q", "no progress line");
   po::positional_options_description positional;
@@ -175,19 +189,23 @@ int cmd_regress(const Args& args) {
   }
   if (!vm.count("baseline")) throw ConfigError("regress: missing the baseline folder (see --help)");
   const double tolerance = vm["tolerance-pct"].as<double>();
-  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {  // NaN compares false: no change would ever fail
-    throw ConfigError("--tolerance-pct " + std::to_string(tolerance) + ": expected a finite value >= 0");
+  if (!(tolerance >= 0) ||
+      !std::isfinite(tolerance)) {  // NaN compares false: no change would ever fail
+    throw ConfigError("--tolerance-pct " + std::to_string(tolerance) +
+                      ": expected a finite value >= 0");
   }
   double max_slowdown = -1;
   if (vm.count("max-slowdown-pct")) {
     max_slowdown = vm["max-slowdown-pct"].as<double>();
     if (!(max_slowdown >= 0) || !std::isfinite(max_slowdown)) {
-      throw ConfigError("--max-slowdown-pct " + std::to_string(max_slowdown) + ": expected a finite value >= 0");
+      throw ConfigError("--max-slowdown-pct " + std::to_string(max_slowdown) +
+                        ": expected a finite value >= 0");
     }
   }
   const std::vector<std::string> extra_sets =
       vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{};
-  if (vm.count("junit")) check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
+  if (vm.count("junit"))
+    check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
 
   std::vector<RegressCase> cases;
   for (const auto& file : find_case_files(resolve_input_path(vm["baseline"].as<std::string>()))) {
@@ -230,25 +248,34 @@ int cmd_regress(const Args& args) {
   if (!json && !update) print_table(cases, results);
   std::size_t passed = 0, failed = 0, broken = 0;
   for (const auto& r : results) {
-    if (!r.outcome.ok) ++broken;
-    else if (r.pass()) ++passed;
-    else ++failed;
+    if (!r.outcome.ok)
+      ++broken;
+    else if (r.pass())
+      ++passed;
+    else
+      ++failed;
   }
   if (json) {
     std::cout << regress_json(cases, results, tolerance).dump(2) << "\n";
   } else if (!update) {
-    std::cout << "\n" << cases.size() << " cases: " << passed << " passed, " << failed << " changed, " << broken
-              << " did not run (tolerance " << tolerance << " %"
-              << (max_slowdown >= 0 ? ", times: at most " + fixed(max_slowdown, 3) + " % slower" : std::string()) << ")\n";
+    std::cout << "\n"
+              << cases.size() << " cases: " << passed << " passed, " << failed << " changed, "
+              << broken << " did not run (tolerance " << tolerance << " %"
+              << (max_slowdown >= 0 ? ", times: at most " + fixed(max_slowdown, 3) + " % slower"
+                                    : std::string())
+              << ")\n";
   }
-  if (vm.count("junit")) write_text(vm["junit"].as<std::string>(), junit_xml("ipusim.regress", junit_cases(cases, results)));
+  if (vm.count("junit"))
+    write_text(vm["junit"].as<std::string>(),
+               junit_xml("ipusim.regress", junit_cases(cases, results)));
 
   if (update) {
     // Quiet: no verdicts, only what was rewritten and why a case could not be.
     std::size_t updated = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       if (!results[i].outcome.ok) {
-        if (!json) std::cout << "not updated " << cases[i].file << ": " << results[i].outcome.error << "\n";
+        if (!json)
+          std::cout << "not updated " << cases[i].file << ": " << results[i].outcome.error << "\n";
         continue;
       }
       if (!write_expected(cases[i], results[i].got)) continue;
@@ -256,8 +283,9 @@ int cmd_regress(const Args& args) {
       if (!json) std::cout << update_line(cases[i], results[i]) << "\n";
     }
     if (!json) {
-      std::cout << cases.size() << " cases: " << updated << " updated, " << (cases.size() - updated - broken)
-                << " unchanged, " << broken << " did not run\n";
+      std::cout << cases.size() << " cases: " << updated << " updated, "
+                << (cases.size() - updated - broken) << " unchanged, " << broken
+                << " did not run\n";
     }
     return broken > 0 ? 1 : 0;
   }

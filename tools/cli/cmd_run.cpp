@@ -29,8 +29,8 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
     return code;
   if (!quiet) {
     std::cout << result.summary;
-    std::cout << "  wrote " << report_path << ", resolved_config.json" << (trace ? ", trace.json" : "")
-              << "\n";
+    std::cout << "  wrote " << report_path << ", resolved_config.json"
+              << (trace ? ", trace.json" : "") << "\n";
   }
   return 0;
 }
@@ -38,21 +38,26 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
 int cmd_run(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
-      "ipusim run CONFIG [--system SYSTEM] [--set path.to.key=value]... [--out DIR] [--trace] [--quiet]\n"
+      "ipusim run CONFIG [--system SYSTEM] [--set path.to.key=value]... [--out DIR] [--trace] "
+      "[--quiet]\n"
       "CONFIG and SYSTEM paths that do not exist here are looked up in the ipusim checkout\n"
       "(configs/default.json works from any folder). Sizes and rates in --set take units:\n"
       "--set workload.bytes=1GiB, --set ipu_link.bandwidth_GBps_per_link=128Gbit/s.");
-  opts.add_options()("help", "show this help")("config", po::value<std::string>(), "config file (JSON)")(
+  opts.add_options()("help", "show this help")("config", po::value<std::string>(),
+                                               "config file (JSON)")(
       "system", po::value<std::string>(),
-      "run the workload on this system: a preset name (pod16, pod64, pod256, ...) or a system config; its chip, "
-      "ipu_link, machine and system sections replace the config's (its sim settings apply on top); --set applies after")(
+      "run the workload on this system: a preset name (pod16, pod64, pod256, ...) or a system "
+      "config; its chip, "
+      "ipu_link, machine and system sections replace the config's (its sim settings apply on top); "
+      "--set applies after")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
       "out", po::value<std::string>(), "output folder (default out/<config name>)")(
       "trace", "also write trace.json (Chrome/Perfetto trace events)")(
-      "quiet,q", "print nothing on success")(
-      "json", "print report.json to stdout instead of the summary")(
-      "log-level", po::value<std::string>()->default_value("warn"), "trace|debug|info|warn|error|off");
+      "quiet,q", "print nothing on success")("json",
+                                             "print report.json to stdout instead of the summary")(
+      "log-level", po::value<std::string>()->default_value("warn"),
+      "trace|debug|info|warn|error|off");
   add_trace_options(opts);
   po::positional_options_description pos;
   pos.add("config", 1);
@@ -67,7 +72,8 @@ int cmd_run(const Args& args) {
   const std::string config = resolve_input_path(vm["config"].as<std::string>());
   ConfigDoc doc = ConfigDoc::load_file(config);
   if (vm.count("system")) {
-    const ConfigDoc system = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
+    const ConfigDoc system =
+        ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
     doc.take_sections(system, system_sections(), {"sim"});
   }
   if (vm.count("set")) {
@@ -77,7 +83,9 @@ int cmd_run(const Args& args) {
                                           : "out/" + std::filesystem::path(config).stem().string();
   const bool json = vm.count("json") > 0;
   const int code = run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0 || json);
-  if (json && code == 0) std::cout << read_json_file((std::filesystem::path(out) / "report.json").string()).dump(2) << "\n";
+  if (json && code == 0)
+    std::cout << read_json_file((std::filesystem::path(out) / "report.json").string()).dump(2)
+              << "\n";
   return code;
 }
 

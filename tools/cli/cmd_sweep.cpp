@@ -70,13 +70,16 @@ void check_overrides(const SweepSpec& spec) {
   std::vector<std::string> sets = spec.sets;
   for (const auto& axis : spec.axes) sets.push_back(override_for(axis.path, axis.values.front()));
   check_config_overrides(spec.base, sets, [&](std::size_t i) {
-    return spec.file + (i < spec.sets.size() ? ": /set/" + std::to_string(i)
-                                             : ": /axes/" + std::to_string(i - spec.sets.size()) + "/path");
+    return spec.file + (i < spec.sets.size()
+                            ? ": /set/" + std::to_string(i)
+                            : ": /axes/" + std::to_string(i - spec.sets.size()) + "/path");
   });
 }
 
-void print_summary(const SweepSpec& spec, const std::vector<std::string>& columns, const std::vector<Json>& rows) {
-  const std::string memory = spec.memory_column.empty() ? summary_memory_column(columns, rows) : spec.memory_column;
+void print_summary(const SweepSpec& spec, const std::vector<std::string>& columns,
+                   const std::vector<Json>& rows) {
+  const std::string memory =
+      spec.memory_column.empty() ? summary_memory_column(columns, rows) : spec.memory_column;
   std::cout << sweep_summary_table(spec, columns, rows, memory);
 }
 
@@ -89,7 +92,8 @@ void write_text(const fs::path& path, const std::string& text) {
 std::vector<std::size_t> fail_not_fitting(std::vector<Json>& rows) {
   std::vector<std::size_t> marked;
   for (Json& row : rows) {
-    if (row.value("status", "") != "ok" || !row.contains("memory.fits") || row["memory.fits"] != 0) continue;
+    if (row.value("status", "") != "ok" || !row.contains("memory.fits") || row["memory.fits"] != 0)
+      continue;
     row["status"] = "failed";
     row["error"] = "the model does not fit in memory (memory.fits = 0; --require-fit)";
     marked.push_back(row["index"].get<std::size_t>());
@@ -99,8 +103,8 @@ std::vector<std::size_t> fail_not_fitting(std::vector<Json>& rows) {
 
 /// Writes results.csv / results.json for `rows`, prints the summary (unless quiet), or
 /// the results document (with --json).
-void write_results(const SweepSpec& spec, const std::string& out_dir, const std::vector<Json>& rows, bool quiet,
-                   bool json) {
+void write_results(const SweepSpec& spec, const std::string& out_dir, const std::vector<Json>& rows,
+                   bool quiet, bool json) {
   const std::vector<std::string> columns = collect_columns(spec, rows);
   const fs::path out(out_dir);
   write_text(out / "results.csv", to_csv(columns, rows));
@@ -124,9 +128,10 @@ int sweep_on_slurm(const boost::program_options::variables_map& vm, const std::s
   o.out_dir = fs::absolute(out_dir).lexically_normal().string();
   o.job_name = "ipusim-" + safe_name(fs::path(file).stem().string());
   const std::size_t requested = vm.count("array-size") ? vm["array-size"].as<std::size_t>() : 0;
-  if (vm.count("array-size") && requested == 0) throw ConfigError("--array-size: expected at least 1, got 0");
-  o.array_size = effective_array_size(requested == 0 ? std::min(point_count, kDefaultMaxArraySize) : requested,
-                                      point_count);
+  if (vm.count("array-size") && requested == 0)
+    throw ConfigError("--array-size: expected at least 1, got 0");
+  o.array_size = effective_array_size(
+      requested == 0 ? std::min(point_count, kDefaultMaxArraySize) : requested, point_count);
   o.jobs_per_task = jobs;
   if (vm.count("partition")) {
     o.partition = vm["partition"].as<std::string>();
@@ -143,21 +148,28 @@ int sweep_on_slurm(const boost::program_options::variables_map& vm, const std::s
   const std::string script = (logs / "sweep.sbatch").string();
   write_text(script, slurm_script(o));
   fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add, ec);
-  const std::string collect = "ipusim sweep " + shell_quote(o.sweep_file) + " --out " + shell_quote(o.out_dir) +
-                              " --collect";
+  const std::string collect = "ipusim sweep " + shell_quote(o.sweep_file) + " --out " +
+                              shell_quote(o.out_dir) + " --collect";
   const bool json = vm.count("json") > 0;
   if (vm.count("slurm-script-only")) {
     if (json) {
-      std::cout << Json{{"script", script}, {"array_size", o.array_size}, {"points", point_count}}.dump(2) << "\n";
+      std::cout
+          << Json{{"script", script}, {"array_size", o.array_size}, {"points", point_count}}.dump(2)
+          << "\n";
     } else {
       std::cout << "wrote " << script << " (" << o.array_size << " array tasks for " << point_count
-                << " points)\nsubmit: sbatch " << shell_quote(script) << "\nthen:   " << collect << "\n";
+                << " points)\nsubmit: sbatch " << shell_quote(script) << "\nthen:   " << collect
+                << "\n";
     }
     return 0;
   }
   const std::string id = submit_slurm_script(script, logs.string());
   if (json) {
-    std::cout << Json{{"script", script}, {"array_size", o.array_size}, {"points", point_count}, {"job_id", id}}.dump(2)
+    std::cout << Json{{"script", script},
+                      {"array_size", o.array_size},
+                      {"points", point_count},
+                      {"job_id", id}}
+                     .dump(2)
               << "\n";
   } else {
     std::cout << "submitted job array " << id << " (" << o.array_size << " tasks, " << point_count
@@ -171,19 +183,21 @@ int sweep_on_slurm(const boost::program_options::variables_map& vm, const std::s
 int cmd_sweep(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts("ipusim sweep SWEEP.json [options]");
-  opts.add_options()("help", "show this help")(
-      "sweep", po::value<std::string>(), "the sweep file")(
-      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once (per shard / array task)")(
+  opts.add_options()("help", "show this help")("sweep", po::value<std::string>(), "the sweep file")(
+      "jobs,j", po::value<unsigned>()->default_value(default_jobs()),
+      "simulations at once (per shard / array task)")(
       "out,o", po::value<std::string>(), "output folder (default out/sweep_<sweep file stem>)")(
       "resume", "skip points that already completed with the same inputs")(
       "plot", "also plot the results (tools/plot_sweep.py, PNG and SVG)")(
       "json", "print the results document (results.json) to stdout instead of the table")(
       "quiet,q", "no progress line and no table (the counts line and errors only)")(
-      "shard", po::value<std::string>(), "i/N: run only the i-th of N disjoint subsets of the points")(
+      "shard", po::value<std::string>(),
+      "i/N: run only the i-th of N disjoint subsets of the points")(
       "collect", "run nothing; merge the finished points and report missing / failed ones")(
       "slurm", "write an sbatch job-array script running the shards and submit it")(
       "slurm-script-only", "write the sbatch script but do not submit it")(
-      "array-size", po::value<std::size_t>(), "Slurm array tasks K (default: one per point, at most 1000)")(
+      "array-size", po::value<std::size_t>(),
+      "Slurm array tasks K (default: one per point, at most 1000)")(
       "partition", po::value<std::string>(), "Slurm partition (default: the cluster's)")(
       "time", po::value<std::string>(), "Slurm time limit per task, e.g. 30, 1:00:00, 2-00:00:00")(
       "require-fit", "count points whose model does not fit in memory (memory.fits = 0) as failed");
@@ -196,10 +210,12 @@ int cmd_sweep(const Args& args) {
   }
   if (!vm.count("sweep")) throw ConfigError("sweep: missing the sweep file (see --help)");
   const bool slurm = vm.count("slurm") || vm.count("slurm-script-only");
-  const int modes = (slurm ? 1 : 0) + static_cast<int>(vm.count("shard")) + static_cast<int>(vm.count("collect"));
+  const int modes =
+      (slurm ? 1 : 0) + static_cast<int>(vm.count("shard")) + static_cast<int>(vm.count("collect"));
   if (modes > 1) throw ConfigError("--slurm, --shard and --collect exclude one another (pick one)");
   for (const char* flag : {"array-size", "partition", "time"}) {
-    if (vm.count(flag) && !slurm) throw ConfigError(std::string("--") + flag + " only applies with --slurm");
+    if (vm.count(flag) && !slurm)
+      throw ConfigError(std::string("--") + flag + " only applies with --slurm");
   }
   const std::string file = resolve_input_path(vm["sweep"].as<std::string>());
   const SweepSpec spec = load_sweep(file);
@@ -210,8 +226,9 @@ int cmd_sweep(const Args& args) {
   if (!collect) check_overrides(spec);
 
   SweepRunOptions options;
-  options.out_dir = vm.count("out") ? vm["out"].as<std::string>()
-                                    : (fs::path("out") / ("sweep_" + fs::path(file).stem().string())).string();
+  options.out_dir = vm.count("out")
+                        ? vm["out"].as<std::string>()
+                        : (fs::path("out") / ("sweep_" + fs::path(file).stem().string())).string();
   options.jobs = vm["jobs"].as<unsigned>();  // 0 is refused by run_processes (exit 2 naming --jobs)
   options.resume = vm.count("resume") > 0;
   const bool quiet = vm.count("quiet") > 0;
@@ -229,18 +246,22 @@ int cmd_sweep(const Args& args) {
 
   if (vm.count("shard")) {
     const Shard shard = parse_shard(vm["shard"].as<std::string>());
-    const ShardRunResult r =
-        run_shard(spec, points, shard, options.out_dir, options.jobs, options.resume, options.progress);
+    const ShardRunResult r = run_shard(spec, points, shard, options.out_dir, options.jobs,
+                                       options.resume, options.progress);
     const std::size_t mine = shard_point_indices(points.size(), shard).size();
     if (json) {
       std::cout << Json{{"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
-                        {"points", mine}, {"ran", r.ran}, {"reused", r.reused}, {"failed", r.failures}}
+                        {"points", mine},
+                        {"ran", r.ran},
+                        {"reused", r.reused},
+                        {"failed", r.failures}}
                        .dump(2)
                 << "\n";
     } else {
-      std::cout << "shard " << shard.index << "/" << shard.count << ": " << mine << " of " << points.size()
-                << " points (" << r.ran << " run, " << r.reused << " reused), " << r.failures
-                << " failed\nmerge with: ipusim sweep " << file << " --out " << options.out_dir << " --collect\n";
+      std::cout << "shard " << shard.index << "/" << shard.count << ": " << mine << " of "
+                << points.size() << " points (" << r.ran << " run, " << r.reused << " reused), "
+                << r.failures << " failed\nmerge with: ipusim sweep " << file << " --out "
+                << options.out_dir << " --collect\n";
     }
     return r.failures > 0 ? 1 : 0;
   }
@@ -253,11 +274,14 @@ int cmd_sweep(const Args& args) {
     }
     write_results(spec, options.out_dir, c.rows, quiet, json);
     if (!json) {
-      std::cout << points.size() << " points: " << (points.size() - c.missing.size() - c.failed.size()) << " ok, "
-                << c.failed.size() << " failed, " << c.missing.size() << " missing\nresults: "
-                << (out / "results.csv").string() << ", " << (out / "results.json").string() << "\n";
+      std::cout << points.size()
+                << " points: " << (points.size() - c.missing.size() - c.failed.size()) << " ok, "
+                << c.failed.size() << " failed, " << c.missing.size()
+                << " missing\nresults: " << (out / "results.csv").string() << ", "
+                << (out / "results.json").string() << "\n";
     }
-    if (!c.missing.empty()) std::cerr << "ipusim: missing points: " << index_ranges(c.missing) << "\n";
+    if (!c.missing.empty())
+      std::cerr << "ipusim: missing points: " << index_ranges(c.missing) << "\n";
     if (!c.failed.empty()) std::cerr << "ipusim: failed points: " << index_ranges(c.failed) << "\n";
     if (!c.missing.empty()) {
       std::cerr << "ipusim: run them with: ipusim sweep " << file << " --out " << options.out_dir
@@ -270,13 +294,16 @@ int cmd_sweep(const Args& args) {
   if (vm.count("require-fit")) result.failures += fail_not_fitting(result.rows).size();
   write_results(spec, options.out_dir, result.rows, quiet, json);
   if (!json) {
-    std::cout << points.size() << " points (" << result.ran << " run, " << result.reused << " reused), "
-              << result.failures << " failed\nresults: " << (out / "results.csv").string() << ", "
+    std::cout << points.size() << " points (" << result.ran << " run, " << result.reused
+              << " reused), " << result.failures
+              << " failed\nresults: " << (out / "results.csv").string() << ", "
               << (out / "results.json").string() << "\n";
   }
-  if (result.interrupted_signal) {  // Ctrl-C / SIGTERM: finished points are in the results, the rest pending
-    std::cerr << "ipusim: sweep stopped by signal " << result.interrupted_signal << ": " << result.pending
-              << " points pending; continue with: ipusim sweep " << file << " --out " << options.out_dir << " --resume\n";
+  if (result.interrupted_signal) {  // Ctrl-C / SIGTERM: finished points are in the results, the
+                                    // rest pending
+    std::cerr << "ipusim: sweep stopped by signal " << result.interrupted_signal << ": "
+              << result.pending << " points pending; continue with: ipusim sweep " << file
+              << " --out " << options.out_dir << " --resume\n";
     return 128 + result.interrupted_signal;
   }
   int code = result.failures > 0 ? 1 : 0;

@@ -16,8 +16,8 @@
 #include "tools/calibration/param_space.hpp"
 #include "tools/calibration/validate_sections.hpp"
 #include "tools/common/cli_util.hpp"
-#include "tools/regress/regress_junit.hpp"
 #include "tools/common/subprocess.hpp"
+#include "tools/regress/regress_junit.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 #include "tools/sweep/sweep_progress.hpp"
@@ -41,8 +41,10 @@ Exit code: 0 all within tolerance, 1 otherwise (or a case did not run), 2 bad in
 )HELP";
 
 /// Leave-one-out: fit the parameters on the other calibration cases, predict this one.
-std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
-                                               CaseRunner& runner, const FitOptions& options, bool verbose) {
+std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& cases,
+                                               const std::vector<FitParam>& params,
+                                               CaseRunner& runner, const FitOptions& options,
+                                               bool verbose) {
   const std::vector<CaseSpec> calibration = cases_with_role(cases, CaseRole::Calibration);
   if (calibration.size() < 2) {
     throw ConfigError("--cross-validate: needs at least 2 calibration cases, found " +
@@ -54,8 +56,9 @@ std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& case
     for (std::size_t j = 0; j < calibration.size(); ++j) {
       if (j != i) others.push_back(calibration[j]);
     }
-    if (verbose) std::cerr << "cross-validation " << (i + 1) << "/" << calibration.size() << ": fitting without "
-                           << calibration[i].name << "\n";
+    if (verbose)
+      std::cerr << "cross-validation " << (i + 1) << "/" << calibration.size()
+                << ": fitting without " << calibration[i].name << "\n";
     const FitResult fit = fit_parameters(others, params, runner, options);
     std::vector<double> values;
     for (const auto& p : fit.params) values.push_back(p.value);
@@ -75,19 +78,26 @@ int cmd_validate(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts("ipusim validate [CASES_DIR_OR_FILES ...] [options]");
   opts.add_options()("help", "show this help")(
-      "cases", po::value<std::vector<std::string>>(), "case files or folders (default configs/validation/cases)")(
+      "cases", po::value<std::vector<std::string>>(),
+      "case files or folders (default configs/validation/cases)")(
       "cross-validate", "leave-one-out cross-validation of the calibration cases (needs --params)")(
-      "params", po::value<std::string>(), "parameters refitted by --cross-validate (comma-separated registry paths)")(
-      "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations per cross-validation fit")(
+      "params", po::value<std::string>(),
+      "parameters refitted by --cross-validate (comma-separated registry paths)")(
+      "max-evals", po::value<unsigned>()->default_value(200),
+      "objective evaluations per cross-validation fit")(
       "start-from", po::value<std::string>(),
-      "cross-validation fits start from the 'start' values recorded in this calibrate *.meta.json (the assumptions "
-      "before calibration), not from the current (fitted) defaults, so no fit starts at a point that saw the left-out case")(
-      "junit", po::value<std::string>(), "also write JUnit XML to this file")(
+      "cross-validation fits start from the 'start' values recorded in this calibrate *.meta.json "
+      "(the assumptions "
+      "before calibration), not from the current (fitted) defaults, so no fit starts at a point "
+      "that saw the left-out case")("junit", po::value<std::string>(),
+                                    "also write JUnit XML to this file")(
       "json", "print the results as JSON instead of tables")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override applied to every case (k=v)")(
-      "work", po::value<std::string>(), "keep each case's run outputs in this folder (default: a temp folder)")(
-      "quiet,q", "no progress line");
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "override applied to every case (k=v)")(
+      "work", po::value<std::string>(),
+      "keep each case's run outputs in this folder (default: a temp folder)")("quiet,q",
+                                                                              "no progress line");
   po::positional_options_description positional;
   positional.add("cases", -1);
   const auto vm = parse_options(opts, positional, args);
@@ -95,19 +105,22 @@ int cmd_validate(const Args& args) {
     std::cout << opts << kValidateHelp;
     return 0;
   }
-  if (vm.count("junit")) check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
+  if (vm.count("junit"))
+    check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
   std::vector<std::string> inputs =
       vm.count("cases") ? vm["cases"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (inputs.empty()) {
     const std::string dir = default_cases_dir();
-    if (dir.empty()) throw ConfigError("validate: no case files given and configs/validation/cases/ not found");
+    if (dir.empty())
+      throw ConfigError("validate: no case files given and configs/validation/cases/ not found");
     inputs.push_back(dir);
   }
   const std::vector<CaseSpec> cases = load_cases(inputs);
   if (cases.empty()) {
     std::string names;
     for (const auto& in : inputs) names += (names.empty() ? "" : ", ") + in;
-    throw ConfigError("validate " + names + ": no cases found (expected *.json case files with a \"cases\" list)");
+    throw ConfigError("validate " + names +
+                      ": no cases found (expected *.json case files with a \"cases\" list)");
   }
   {
     // Every override (the case's "set" and --set) must suit an existing key before any case
@@ -119,21 +132,26 @@ int cmd_validate(const Args& args) {
       std::vector<std::string> sets = c.sets;
       sets.insert(sets.end(), extra.begin(), extra.end());
       check_config_overrides(c.config, sets, [&](std::size_t i) {
-        return i < c.sets.size() ? c.where + ": /set/" + std::to_string(i) : c.where + " with --set";
+        return i < c.sets.size() ? c.where + ": /set/" + std::to_string(i)
+                                 : c.where + " with --set";
       });
     }
   }
   std::vector<FitParam> params;
   if (vm.count("cross-validate")) {
-    if (!vm.count("params")) throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
+    if (!vm.count("params"))
+      throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
     params = resolve_fit_params(vm["params"].as<std::string>());
     if (vm.count("start-from")) {
       const std::string file = vm["start-from"].as<std::string>();
       const Json meta = cli::read_json_file(file);
       for (FitParam& p : params) {
-        const Json* start = meta.contains("parameters") && meta["parameters"].contains(p.path) ? &meta["parameters"][p.path] : nullptr;
+        const Json* start = meta.contains("parameters") && meta["parameters"].contains(p.path)
+                                ? &meta["parameters"][p.path]
+                                : nullptr;
         if (!start || !start->contains("start") || !(*start)["start"].is_number())
-          throw ConfigError("--start-from " + file + ": no /parameters/" + p.path + "/start number");
+          throw ConfigError("--start-from " + file + ": no /parameters/" + p.path +
+                            "/start number");
         p.start = (*start)["start"].get<double>();
       }
     }
@@ -149,8 +167,9 @@ int cmd_validate(const Args& args) {
   }
   const bool verbose = vm.count("quiet") == 0;
   check_jobs_option(vm["jobs"].as<unsigned>());  // before any case runs
-  CaseRunner runner(work, vm["jobs"].as<unsigned>(),
-                    vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, "");
+  CaseRunner runner(
+      work, vm["jobs"].as<unsigned>(),
+      vm.count("set") ? vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{}, "");
   std::vector<CaseOutcome> outcomes;
   {
     Progress progress(cases.size(), 0, verbose);
@@ -158,7 +177,8 @@ int cmd_validate(const Args& args) {
     const std::vector<CaseValue> values = runner.evaluate(cases, {});
     progress.close();
     runner.on_run(nullptr);
-    for (std::size_t i = 0; i < cases.size(); ++i) outcomes.push_back(judge_case(cases[i], values[i]));
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      outcomes.push_back(judge_case(cases[i], values[i]));
   }
   std::vector<CrossValidationRow> cross;
   if (vm.count("cross-validate")) {

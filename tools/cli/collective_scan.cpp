@@ -63,8 +63,9 @@ std::vector<ScanRow> scan_rows(const Json& list) {
     row.time_us = r.value("time_ns", 0.0) / 1e3;
     row.algbw = r.value("algorithm_bandwidth_GBps", 0.0);
     row.busbw = r.value("bus_bandwidth_GBps", 0.0);
-    row.wrong = r.contains("functional") ? std::to_string(r["functional"].value("wrong_elements", std::uint64_t{0}))
-                                          : std::string(kNotChecked);
+    row.wrong = r.contains("functional")
+                    ? std::to_string(r["functional"].value("wrong_elements", std::uint64_t{0}))
+                    : std::string(kNotChecked);
     rows.push_back(row);
   }
   return rows;
@@ -74,15 +75,19 @@ std::vector<ScanRow> scan_rows(const Json& list) {
 
 bool is_collective_scan(const Args& args) {
   return std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a == "--min-bytes" || a == "--max-bytes" || a.rfind("--min-bytes=", 0) == 0 || a.rfind("--max-bytes=", 0) == 0;
+    return a == "--min-bytes" || a == "--max-bytes" || a.rfind("--min-bytes=", 0) == 0 ||
+           a.rfind("--max-bytes=", 0) == 0;
   });
 }
 
-std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, double step_factor) {
+std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                      double step_factor) {
   if (min_bytes > max_bytes) {
-    throw ConfigError("--min-bytes: " + std::to_string(min_bytes) + " is above --max-bytes " + std::to_string(max_bytes));
+    throw ConfigError("--min-bytes: " + std::to_string(min_bytes) + " is above --max-bytes " +
+                      std::to_string(max_bytes));
   }
-  if (!(step_factor > 1.0)) throw ConfigError("--step-factor: expected a factor above 1, got " + fixed(step_factor, 3));
+  if (!(step_factor > 1.0))
+    throw ConfigError("--step-factor: expected a factor above 1, got " + fixed(step_factor, 3));
   std::vector<std::uint64_t> sizes;
   // Multiply in floating point from the start (not size by size) so that rounding does
   // not accumulate: min * F^k, floored.
@@ -91,7 +96,8 @@ std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max
     if (size > static_cast<double>(max_bytes)) break;
     const auto bytes = static_cast<std::uint64_t>(size);
     if (sizes.empty() || bytes != sizes.back()) sizes.push_back(bytes);
-    if (sizes.size() > 4096) throw ConfigError("--step-factor: more than 4096 sizes; use a larger factor");
+    if (sizes.size() > 4096)
+      throw ConfigError("--step-factor: more than 4096 sizes; use a larger factor");
   }
   return sizes;
 }
@@ -102,14 +108,20 @@ namespace {
 boost::program_options::options_description scan_options() {
   namespace po = boost::program_options;
   po::options_description opts(
-      "size scan (nccl-tests -b/-e/-f): ipusim collective --min-bytes A --max-bytes B [--step-factor F] [options above]\n"
-      "Prints nccl-tests' columns; #wrong comes from a data check per size when --data is given (nccl-tests -c),\n"
-      "N/A otherwise; the in-place columns repeat the out-of-place timing (the model has no buffer aliasing)");
-  opts.add_options()("min-bytes", po::value<std::string>(),
-                     "smallest nccl-tests size (nccl-tests -b; e.g. 8, 1KiB): the output per replica for\n"
-                     "all_gather, the input for every other op")(
-      "max-bytes", po::value<std::string>(), "largest nccl-tests size (nccl-tests -e; e.g. 256MiB)")(
-      "step-factor", po::value<double>()->default_value(2.0), "multiply the size by this between points (nccl-tests -f)")(
+      "size scan (nccl-tests -b/-e/-f): ipusim collective --min-bytes A --max-bytes B "
+      "[--step-factor F] [options above]\n"
+      "Prints nccl-tests' columns; #wrong comes from a data check per size when --data is given "
+      "(nccl-tests -c),\n"
+      "N/A otherwise; the in-place columns repeat the out-of-place timing (the model has no buffer "
+      "aliasing)");
+  opts.add_options()(
+      "min-bytes", po::value<std::string>(),
+      "smallest nccl-tests size (nccl-tests -b; e.g. 8, 1KiB): the output per replica for\n"
+      "all_gather, the input for every other op")(
+      "max-bytes", po::value<std::string>(),
+      "largest nccl-tests size (nccl-tests -e; e.g. 256MiB)")(
+      "step-factor", po::value<double>()->default_value(2.0),
+      "multiply the size by this between points (nccl-tests -f)")(
       "csv", "print CSV instead of a table")("json", "print a JSON list of the results")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "sizes simulated at once")(
       "quiet,q", "print nothing on success");
@@ -130,7 +142,8 @@ int cmd_collective_scan(const Args& args) {
   po::variables_map vm;
   std::vector<std::string> passthrough;
   try {
-    const po::parsed_options parsed = po::command_line_parser(args).options(opts).allow_unregistered().run();
+    const po::parsed_options parsed =
+        po::command_line_parser(args).options(opts).allow_unregistered().run();
     po::store(parsed, vm);
     po::notify(vm);
     passthrough = po::collect_unrecognized(parsed.options, po::include_positional);
@@ -144,13 +157,15 @@ int cmd_collective_scan(const Args& args) {
   for (const std::string& a : passthrough) {
     for (const char* owned : kScanOwned) {
       if (a == owned || a.rfind(std::string(owned) + "=", 0) == 0) {
-        throw ConfigError(std::string(owned) + ": not with --min-bytes/--max-bytes (the scan sets the size per point)");
+        throw ConfigError(std::string(owned) +
+                          ": not with --min-bytes/--max-bytes (the scan sets the size per point)");
       }
     }
   }
   const std::vector<std::uint64_t> sizes =
       scan_sizes(parse_size_bytes(vm["min-bytes"].as<std::string>(), "--min-bytes"),
-                 parse_size_bytes(vm["max-bytes"].as<std::string>(), "--max-bytes"), vm["step-factor"].as<double>());
+                 parse_size_bytes(vm["max-bytes"].as<std::string>(), "--max-bytes"),
+                 vm["step-factor"].as<double>());
 
   TempDir temp("ipusim_scan_");
   const std::string exe = self_executable();
@@ -172,7 +187,10 @@ int cmd_collective_scan(const Args& args) {
     if (!results[i].ok()) {
       // Every size runs the same flags: the first failure speaks for the scan.
       const std::string why = last_line_of(base.string() + ".err");
-      std::cerr << (why.empty() ? "ipusim: collective with --size " + std::to_string(sizes[i]) + " failed" : why) << "\n";
+      std::cerr << (why.empty()
+                        ? "ipusim: collective with --size " + std::to_string(sizes[i]) + " failed"
+                        : why)
+                << "\n";
       return results[i].exit_code == 2 ? 2 : 3;
     }
     Json r = read_json_file(base.string() + ".out");
@@ -194,24 +212,30 @@ int cmd_collective_scan(const Args& args) {
     std::cout << "size_bytes,count,type,redop,root,algorithm,time_us,algbw_GBps,busbw_GBps,wrong,"
                  "in_place_time_us,in_place_algbw_GBps,in_place_busbw_GBps,in_place_wrong\n";
     for (const ScanRow& row : rows) {
-      const std::string timing = cell_text(Json(row.time_us)) + "," + cell_text(Json(row.algbw)) + "," + cell_text(Json(row.busbw));
-      std::cout << row.size_bytes << "," << row.count << "," << row.type << "," << row.redop << "," << row.root << ","
-                << csv_field(row.algorithm) << "," << timing << "," << row.wrong << "," << timing << "," << kNotChecked << "\n";
+      const std::string timing = cell_text(Json(row.time_us)) + "," + cell_text(Json(row.algbw)) +
+                                 "," + cell_text(Json(row.busbw));
+      std::cout << row.size_bytes << "," << row.count << "," << row.type << "," << row.redop << ","
+                << row.root << "," << csv_field(row.algorithm) << "," << timing << "," << row.wrong
+                << "," << timing << "," << kNotChecked << "\n";
     }
     return 0;
   }
   std::vector<std::vector<std::string>> cells;
   for (const ScanRow& row : rows) {
-    cells.push_back({std::to_string(row.size_bytes), human_bytes(row.size_bytes), std::to_string(row.count), row.type,
-                     row.redop, std::to_string(row.root), row.algorithm, fixed(row.time_us, 2), fixed(row.algbw, 2),
-                     fixed(row.busbw, 2), row.wrong, fixed(row.time_us, 2), fixed(row.algbw, 2), fixed(row.busbw, 2),
+    cells.push_back({std::to_string(row.size_bytes), human_bytes(row.size_bytes),
+                     std::to_string(row.count), row.type, row.redop, std::to_string(row.root),
+                     row.algorithm, fixed(row.time_us, 2), fixed(row.algbw, 2), fixed(row.busbw, 2),
+                     row.wrong, fixed(row.time_us, 2), fixed(row.algbw, 2), fixed(row.busbw, 2),
                      kNotChecked});
   }
-  std::cout << format_table({"size (B)", "size", "count", "type", "redop", "root", "algorithm", "time (us)",
-                             "algbw (GB/s)", "busbw (GB/s)", "#wrong", "in-place time (us)", "algbw", "busbw", "#wrong"},
-                            cells);
-  std::cout << "size, algbw, busbw: nccl-tests' conventions (all_gather: size = output per replica); in-place: the "
-               "same schedule and time (the model has no buffer aliasing), not checked on data; #wrong N/A: no --data\n";
+  std::cout << format_table(
+      {"size (B)", "size", "count", "type", "redop", "root", "algorithm", "time (us)",
+       "algbw (GB/s)", "busbw (GB/s)", "#wrong", "in-place time (us)", "algbw", "busbw", "#wrong"},
+      cells);
+  std::cout << "size, algbw, busbw: nccl-tests' conventions (all_gather: size = output per "
+               "replica); in-place: the "
+               "same schedule and time (the model has no buffer aliasing), not checked on data; "
+               "#wrong N/A: no --data\n";
   return 0;
 }
 

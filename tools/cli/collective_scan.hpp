@@ -17,7 +17,8 @@ bool is_collective_scan(const Args& args);
 /// The sizes of a scan: min, min*F, min*F^2, ... while <= max (each rounded down to whole
 /// bytes; max is included when the sequence lands on it). ConfigError naming the flag when
 /// min > max or F <= 1.
-std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, double step_factor);
+std::vector<std::uint64_t> scan_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes,
+                                      double step_factor);
 
 /// The scan's flags as `--help` prints them (for `ipusim collective --help`).
 std::string scan_help();

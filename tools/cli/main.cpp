@@ -48,9 +48,15 @@ exit codes: 0 ok, 1 regression or validation failure, 2 bad input, 3 simulation 
 int dispatch(const std::string& command, const Args& args) {
   using namespace ipusim::cli;
   static const std::map<std::string, int (*)(const Args&)> commands = {
-      {"run", cmd_run},           {"describe", cmd_describe}, {"params", cmd_params},
-      {"groups", cmd_groups},     {"collective", cmd_collective}, {"cbr", cmd_cbr},
-      {"sweep", cmd_sweep},       {"regress", cmd_regress},   {"validate", cmd_validate},
+      {"run", cmd_run},
+      {"describe", cmd_describe},
+      {"params", cmd_params},
+      {"groups", cmd_groups},
+      {"collective", cmd_collective},
+      {"cbr", cmd_cbr},
+      {"sweep", cmd_sweep},
+      {"regress", cmd_regress},
+      {"validate", cmd_validate},
       {"calibrate", cmd_calibrate},
       {"import", cmd_import}};
   // A size scan runs one child `collective` per size: its own entry point, so that the
@@ -76,12 +82,13 @@ int sc_main(int argc, char* argv[]) {
     return 0;
   }
   if (first == "--version") {
-    std::cout << "ipusim " << IPUSIM_VERSION << " (source " << ipusim::ipusim_source_revision() << ", SystemC "
-              << sc_core::sc_release() << ")\n";
+    std::cout << "ipusim " << IPUSIM_VERSION << " (source " << ipusim::ipusim_source_revision()
+              << ", SystemC " << sc_core::sc_release() << ")\n";
     return 0;
   }
   // sc_stop() after a failed workload is ours to report, not SystemC's.
-  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
   Args args(argv + 2, argv + argc);
   try {
     return dispatch(first, args);

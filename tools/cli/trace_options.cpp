@@ -23,9 +23,12 @@ TraceFilter& pending_filter() {
 
 void add_trace_options(boost::program_options::options_description& opts) {
   namespace po = boost::program_options;
-  opts.add_options()("trace-ipus", po::value<std::string>(), "trace only these IPUs, e.g. 0-3,8 (with --trace)")(
-      "trace-window", po::value<std::string>(), "trace only START_NS:END_NS of simulated time (END may be empty)")(
-      "trace-tiers", po::value<std::string>(), "trace only these tiers: ipu_link,gw_link,ddr,host,compute")(
+  opts.add_options()("trace-ipus", po::value<std::string>(),
+                     "trace only these IPUs, e.g. 0-3,8 (with --trace)")(
+      "trace-window", po::value<std::string>(),
+      "trace only START_NS:END_NS of simulated time (END may be empty)")(
+      "trace-tiers", po::value<std::string>(),
+      "trace only these tiers: ipu_link,gw_link,ddr,host,compute")(
       "trace-max-bytes", po::value<std::string>(),
       "stop writing the trace at this size (the file stays valid): 20000000, 5MB, 1GiB, ...");
 }
@@ -34,21 +37,25 @@ void read_trace_options(const boost::program_options::variables_map& vm) {
   // The filters shape trace.json; without --trace there is none, so they would do nothing.
   for (const char* flag : {"trace-ipus", "trace-window", "trace-tiers", "trace-max-bytes"}) {
     if (vm.count(flag) && !vm.count("trace")) {
-      throw ConfigError(std::string("--") + flag + ": only with --trace (it filters trace.json, which is written only with --trace)");
+      throw ConfigError(
+          std::string("--") + flag +
+          ": only with --trace (it filters trace.json, which is written only with --trace)");
     }
   }
   TraceFilter f;
   if (vm.count("trace-ipus")) f.set_ipus(vm["trace-ipus"].as<std::string>());
   if (vm.count("trace-window")) f.set_window(vm["trace-window"].as<std::string>());
   if (vm.count("trace-tiers")) f.set_tiers(vm["trace-tiers"].as<std::string>());
-  if (vm.count("trace-max-bytes")) f.max_bytes = parse_size_bytes(vm["trace-max-bytes"].as<std::string>(), "--trace-max-bytes");
+  if (vm.count("trace-max-bytes"))
+    f.max_bytes = parse_size_bytes(vm["trace-max-bytes"].as<std::string>(), "--trace-max-bytes");
   pending_filter() = f;
 }
 
 void begin_run(const std::string& out_dir, bool trace, bool quiet) {
   if (trace) {
     std::filesystem::create_directories(out_dir);
-    TraceWriter::instance().open((std::filesystem::path(out_dir) / "trace.json").string(), pending_filter());
+    TraceWriter::instance().open((std::filesystem::path(out_dir) / "trace.json").string(),
+                                 pending_filter());
   } else {
     TraceWriter::instance().enable(false);
   }

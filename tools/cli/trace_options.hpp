@@ -1,9 +1,8 @@
 #pragma once
 // Trace and progress options shared by `ipusim run` and `ipusim collective`:
 // --trace-ipus, --trace-window, --trace-tiers, --trace-max-bytes, and the progress line.
-#include <string>
-
 #include <boost/program_options.hpp>
+#include <string>
 
 namespace ipusim::cli {
 

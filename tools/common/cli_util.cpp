@@ -6,8 +6,8 @@
 
 #include "models/params/model_params.hpp"
 #include "runtime/workloads/runtime_params.hpp"
-#include "sim/errors.hpp"
 #include "sim/config.hpp"
+#include "sim/errors.hpp"
 #include "sim/output.hpp"
 #include "sim/params.hpp"
 #include "sim/units.hpp"
@@ -27,16 +27,21 @@ boost::program_options::variables_map parse_options(
     all.add(opts);
     all.add_options()("ipusim-extra-positional", po::value<std::vector<std::string>>(), "");
     po::positional_options_description pos = positional;
-    if (pos.max_total_count() != std::numeric_limits<unsigned>::max()) pos.add("ipusim-extra-positional", -1);
+    if (pos.max_total_count() != std::numeric_limits<unsigned>::max())
+      pos.add("ipusim-extra-positional", -1);
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     if (vm.count("ipusim-extra-positional")) {
       std::string extra;
-      for (const auto& a : vm["ipusim-extra-positional"].as<std::vector<std::string>>()) extra += (extra.empty() ? "'" : ", '") + a + "'";
+      for (const auto& a : vm["ipusim-extra-positional"].as<std::vector<std::string>>())
+        extra += (extra.empty() ? "'" : ", '") + a + "'";
       std::string expected;
-      for (unsigned i = 0; i < positional.max_total_count(); ++i) expected += " " + positional.name_for_position(i);
-      throw ConfigError("unexpected argument " + extra + ": the command takes " + std::to_string(positional.max_total_count()) +
-                        " positional argument" + (positional.max_total_count() == 1 ? "" : "s") +
-                        (expected.empty() ? "" : " (" + expected.substr(1) + ")") + " (see --help)");
+      for (unsigned i = 0; i < positional.max_total_count(); ++i)
+        expected += " " + positional.name_for_position(i);
+      throw ConfigError("unexpected argument " + extra + ": the command takes " +
+                        std::to_string(positional.max_total_count()) + " positional argument" +
+                        (positional.max_total_count() == 1 ? "" : "s") +
+                        (expected.empty() ? "" : " (" + expected.substr(1) + ")") +
+                        " (see --help)");
     }
     po::notify(vm);
   } catch (const po::error& e) {
@@ -68,9 +73,11 @@ std::uint64_t parse_size_bytes(const std::string& text, const std::string& flag,
   return ipusim::parse_size_bytes(text, flag, allow_zero);
 }
 
-void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices) {
+void check_choice(const std::string& flag, const std::string& value,
+                  const std::vector<std::string>& choices) {
   if (choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end()) return;
-  std::string msg = flag + ": unknown value '" + value + "' (expected " + join_words(choices, "|") + ")";
+  std::string msg =
+      flag + ": unknown value '" + value + "' (expected " + join_words(choices, "|") + ")";
   const std::string guess = closest_match(value, choices);
   if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
   throw ConfigError(msg);
@@ -110,8 +117,10 @@ const std::vector<std::string>& system_sections() {
 
 std::string resolve_system_config(const std::string& name_or_path, const std::string& flag) {
   namespace fs = std::filesystem;
-  if (fs::is_regular_file(resolve_input_path(name_or_path))) return resolve_input_path(name_or_path);
-  const bool bare = name_or_path.find('/') == std::string::npos && fs::path(name_or_path).extension().empty();
+  if (fs::is_regular_file(resolve_input_path(name_or_path)))
+    return resolve_input_path(name_or_path);
+  const bool bare =
+      name_or_path.find('/') == std::string::npos && fs::path(name_or_path).extension().empty();
   if (bare) {
     const std::string preset = locate_source_file("configs/systems/" + name_or_path + ".json");
     if (!preset.empty()) return preset;
@@ -136,11 +145,14 @@ void check_output_file_flag(const std::string& flag, const std::string& path) {
   std::error_code ec;
   const fs::path file(path);
   const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  if (fs::is_directory(file, ec)) throw ConfigError(flag + " " + path + ": is a folder; expected a file name");
+  if (fs::is_directory(file, ec))
+    throw ConfigError(flag + " " + path + ": is a folder; expected a file name");
   if (!fs::exists(dir, ec)) {
-    throw ConfigError(flag + " " + path + ": the folder '" + dir.string() + "' does not exist (create it first)");
+    throw ConfigError(flag + " " + path + ": the folder '" + dir.string() +
+                      "' does not exist (create it first)");
   }
-  if (!fs::is_directory(dir, ec)) throw ConfigError(flag + " " + path + ": '" + dir.string() + "' is not a folder");
+  if (!fs::is_directory(dir, ec))
+    throw ConfigError(flag + " " + path + ": '" + dir.string() + "' is not a folder");
 }
 
 }  // namespace ipusim::cli

@@ -25,12 +25,14 @@ void register_all_params();
 /// 1000) suffix, case-insensitive, optionally with a space or a fraction that gives whole
 /// bytes ("1.5GiB"). ConfigError naming `flag` otherwise (zero and negative included when
 /// `allow_zero` is false).
-std::uint64_t parse_size_bytes(const std::string& text, const std::string& flag, bool allow_zero = false);
+std::uint64_t parse_size_bytes(const std::string& text, const std::string& flag,
+                               bool allow_zero = false);
 
 /// Checks that `value` of `flag` is one of `choices`; ConfigError naming the flag, the
 /// accepted values and the closest one ("--op: unknown value 'alreduce' ...; did you
 /// mean 'allreduce'?").
-void check_choice(const std::string& flag, const std::string& value, const std::vector<std::string>& choices);
+void check_choice(const std::string& flag, const std::string& value,
+                  const std::vector<std::string>& choices);
 
 /// The choices the parameter registry declares for an enum parameter (e.g.
 /// "/workload/op"); empty if it has none.
@@ -60,6 +62,7 @@ void check_output_file_flag(const std::string& flag, const std::string& path);
 /// A system given as a file path, or as a preset name ("pod64" ->
 /// configs/systems/pod64.json in the source tree); ConfigError naming `flag` and the
 /// presets when neither exists.
-std::string resolve_system_config(const std::string& name_or_path, const std::string& flag = "--system");
+std::string resolve_system_config(const std::string& name_or_path,
+                                  const std::string& flag = "--system");
 
 }  // namespace ipusim::cli

@@ -7,9 +7,9 @@
 
 #include <cerrno>
 #include <csignal>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -68,8 +68,9 @@ pid_t start_process(const ProcessSpec& spec) {
   int err_fd = -1;
   try {
     // One file for both streams must share one offset, or the two would overwrite each other.
-    err_fd = (!spec.stderr_path.empty() && spec.stderr_path == spec.stdout_path) ? ::fcntl(out_fd, F_DUPFD_CLOEXEC, 0)
-                                                                                 : open_output(spec.stderr_path);
+    err_fd = (!spec.stderr_path.empty() && spec.stderr_path == spec.stdout_path)
+                 ? ::fcntl(out_fd, F_DUPFD_CLOEXEC, 0)
+                 : open_output(spec.stderr_path);
   } catch (...) {
     if (out_fd >= 0) ::close(out_fd);
     throw;
@@ -120,8 +121,9 @@ pid_t wait_any_or_stop(int& status) {
   while (g_stop_signal == 0) {
     const pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid > 0) return pid;
-    if (pid < 0 && errno != EINTR) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
-    const struct timespec tick {0, 10'000'000};
+    if (pid < 0 && errno != EINTR)
+      throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
+    const struct timespec tick { 0, 10'000'000 };
     ::nanosleep(&tick, nullptr);
   }
   return 0;
@@ -141,7 +143,7 @@ void stop_children(const std::map<pid_t, std::size_t>& running, int grace_ms) {
     if (waited_ms == grace_ms) {
       for (const auto& entry : left) ::kill(-entry.first, SIGKILL);
     }
-    const struct timespec tick {0, 10'000'000};
+    const struct timespec tick { 0, 10'000'000 };
     ::nanosleep(&tick, nullptr);
   }
 }
@@ -157,19 +159,22 @@ ProcessResult run_process(const ProcessSpec& spec) {
   const pid_t pid = start_process(spec);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
+    if (errno != EINTR)
+      throw SimulationError(std::string("waitpid failed: ") + std::strerror(errno));
   }
   return result_from_status(status);
 }
 
 Interrupted::Interrupted(int signal_number)
-    : std::runtime_error(std::string("interrupted by ") + (signal_number == SIGINT ? "SIGINT" : "SIGTERM")),
+    : std::runtime_error(std::string("interrupted by ") +
+                         (signal_number == SIGINT ? "SIGINT" : "SIGTERM")),
       signal_(signal_number) {}
 
 void check_jobs_option(unsigned jobs) {
   // -j 0 would start nothing, and "-j -1" arrives as 4294967295 through an unsigned option.
   if (jobs == 0 || jobs > kMaxJobs) {
-    throw ConfigError("--jobs " + std::to_string(jobs) + ": expected 1 to " + std::to_string(kMaxJobs) +
+    throw ConfigError("--jobs " + std::to_string(jobs) + ": expected 1 to " +
+                      std::to_string(kMaxJobs) +
                       " simulations at once (a negative value wraps around)");
   }
 }
@@ -240,7 +245,8 @@ std::string locate_source_file(const std::string& relative) {
   for (const auto& root : roots) {
     const fs::path candidate = root / relative;
     std::error_code ec;
-    if (is_file(candidate) || fs::is_directory(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+    if (is_file(candidate) || fs::is_directory(candidate, ec))
+      return fs::weakly_canonical(candidate, ec).string();
   }
   return "";
 }

@@ -50,12 +50,12 @@ constexpr unsigned kMaxJobs = 4096;
 /// Throws ConfigError naming --jobs unless 1 <= jobs <= kMaxJobs (call before running anything).
 void check_jobs_option(unsigned jobs);
 
-/// Runs `count` commands with at most `jobs` (1..kMaxJobs, else ConfigError) alive at once: `make(i)` builds command i
-/// just before it starts (in index order), `done(i, result)` runs as each one ends.
-/// Each child runs in its own process group and is killed if this process dies (even by
-/// SIGKILL: PR_SET_PDEATHSIG), so no child outlives its parent. While the pool runs,
-/// SIGINT and SIGTERM are caught: the children's groups are stopped and Interrupted is
-/// thrown (the previous signal handlers are restored on return).
+/// Runs `count` commands with at most `jobs` (1..kMaxJobs, else ConfigError) alive at once:
+/// `make(i)` builds command i just before it starts (in index order), `done(i, result)` runs as
+/// each one ends. Each child runs in its own process group and is killed if this process dies (even
+/// by SIGKILL: PR_SET_PDEATHSIG), so no child outlives its parent. While the pool runs, SIGINT and
+/// SIGTERM are caught: the children's groups are stopped and Interrupted is thrown (the previous
+/// signal handlers are restored on return).
 void run_processes(std::size_t count, unsigned jobs,
                    const std::function<ProcessSpec(std::size_t)>& make,
                    const std::function<void(std::size_t, const ProcessResult&)>& done);

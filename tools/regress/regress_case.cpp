@@ -21,7 +21,8 @@ const RegressField kAlgorithmField{"algorithm", "/workload/algorithm"};
 
 RegressCase parse_case(const Json& doc, const std::string& file) {
   StrictObject top(doc, file, "");
-  top.allow_only({"config", "set", "fields", "expected", "description", "system", "max_slowdown_pct"});
+  top.allow_only(
+      {"config", "set", "fields", "expected", "description", "system", "max_slowdown_pct"});
   top.string_or("description", "");
   RegressCase c;
   c.file = file;
@@ -32,20 +33,24 @@ RegressCase parse_case(const Json& doc, const std::string& file) {
     const std::string system = top.string("system");
     // A bare name is a preset (configs/systems/NAME.json); a path is relative to the case file.
     const bool bare = system.find('/') == std::string::npos && fs::path(system).extension().empty();
-    const std::string path = bare ? system : (fs::path(file).parent_path() / system).lexically_normal().string();
+    const std::string path =
+        bare ? system : (fs::path(file).parent_path() / system).lexically_normal().string();
     c.system = path;  // a preset name is resolved by the command (resolve_system_config)
   }
   if (top.has("max_slowdown_pct")) {
     const Json& v = top.required("max_slowdown_pct");
     if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>())) {
-      top.fail("max_slowdown_pct", "expected a finite number of percent >= 0, got " + describe_json(v));
+      top.fail("max_slowdown_pct",
+               "expected a finite number of percent >= 0, got " + describe_json(v));
     }
     c.max_slowdown_pct = v.get<double>();
   }
   if (top.has("fields")) {
     StrictObject fields(top.required("fields"), file, "/fields");
     for (auto it = fields.json().begin(); it != fields.json().end(); ++it) {
-      if (!it.value().is_string()) fields.fail(it.key(), "expected a JSON pointer into report.json, got " + describe_json(it.value()));
+      if (!it.value().is_string())
+        fields.fail(it.key(),
+                    "expected a JSON pointer into report.json, got " + describe_json(it.value()));
       const std::string pointer = it.value().get<std::string>();
       check_json_pointer(pointer, file + ": " + fields.pointer_of(it.key()));
       c.fields.push_back({it.key(), pointer});
@@ -58,7 +63,8 @@ RegressCase parse_case(const Json& doc, const std::string& file) {
     // Every expected value must belong to a field, or it would silently never be checked.
     for (auto it = c.expected.begin(); it != c.expected.end(); ++it) {
       std::vector<std::string> names;
-      for (const auto& f : c.fields.empty() ? std::vector<RegressField>{kTimeField, kAlgorithmField} : c.fields)
+      for (const auto& f :
+           c.fields.empty() ? std::vector<RegressField>{kTimeField, kAlgorithmField} : c.fields)
         names.push_back(f.name);
       if (std::find(names.begin(), names.end(), it.key()) == names.end()) {
         std::string list;
@@ -73,7 +79,8 @@ RegressCase parse_case(const Json& doc, const std::string& file) {
       } else if (it.key() == kAlgorithmField.name && !v.is_string()) {
         expected.fail(it.key(), "expected an algorithm name (a string), got " + describe_json(v));
       } else if (!v.is_number() && !v.is_string() && !v.is_boolean()) {
-        expected.fail(it.key(), "expected a number, string or boolean (a report value), got " + describe_json(v));
+        expected.fail(it.key(), "expected a number, string or boolean (a report value), got " +
+                                    describe_json(v));
       }
     }
   }
@@ -82,7 +89,8 @@ RegressCase parse_case(const Json& doc, const std::string& file) {
 
 RegressCase load_case(const std::string& path) {
   RegressCase c = parse_case(read_json_file(path), path);
-  if (!fs::is_regular_file(c.config)) throw ConfigError(path + ": /config: config file " + c.config + " does not exist");
+  if (!fs::is_regular_file(c.config))
+    throw ConfigError(path + ": /config: config file " + c.config + " does not exist");
   return c;
 }
 
@@ -90,7 +98,8 @@ std::vector<std::string> find_case_files(const std::string& dir) {
   if (!fs::is_directory(dir)) throw ConfigError(dir + ": not a folder of regression cases");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) throw ConfigError(dir + ": no *.json regression cases");

@@ -35,7 +35,7 @@ struct RegressCase {
   /// The system the case runs on ("" = the config's own): a preset name, or a path resolved
   /// against the case file's folder; the command turns a name into the preset's file.
   std::string system;
-  double max_slowdown_pct = -1;      ///< one-sided tolerance of time fields (< 0: none)
+  double max_slowdown_pct = -1;  ///< one-sided tolerance of time fields (< 0: none)
 };
 
 /// True for fields judged by max_slowdown_pct: times, named "..._ns".

@@ -9,12 +9,14 @@ namespace ipusim::cli {
 
 double delta_percent(double expected, double got) {
   if (expected == got) return 0.0;
-  if (expected == 0.0) return got > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  if (expected == 0.0)
+    return got > 0 ? std::numeric_limits<double>::infinity()
+                   : -std::numeric_limits<double>::infinity();
   return (got - expected) / std::fabs(expected) * 100.0;
 }
 
-FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got, double tolerance_pct,
-                         double max_slowdown_pct) {
+FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got,
+                         double tolerance_pct, double max_slowdown_pct) {
   FieldCheck check;
   check.field = field;
   check.expected = expected;

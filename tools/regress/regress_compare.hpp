@@ -15,7 +15,7 @@ struct FieldCheck {
   Json got;                ///< null when the report lacks the field
   double delta_pct = 0.0;  ///< (got - expected) / |expected| * 100; NaN if not numeric
   bool pass = false;
-  std::string note;        ///< why it failed, for non-numeric reasons
+  std::string note;  ///< why it failed, for non-numeric reasons
 };
 
 /// Relative change in percent; 0 if both are 0, ±inf if only `expected` is 0.
@@ -24,8 +24,8 @@ double delta_percent(double expected, double got);
 /// Compares `got` with `expected` (null = absent) for the named field. With
 /// `max_slowdown_pct` >= 0, numbers are judged one-sidedly instead: any decrease passes, an
 /// increase passes up to that many percent (for times, where lower is better).
-FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got, double tolerance_pct,
-                         double max_slowdown_pct = -1);
+FieldCheck compare_field(const std::string& field, const Json& expected, const Json& got,
+                         double tolerance_pct, double max_slowdown_pct = -1);
 
 /// "+1.250%", "0%", "n/a", "+inf%" for the table.
 std::string format_delta(double delta_pct);

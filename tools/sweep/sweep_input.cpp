@@ -23,9 +23,12 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
 std::string escape_pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -53,8 +56,8 @@ std::string describe_json(const Json& value) {
 StrictObject::StrictObject(const Json& value, std::string file, std::string pointer)
     : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {
   if (!value.is_object()) {
-    throw ConfigError(file_ + ": " + (pointer_.empty() ? "/" : pointer_) + ": expected an object, got " +
-                      describe_json(value));
+    throw ConfigError(file_ + ": " + (pointer_.empty() ? "/" : pointer_) +
+                      ": expected an object, got " + describe_json(value));
   }
 }
 
@@ -64,7 +67,8 @@ void StrictObject::allow_only(const std::vector<std::string>& allowed) const {
     std::vector<std::string> sorted = allowed;
     std::sort(sorted.begin(), sorted.end());
     std::string msg = file_ + ": unknown key '" + it.key() + "' at " + pointer_of(it.key()) +
-                      "; allowed keys at " + (pointer_.empty() ? "/" : pointer_) + ": " + join(sorted, ", ");
+                      "; allowed keys at " + (pointer_.empty() ? "/" : pointer_) + ": " +
+                      join(sorted, ", ");
     const std::string guess = closest_match(it.key(), sorted);
     if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
     throw ConfigError(msg);

@@ -63,7 +63,8 @@ void run_jobs(const std::vector<RunJob>& jobs, unsigned workers,
         // A stale report from an earlier run must never pass for this run's result.
         fs::remove(dir / "report.json", ec);
         started[i] = Clock::now();
-        return ProcessSpec{run_argv(exe, jobs[i]), (dir / "stdout.txt").string(), (dir / "stderr.txt").string()};
+        return ProcessSpec{run_argv(exe, jobs[i]), (dir / "stdout.txt").string(),
+                           (dir / "stderr.txt").string()};
       },
       [&](std::size_t i, const ProcessResult& result) {
         RunOutcome outcome = read_outcome(jobs[i], result);
@@ -87,8 +88,8 @@ TempDir::~TempDir() {
 std::string safe_name(const std::string& name) {
   std::string out;
   for (char c : name) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.';
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
     out += keep ? c : '_';
   }
   return out.empty() ? "_" : out;

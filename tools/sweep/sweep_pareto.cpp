@@ -11,9 +11,8 @@ std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!std::isnan(points[i].first) && !std::isnan(points[i].second)) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return points[a] < points[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return points[a] < points[b]; });
   // Sweep by increasing x: a point is on the front if its y is below every y seen so far
   // (ties with the previous front point are kept: they dominate nobody and nobody them).
   std::vector<std::size_t> front;

@@ -17,8 +17,8 @@ class Progress {
   /// Ends the line with a newline (if anything was drawn).
   void close();
   /// The progress text for the given counters (no "\r").
-  static std::string line(std::size_t done, std::size_t total, std::size_t failures, double elapsed_s,
-                          double eta_s);
+  static std::string line(std::size_t done, std::size_t total, std::size_t failures,
+                          double elapsed_s, double eta_s);
 
  private:
   std::size_t total_;

@@ -38,9 +38,11 @@ void flatten_numeric(const Json& value, const std::string& prefix, Json& out) {
   if (value.is_number()) {
     out[prefix] = value;
   } else if (value.is_object()) {
-    for (auto it = value.begin(); it != value.end(); ++it) flatten_numeric(it.value(), prefix + "." + it.key(), out);
+    for (auto it = value.begin(); it != value.end(); ++it)
+      flatten_numeric(it.value(), prefix + "." + it.key(), out);
   } else if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) flatten_numeric(value[i], prefix + "." + std::to_string(i), out);
+    for (std::size_t i = 0; i < value.size(); ++i)
+      flatten_numeric(value[i], prefix + "." + std::to_string(i), out);
   }
 }
 
@@ -57,7 +59,8 @@ Json make_row(const SweepSpec& spec, const SweepPoint& point, const std::string&
     for (const char* group : kGroups) {
       if (report.contains(group)) flatten_numeric(report[group], group, row);
     }
-    if (const Json* algorithm = find_pointer(report, "/workload/algorithm")) row[algorithm_column(spec)] = *algorithm;
+    if (const Json* algorithm = find_pointer(report, "/workload/algorithm"))
+      row[algorithm_column(spec)] = *algorithm;
     for (const char* rate : kRates) {
       const Json* v = find_pointer(report, std::string("/workload/") + rate);
       if (v && v->is_number()) row[std::string("workload.") + rate] = *v;
@@ -88,7 +91,8 @@ std::vector<std::string> collect_columns(const SweepSpec& spec, const std::vecto
   if (any_algorithm) add_unique(columns, algorithm);
   for (const char* rate : kRates) {
     const std::string name = std::string("workload.") + rate;
-    if (std::any_of(rows.begin(), rows.end(), [&](const Json& r) { return r.contains(name); })) add_unique(columns, name);
+    if (std::any_of(rows.begin(), rows.end(), [&](const Json& r) { return r.contains(name); }))
+      add_unique(columns, name);
   }
   for (const auto& column : spec.columns) add_unique(columns, column.first);
   return columns;
@@ -136,9 +140,9 @@ Json results_document(const SweepSpec& spec, const std::vector<std::string>& col
     for (const auto& c : columns) r[c] = row.contains(c) ? row[c] : Json();
     full_rows.push_back(std::move(r));
   }
-  return Json{{"format_version", 1},   {"sweep", spec.file}, {"base", spec.base},
-              {"set", spec.sets},      {"mode", spec.mode},  {"axes", axes},
-              {"columns", columns},    {"rows", full_rows}};
+  return Json{{"format_version", 1}, {"sweep", spec.file}, {"base", spec.base},
+              {"set", spec.sets},    {"mode", spec.mode},  {"axes", axes},
+              {"columns", columns},  {"rows", full_rows}};
 }
 
 }  // namespace ipusim::cli

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The report of a point completed by an earlier invocation, if it can be reused.
-std::optional<Json> reusable_report(const fs::path& dir, const std::string& config, const SweepPoint& point) {
+std::optional<Json> reusable_report(const fs::path& dir, const std::string& config,
+                                    const SweepPoint& point) {
   const fs::path done = dir / "done.json";
   const fs::path report = dir / "report.json";
   if (!fs::is_regular_file(done) || !fs::is_regular_file(report)) return std::nullopt;
@@ -31,20 +32,22 @@ std::optional<Json> reusable_report(const fs::path& dir, const std::string& conf
 }  // namespace
 
 std::string point_dir_name(std::size_t index, std::size_t count) {
-  const std::size_t digits = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
+  const std::size_t digits =
+      std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
   std::string s = std::to_string(index);
   return std::string(digits - std::min(digits, s.size()), '0') + s;
 }
 
 Json done_marker(const std::string& config, const SweepPoint& point, const std::string& status,
                  const std::string& error, int exit_code) {
-  return Json{{"index", point.index}, {"config", config},  {"set", point.sets},
-              {"status", status},     {"error", error},    {"exit_code", exit_code}};
+  return Json{{"index", point.index}, {"config", config}, {"set", point.sets},
+              {"status", status},     {"error", error},   {"exit_code", exit_code}};
 }
 
 bool marker_matches(const Json& marker, const std::string& config, const SweepPoint& point) {
-  return marker.is_object() && marker.value("status", "") == "ok" && marker.value("config", "") == config &&
-         marker.contains("set") && marker["set"] == Json(point.sets);
+  return marker.is_object() && marker.value("status", "") == "ok" &&
+         marker.value("config", "") == config && marker.contains("set") &&
+         marker["set"] == Json(point.sets);
 }
 
 SweepRunResult run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& points,

@@ -1,8 +1,9 @@
 #include "tools/sweep/sweep_shard.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "sim/errors.hpp"
 #include "tools/sweep/sweep_input.hpp"
@@ -17,7 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 
 /// The absolute base config path, as the markers record it (same as a local sweep's).
-std::string marker_config(const SweepSpec& spec) { return fs::absolute(spec.base).lexically_normal().string(); }
+std::string marker_config(const SweepSpec& spec) {
+  return fs::absolute(spec.base).lexically_normal().string();
+}
 
 /// A non-negative decimal integer, or false.
 bool parse_count(const std::string& text, std::size_t& value) {
@@ -53,9 +56,11 @@ Shard parse_shard(const std::string& text, const std::string& flag) {
   const auto slash = text.find('/');
   Shard shard;
   if (slash == std::string::npos || !parse_count(text.substr(0, slash), shard.index) ||
-      !parse_count(text.substr(slash + 1), shard.count) || shard.count == 0 || shard.index >= shard.count) {
-    throw ConfigError(flag + ": expected i/N with 0 <= i < N (e.g. 0/4 for the first of 4 shards), got '" + text +
-                      "'");
+      !parse_count(text.substr(slash + 1), shard.count) || shard.count == 0 ||
+      shard.index >= shard.count) {
+    throw ConfigError(flag +
+                      ": expected i/N with 0 <= i < N (e.g. 0/4 for the first of 4 shards), got '" +
+                      text + "'");
   }
   return shard;
 }
@@ -86,8 +91,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& points, const Shard& shard,
-                         const std::string& out_dir, unsigned jobs, bool resume, bool progress) {
+ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                         const Shard& shard, const std::string& out_dir, unsigned jobs, bool resume,
+                         bool progress) {
   const std::string config = marker_config(spec);
   const fs::path points_dir = fs::path(out_dir) / "points";
   ShardRunResult result;
@@ -96,7 +102,8 @@ ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& p
   for (std::size_t index : shard_point_indices(points.size(), shard)) {
     const SweepPoint& point = points[index];
     const fs::path dir = points_dir / point_dir_name(point.index, points.size());
-    if (resume && marker_matches(read_marker(dir), config, point) && fs::is_regular_file(dir / "report.json")) {
+    if (resume && marker_matches(read_marker(dir), config, point) &&
+        fs::is_regular_file(dir / "report.json")) {
       ++result.reused;
       continue;
     }
@@ -108,7 +115,8 @@ ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& p
   Progress bar(run.size() + result.reused, result.reused, progress);
   run_jobs(run, std::max(1u, jobs), [&](std::size_t j, const RunOutcome& outcome) {
     const SweepPoint& point = points[run_point[j]];
-    const Json marker = done_marker(config, point, outcome.ok ? "ok" : "failed", outcome.error, outcome.exit_code);
+    const Json marker =
+        done_marker(config, point, outcome.ok ? "ok" : "failed", outcome.error, outcome.exit_code);
     write_file_atomically((fs::path(run[j].out_dir) / "done.json").string(), marker.dump(2) + "\n");
     ++result.ran;
     if (!outcome.ok) ++result.failures;
@@ -127,13 +135,15 @@ CollectResult collect_points(const SweepSpec& spec, const std::vector<SweepPoint
     const fs::path dir = points_dir / point_dir_name(point.index, points.size());
     const Json marker = read_marker(dir);
     if (!marker_for(marker, config, point)) {
-      result.rows.push_back(make_row(spec, point, "missing", "not run (no done.json for these inputs)", Json()));
+      result.rows.push_back(
+          make_row(spec, point, "missing", "not run (no done.json for these inputs)", Json()));
       result.missing.push_back(point.index);
       continue;
     }
     if (marker.value("status", "") == "ok") {
       try {
-        result.rows.push_back(make_row(spec, point, "ok", "", read_json_file((dir / "report.json").string())));
+        result.rows.push_back(
+            make_row(spec, point, "ok", "", read_json_file((dir / "report.json").string())));
         continue;
       } catch (const ConfigError& e) {
         result.rows.push_back(make_row(spec, point, "failed", e.what(), Json()));

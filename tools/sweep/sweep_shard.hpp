@@ -43,14 +43,15 @@ struct ShardRunResult {
 /// Runs the shard's points (skipping, with `resume`, those whose done.json records
 /// success for the same inputs) with `jobs` children at once; each finished point gets
 /// its done.json atomically (write to a temporary name, then rename).
-ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& points, const Shard& shard,
-                         const std::string& out_dir, unsigned jobs, bool resume, bool progress);
+ShardRunResult run_shard(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                         const Shard& shard, const std::string& out_dir, unsigned jobs, bool resume,
+                         bool progress);
 
 /// The merged state of a sweep's output folder.
 struct CollectResult {
-  std::vector<Json> rows;              ///< one per point, status "ok", "failed" or "missing"
-  std::vector<std::size_t> missing;    ///< points without a done.json for these inputs
-  std::vector<std::size_t> failed;     ///< points whose done.json records a failure
+  std::vector<Json> rows;            ///< one per point, status "ok", "failed" or "missing"
+  std::vector<std::size_t> missing;  ///< points without a done.json for these inputs
+  std::vector<std::size_t> failed;   ///< points whose done.json records a failure
 };
 
 /// Reads every point folder under `out_dir` (nothing runs). A done.json written for

@@ -1,5 +1,7 @@
 #include "tools/sweep/sweep_slurm.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -7,7 +9,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <unistd.h>
 
 #include "sim/errors.hpp"
 #include "tools/common/subprocess.hpp"
@@ -46,18 +47,23 @@ std::size_t effective_array_size(std::size_t requested, std::size_t point_count)
 void check_slurm_time(const std::string& text) {
   // sbatch(1): "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
   // "days-hours:minutes" and "days-hours:minutes:seconds"; also UNLIMITED.
-  static const std::regex form(R"(^(UNLIMITED|\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2})$)");
+  static const std::regex form(
+      R"(^(UNLIMITED|\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d+|\d+-\d+:\d{1,2}|\d+-\d+:\d{1,2}:\d{1,2})$)");
   if (!std::regex_match(text, form)) {
-    throw ConfigError("--time: expected a Slurm time limit (MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS), got '" +
-                      text + "'");
+    throw ConfigError(
+        "--time: expected a Slurm time limit (MINUTES, MM:SS, HH:MM:SS, D-HH, D-HH:MM or "
+        "D-HH:MM:SS), got '" +
+        text + "'");
   }
 }
 
 void check_slurm_partition(const std::string& text) {
   static const std::regex form(R"(^[A-Za-z0-9_.\-]+(,[A-Za-z0-9_.\-]+)*$)");
   if (!std::regex_match(text, form)) {
-    throw ConfigError("--partition: expected a partition name (letters, digits, '_', '-', '.'; a comma-separated list for several), got '" +
-                      text + "'");
+    throw ConfigError(
+        "--partition: expected a partition name (letters, digits, '_', '-', '.'; a comma-separated "
+        "list for several), got '" +
+        text + "'");
   }
 }
 
@@ -92,8 +98,8 @@ namespace {
 /// cuts the line at '#', handles quotes and backslashes itself and expands '%' patterns.
 bool sbatch_directive_safe(const std::string& path) {
   return std::none_of(path.begin(), path.end(), [](char c) {
-    return c == '#' || c == '"' || c == '\'' || c == '\\' || c == '%' || static_cast<unsigned char>(c) < 0x20 ||
-           c == 0x7f;
+    return c == '#' || c == '"' || c == '\'' || c == '\\' || c == '%' ||
+           static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
   });
 }
 
@@ -108,10 +114,11 @@ std::string slurm_script(const SlurmScriptOptions& o) {
   s << "#!/bin/bash\n"
     << "# Written by `ipusim sweep --slurm`. Task t of the array runs shard t/" << o.array_size
     << " of the sweep's points\n"
-    << "# into the shared output folder; a point is finished when its points/NNNN/done.json exists.\n"
+    << "# into the shared output folder; a point is finished when its points/NNNN/done.json "
+       "exists.\n"
     << "# Resubmitting this script reruns only unfinished points (--resume); then merge with\n"
-    << "#   " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
-    << " --collect\n"
+    << "#   " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out "
+    << shell_quote(o.out_dir) << " --collect\n"
     << "#SBATCH --job-name=" << o.job_name << "\n"
     << "#SBATCH --array=0-" << (o.array_size - 1) << "\n"
     << "#SBATCH --ntasks=1\n"
@@ -128,28 +135,30 @@ std::string slurm_script(const SlurmScriptOptions& o) {
     // The folder cannot be written into an #SBATCH line: the task sends its own streams
     // to the same per-task log files instead.
     const std::string task_log = "\"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}";
-    s << "exec >>" << shell_quote(logs) << "/" << task_log << ".out\" 2>>" << shell_quote(logs) << "/" << task_log
-      << ".err\"\n";
+    s << "exec >>" << shell_quote(logs) << "/" << task_log << ".out\" 2>>" << shell_quote(logs)
+      << "/" << task_log << ".err\"\n";
   }
-  s << "exec " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out " << shell_quote(o.out_dir)
-    << " --shard \"${SLURM_ARRAY_TASK_ID}/" << o.array_size << "\" --jobs " << o.jobs_per_task
-    << " --resume --quiet\n";
+  s << "exec " << shell_quote(o.exe) << " sweep " << shell_quote(o.sweep_file) << " --out "
+    << shell_quote(o.out_dir) << " --shard \"${SLURM_ARRAY_TASK_ID}/" << o.array_size
+    << "\" --jobs " << o.jobs_per_task << " --resume --quiet\n";
   return s.str();
 }
 
 std::string submit_slurm_script(const std::string& script_path, const std::string& log_dir) {
   const std::string sbatch = find_on_path("sbatch");
   if (sbatch.empty()) {
-    throw ConfigError("--slurm: sbatch is not on PATH (install Slurm's client, or write the script with "
-                      "--slurm-script-only and submit it elsewhere): " +
-                      script_path);
+    throw ConfigError(
+        "--slurm: sbatch is not on PATH (install Slurm's client, or write the script with "
+        "--slurm-script-only and submit it elsewhere): " +
+        script_path);
   }
   const std::string out = (fs::path(log_dir) / "sbatch.out").string();
   const std::string err = (fs::path(log_dir) / "sbatch.err").string();
   const ProcessResult r = run_process({{sbatch, "--parsable", script_path}, out, err});
   if (!r.ok()) {
     const std::string why = last_line_of(err);
-    throw ConfigError("--slurm: sbatch refused " + script_path + (why.empty() ? std::string() : ": " + why));
+    throw ConfigError("--slurm: sbatch refused " + script_path +
+                      (why.empty() ? std::string() : ": " + why));
   }
   // --parsable prints "jobid" or "jobid;cluster".
   std::string id = read_all(out);

@@ -9,14 +9,14 @@ namespace ipusim::cli {
 
 /// Everything the job-array script needs.
 struct SlurmScriptOptions {
-  std::string exe;           ///< absolute path of ipusim (same path on every node)
-  std::string sweep_file;    ///< absolute path of the sweep file
-  std::string out_dir;       ///< absolute path of the shared output folder
-  std::string job_name;      ///< --job-name
+  std::string exe;             ///< absolute path of ipusim (same path on every node)
+  std::string sweep_file;      ///< absolute path of the sweep file
+  std::string out_dir;         ///< absolute path of the shared output folder
+  std::string job_name;        ///< --job-name
   std::size_t array_size = 1;  ///< K tasks, ids 0..K-1; task t runs shard t/K
   unsigned jobs_per_task = 1;  ///< simulations at once per task (= --cpus-per-task)
-  std::string partition;     ///< --partition ("" = the cluster's default)
-  std::string time_limit;    ///< --time ("" = the partition's default)
+  std::string partition;       ///< --partition ("" = the cluster's default)
+  std::string time_limit;      ///< --time ("" = the partition's default)
 };
 
 /// The array size actually used: the requested one (0 = one task per point) capped at

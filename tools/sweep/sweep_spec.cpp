@@ -15,7 +15,8 @@ SweepAxis parse_axis(const Json& value, const std::string& file, const std::stri
   axis.allow_only({"path", "values"});
   SweepAxis out;
   out.path = axis.string("path");
-  if (out.path.empty()) axis.fail("path", "expected a non-empty config path such as \"workload.bytes\"");
+  if (out.path.empty())
+    axis.fail("path", "expected a non-empty config path such as \"workload.bytes\"");
   const Json& values = axis.required("values");
   if (!values.is_array() || values.empty()) {
     axis.fail("values", "expected a non-empty list of values, got " + describe_json(values));
@@ -41,15 +42,17 @@ SweepSpec parse_sweep(const Json& doc, const std::string& file) {
     top.fail("mode", "expected \"grid\" or \"zip\", got \"" + spec.mode + "\"");
   }
   const Json& axes = top.required("axes");
-  if (!axes.is_array()) top.fail("axes", "expected a list of {\"path\", \"values\"}, got " + describe_json(axes));
+  if (!axes.is_array())
+    top.fail("axes", "expected a list of {\"path\", \"values\"}, got " + describe_json(axes));
   for (std::size_t i = 0; i < axes.size(); ++i) {
     spec.axes.push_back(parse_axis(axes[i], file, "/axes/" + std::to_string(i)));
   }
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (spec.axes[i].path == spec.axes[j].path) {
-        top.fail("axes/" + std::to_string(i) + "/path",
-                 "the path \"" + spec.axes[i].path + "\" is already swept by /axes/" + std::to_string(j));
+        top.fail("axes/" + std::to_string(i) + "/path", "the path \"" + spec.axes[i].path +
+                                                            "\" is already swept by /axes/" +
+                                                            std::to_string(j));
       }
     }
   }
@@ -58,8 +61,8 @@ SweepSpec parse_sweep(const Json& doc, const std::string& file) {
       if (spec.axes[i].values.size() != spec.axes[0].values.size()) {
         top.fail("axes/" + std::to_string(i) + "/values",
                  "zip mode needs axes of equal length: /axes/0 has " +
-                     std::to_string(spec.axes[0].values.size()) + " values, /axes/" + std::to_string(i) +
-                     " has " + std::to_string(spec.axes[i].values.size()));
+                     std::to_string(spec.axes[0].values.size()) + " values, /axes/" +
+                     std::to_string(i) + " has " + std::to_string(spec.axes[i].values.size()));
       }
     }
   }
@@ -67,7 +70,8 @@ SweepSpec parse_sweep(const Json& doc, const std::string& file) {
     StrictObject columns(top.required("columns"), file, "/columns");
     for (auto it = columns.json().begin(); it != columns.json().end(); ++it) {
       if (!it.value().is_string()) {
-        columns.fail(it.key(), "expected a JSON pointer into report.json, got " + describe_json(it.value()));
+        columns.fail(it.key(),
+                     "expected a JSON pointer into report.json, got " + describe_json(it.value()));
       }
       const std::string pointer = it.value().get<std::string>();
       check_json_pointer(pointer, file + ": " + columns.pointer_of(it.key()));
@@ -92,12 +96,15 @@ std::size_t count_points(const SweepSpec& spec) {
   for (const auto& axis : spec.axes) {
     shape += (shape.empty() ? "" : " x ") + std::to_string(axis.values.size());
     // Checked before multiplying: a grid of 10^12 points must neither overflow nor be built.
-    if (axis.values.size() > 0 && count > kMaxSweepPoints / axis.values.size()) count = kMaxSweepPoints + 1;
-    else count *= axis.values.size();
+    if (axis.values.size() > 0 && count > kMaxSweepPoints / axis.values.size())
+      count = kMaxSweepPoints + 1;
+    else
+      count *= axis.values.size();
   }
   if (count > kMaxSweepPoints) {
-    throw ConfigError(spec.file + ": /axes: the grid has " + shape + " points, more than the limit of " +
-                      std::to_string(kMaxSweepPoints) + " points per sweep (split it, or use \"mode\": \"zip\")");
+    throw ConfigError(spec.file + ": /axes: the grid has " + shape +
+                      " points, more than the limit of " + std::to_string(kMaxSweepPoints) +
+                      " points per sweep (split it, or use \"mode\": \"zip\")");
   }
   return count;
 }
@@ -128,6 +135,8 @@ std::vector<SweepPoint> expand_points(const SweepSpec& spec) {
   return points;
 }
 
-std::string override_for(const std::string& path, const Json& value) { return path + "=" + value.dump(); }
+std::string override_for(const std::string& path, const Json& value) {
+  return path + "=" + value.dump();
+}
 
 }  // namespace ipusim::cli

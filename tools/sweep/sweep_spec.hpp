@@ -22,13 +22,14 @@ struct SweepAxis {
 
 /// A parsed sweep file.
 struct SweepSpec {
-  std::string file;                   ///< the sweep file, as given
-  std::string base;                   ///< the base config, resolved against the sweep file
-  std::vector<std::string> sets;      ///< fixed overrides applied to every point
-  std::string mode = "grid";          ///< "grid" or "zip"
+  std::string file;               ///< the sweep file, as given
+  std::string base;               ///< the base config, resolved against the sweep file
+  std::vector<std::string> sets;  ///< fixed overrides applied to every point
+  std::string mode = "grid";      ///< "grid" or "zip"
   std::vector<SweepAxis> axes;
   std::vector<std::pair<std::string, std::string>> columns;  ///< extra column -> pointer
-  std::string memory_column;  ///< memory column of the Pareto front and plot ("" = first that varies)
+  std::string
+      memory_column;  ///< memory column of the Pareto front and plot ("" = first that varies)
 };
 
 /// One point of a sweep: its index, one value per axis, and every override it needs.

@@ -35,7 +35,8 @@ std::string format_table(const std::vector<std::string>& headers,
   std::vector<std::size_t> width(headers.size(), 0);
   for (std::size_t c = 0; c < headers.size(); ++c) width[c] = headers[c].size();
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
   }
   auto line = [&](const std::vector<std::string>& cells, bool header) {
     std::string out;

@@ -15,8 +15,8 @@ namespace {
 
 ValidationCase parse_case(const Json& value, const std::string& file, const std::string& pointer) {
   StrictObject o(value, file, pointer);
-  o.allow_only({"name", "quantity", "conditions", "value", "unit", "source", "config", "set", "metric", "scale",
-                "tolerance_pct", "notes"});
+  o.allow_only({"name", "quantity", "conditions", "value", "unit", "source", "config", "set",
+                "metric", "scale", "tolerance_pct", "notes"});
   ValidationCase c;
   c.file = file;
   c.name = o.string("name");
@@ -49,7 +49,8 @@ std::vector<ValidationCase> parse_reference(const Json& doc, const std::string& 
     ValidationCase c = parse_case(cases[i], file, "/cases/" + std::to_string(i));
     for (std::size_t j = 0; j < out.size(); ++j) {
       if (out[j].name == c.name) {
-        top.fail("cases/" + std::to_string(i) + "/name", "the name \"" + c.name + "\" is already used by /cases/" + std::to_string(j));
+        top.fail("cases/" + std::to_string(i) + "/name",
+                 "the name \"" + c.name + "\" is already used by /cases/" + std::to_string(j));
       }
     }
     out.push_back(std::move(c));
@@ -61,8 +62,8 @@ std::vector<ValidationCase> load_reference(const std::string& path) {
   std::vector<ValidationCase> cases = parse_reference(read_json_file(path), path);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!fs::is_regular_file(cases[i].config)) {
-      throw ConfigError(path + ": /cases/" + std::to_string(i) + "/config: config file " + cases[i].config +
-                        " does not exist");
+      throw ConfigError(path + ": /cases/" + std::to_string(i) + "/config: config file " +
+                        cases[i].config + " does not exist");
     }
   }
   return cases;
@@ -72,7 +73,8 @@ std::vector<std::string> reference_files_in(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+    if (entry.is_regular_file() && entry.path().extension() == ".json")
+      files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -81,7 +83,8 @@ std::vector<std::string> reference_files_in(const std::string& dir) {
 double relative_error(double simulated, double measured) {
   if (simulated == measured) return 0.0;
   if (measured == 0.0) {
-    return simulated > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    return simulated > 0 ? std::numeric_limits<double>::infinity()
+                         : -std::numeric_limits<double>::infinity();
   }
   return (simulated - measured) / std::fabs(measured);
 }

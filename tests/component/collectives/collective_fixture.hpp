@@ -46,7 +46,8 @@ inline double external_sync_ns(const Json& resolved, unsigned n) {
 /// Bytes per ns of one rail bundle (up/down links) in one direction.
 inline double rail_Bpns(const Json& r) {
   const auto& l = r["ipu_link"];
-  return l["up_links"].get<double>() * l["bandwidth_GBps_per_link"].get<double>() * l["efficiency"].get<double>();
+  return l["up_links"].get<double>() * l["bandwidth_GBps_per_link"].get<double>() *
+         l["efficiency"].get<double>();
 }
 
 /// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a
@@ -57,15 +58,17 @@ inline double reduce_ns(const Json& r, double elems) {
   const auto& c = r["chip"];
   const double tiles = c["tiles"].get<double>();
   const double eff = c["compute"]["vector_efficiency"].get<double>();
-  const double by_flops = elems / tiles / c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
-  const double by_bytes = std::ceil(elems * 12 / tiles) / c["memory_bytes_per_cycle_per_tile"].get<double>();
-  const double cycles = std::ceil(std::max(by_flops, by_bytes) / eff - 1e-9) + c["compute"]["op_overhead_cycles"].get<double>();
+  const double by_flops =
+      elems / tiles / c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
+  const double by_bytes =
+      std::ceil(elems * 12 / tiles) / c["memory_bytes_per_cycle_per_tile"].get<double>();
+  const double cycles = std::ceil(std::max(by_flops, by_bytes) / eff - 1e-9) +
+                        c["compute"]["op_overhead_cycles"].get<double>();
   return cycles / c["clock_GHz"].get<double>();
 }
 
 inline double fixed_ns(const Json& r) {
   return r["chip"]["exchange_fixed_cycles"].get<double>() / r["chip"]["clock_GHz"].get<double>();
 }
-
 
 }  // namespace ipusim::test

@@ -14,11 +14,12 @@
 using namespace ipusim;
 using namespace ipusim::test;
 
-
-TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B)) plus reductions", "[oracle]") {
+TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B)) plus reductions",
+          "[oracle]") {
   const double bytes = 1 << 20;
-  const Run run = run_collective("pod16", {{"kind", "collective"}, {"op", "allreduce"}, {"bytes", bytes},
-                                           {"algorithm", "clockwise"}});
+  const Run run = run_collective(
+      "pod16",
+      {{"kind", "collective"}, {"op", "allreduce"}, {"bytes", bytes}, {"algorithm", "clockwise"}});
   const Json& r = run.resolved;
   const unsigned n = 16;
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
@@ -32,12 +33,15 @@ TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B
 
 TEST_CASE("the bidirectional ring pair halves the bandwidth term", "[oracle]") {
   const double bytes = 1 << 22;
-  const Run run = run_collective("pod16", {{"kind", "collective"}, {"op", "allreduce"}, {"bytes", bytes},
+  const Run run = run_collective("pod16", {{"kind", "collective"},
+                                           {"op", "allreduce"},
+                                           {"bytes", bytes},
                                            {"algorithm", "bidirectional_pair"}});
   const Json& r = run.resolved;
   const unsigned n = 16;
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
-  const double step = alpha + external_sync_ns(r, n) + fixed_ns(r) + (bytes / (2 * n)) / rail_Bpns(r);
+  const double step =
+      alpha + external_sync_ns(r, n) + fixed_ns(r) + (bytes / (2 * n)) / rail_Bpns(r);
   const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
   CHECK(run.results["steps"] == 2 * (n - 1));
   CHECK(run.total_ns == Approx(expected).margin(2 * (n - 1) * 0.002));
@@ -45,12 +49,14 @@ TEST_CASE("the bidirectional ring pair halves the bandwidth term", "[oracle]") {
 
 TEST_CASE("ReduceScatter and AllGather rings each take half an AllReduce's steps", "[oracle]") {
   const double bytes = 1 << 20;
-  const Run run = run_collective("pod16", {{"kind", "collective"}, {"op", "reduce_scatter"}, {"bytes", bytes},
+  const Run run = run_collective("pod16", {{"kind", "collective"},
+                                           {"op", "reduce_scatter"},
+                                           {"bytes", bytes},
                                            {"algorithm", "clockwise"}});
   const Json& r = run.resolved;
   const unsigned n = 16;
-  const double step = r["ipu_link"]["latency_ns"].get<double>() + external_sync_ns(r, n) + fixed_ns(r) +
-                      (bytes / n) / rail_Bpns(r);
+  const double step = r["ipu_link"]["latency_ns"].get<double>() + external_sync_ns(r, n) +
+                      fixed_ns(r) + (bytes / n) / rail_Bpns(r);
   const double expected = (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
   CHECK(run.results["steps"] == n - 1);
   CHECK(run.total_ns == Approx(expected).margin((n - 1) * 0.002));
@@ -61,8 +67,9 @@ TEST_CASE("ReduceScatter and AllGather rings each take half an AllReduce's steps
 }
 
 TEST_CASE("a hierarchical AllReduce on pod128 is the sum of its three phases", "[oracle]") {
-  const Run run = run_collective("pod128", {{"kind", "collective"}, {"op", "allreduce"}, {"bytes", 1 << 20},
-                                            {"algorithm", "auto"}});
+  const Run run = run_collective(
+      "pod128",
+      {{"kind", "collective"}, {"op", "allreduce"}, {"bytes", 1 << 20}, {"algorithm", "auto"}});
   CHECK(run.results["algorithm"] == "hierarchical");
   const Json& phases = run.results["time_by_phase_ns"];
   REQUIRE(phases.contains("ild_reduce_scatter"));
@@ -77,6 +84,7 @@ TEST_CASE("a hierarchical AllReduce on pod128 is the sum of its three phases", "
   CHECK(sum == Approx(run.total_ns).epsilon(1e-12));
   // Only the GW phase crosses GW-Links, and it pays at least the GW-Link latency per step.
   const Json& tiers = run.results["time_by_tier_ns"];
-  CHECK(tiers["gw_link"].get<double>() >= run.resolved["machine"]["gw_link"]["latency_ns"].get<double>());
+  CHECK(tiers["gw_link"].get<double>() >=
+        run.resolved["machine"]["gw_link"]["latency_ns"].get<double>());
   CHECK(tiers["ipu_link"].get<double>() > 0);
 }

@@ -8,7 +8,8 @@ using namespace ipusim::test;
 namespace {
 
 // 16000 elements on 4 tiles, deliberately unbalanced: 12000, 2000, 1000, 1000.
-const Json kUnbalanced = Json::parse("[[[0,12000]],[[12000,14000]],[[14000,15000]],[[15000,16000]]]");
+const Json kUnbalanced =
+    Json::parse("[[[0,12000]],[[12000,14000]],[[14000,15000]],[[15000,16000]]]");
 
 /// AllGather of one float16 shard per replica over 16 replicas, clockwise: 15 steps, each
 /// sending one shard-sized fragment per IPU; a step's exchange is the larger of the link
@@ -33,14 +34,16 @@ Run run_unbalanced(bool cbr) {
 
 }  // namespace
 
-TEST_CASE("without CBR an unbalanced mapping pays the per-tile bound of contiguous shards", "[rts][cbr]") {
+TEST_CASE("without CBR an unbalanced mapping pays the per-tile bound of contiguous shards",
+          "[rts][cbr]") {
   const Run run = run_unbalanced(false);
   // Contiguous shards of ceil(16000/16) = 1000: replicas 0..11 lie wholly on tile 0.
   CHECK(run.results["shard_elements_per_replica"] == 1000);
   CHECK(run.results["max_tile_elements_per_shard"] == 1000);
   const Json& ag = run.results["collectives"][0];
   REQUIRE(ag["role"] == "all_gather");
-  CHECK(ag["time_ns"].get<double>() == Approx(expected_all_gather_ns(run.resolved, 1000, 1000)).margin(0.05));
+  CHECK(ag["time_ns"].get<double>() ==
+        Approx(expected_all_gather_ns(run.resolved, 1000, 1000)).margin(0.05));
 }
 
 TEST_CASE("with CBR the same mapping pays the balanced per-tile bound", "[rts][cbr]") {
@@ -49,13 +52,16 @@ TEST_CASE("with CBR the same mapping pays the balanced per-tile bound", "[rts][c
   CHECK(run.results["shard_elements_per_replica"] == 1001);
   CHECK(run.results["max_tile_elements_per_shard"] == 750);
   const Json& ag = run.results["collectives"][0];
-  CHECK(ag["time_ns"].get<double>() == Approx(expected_all_gather_ns(run.resolved, 1001, 750)).margin(0.05));
+  CHECK(ag["time_ns"].get<double>() ==
+        Approx(expected_all_gather_ns(run.resolved, 1001, 750)).margin(0.05));
   // The rearrangement into the collectives layout is one exchange phase of the busiest
   // tile's k blocks: 16 x 750 float16 elements at the per-tile rate, plus the fixed cost.
   const double f = run.resolved["chip"]["clock_GHz"].get<double>();
   const double rate = run.resolved["chip"]["exchange_bytes_per_cycle_per_tile"].get<double>();
   CHECK(run.results["rearrangement_ns"].get<double>() ==
-        Approx((run.resolved["chip"]["exchange_fixed_cycles"].get<double>() + std::ceil(16 * 750 * 2 / rate)) / f)
+        Approx((run.resolved["chip"]["exchange_fixed_cycles"].get<double>() +
+                std::ceil(16 * 750 * 2 / rate)) /
+               f)
             .margin(0.01));
 }
 

@@ -1,8 +1,9 @@
 // describe_system on the presets: sizes, link counts of ladder and torus, bisection.
+#include "models/system/describe.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "model_fixture.hpp"
-#include "models/system/describe.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;
@@ -16,15 +17,19 @@ Json group(const Json& d, const std::string& g) {
 }
 }  // namespace
 
-TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link counts", "[models][describe]") {
+TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link counts",
+          "[models][describe]") {
   ConfigDoc torus_doc = preset_config("pod64");
-  ConfigDoc ladder_doc = preset_config("pod64", Json{{"system", {{"ipu_link_topology", "ladder"}}}});
+  ConfigDoc ladder_doc =
+      preset_config("pod64", Json{{"system", {{"ipu_link_topology", "ladder"}}}});
   auto torus = build_system(torus_doc, "torus");
   auto ladder = build_system(ladder_doc, "ladder");
   const Json t = describe_system(*torus);
   const Json l = describe_system(*ladder);
   const std::uint64_t ipus = 64, rungs = ipus / 2;
-  const auto links = [&](const char* key) { return static_cast<std::uint64_t>(resolved(torus_doc, key)); };
+  const auto links = [&](const char* key) {
+    return static_cast<std::uint64_t>(resolved(torus_doc, key));
+  };
   CHECK(t["ipus"] == 64);
   CHECK(t["machines"] == 16);
   CHECK(t["ilds"] == 1);
@@ -37,12 +42,15 @@ TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link count
   CHECK(group(t, "ipu_link.wrap")["links"] == 2 * links("/ipu_link/torus_wrap_links"));
   // With every port used, a 64-IPU torus has 64 x 10 / 2 links.
   CHECK(t["ipu_links_total"] == ipus * links("/ipu_link/links_per_ipu") / 2);
-  CHECK(l["ipu_links_total"] == ipus * links("/ipu_link/links_per_ipu") / 2 - 2 * links("/ipu_link/torus_wrap_links"));
+  CHECK(l["ipu_links_total"] ==
+        ipus * links("/ipu_link/links_per_ipu") / 2 - 2 * links("/ipu_link/torus_wrap_links"));
   CHECK(group(l, "ipu_link.wrap").empty());
   CHECK(t["torus_wraps"] == true);
   CHECK(l["torus_wraps"] == false);
-  const double link = resolved(torus_doc, "/ipu_link/bandwidth_GBps_per_link") * resolved(torus_doc, "/ipu_link/efficiency");
-  CHECK(l["bisection"]["ild_GBps_per_direction"].get<double>() == Approx(2 * links("/ipu_link/up_links") * link));
+  const double link = resolved(torus_doc, "/ipu_link/bandwidth_GBps_per_link") *
+                      resolved(torus_doc, "/ipu_link/efficiency");
+  CHECK(l["bisection"]["ild_GBps_per_direction"].get<double>() ==
+        Approx(2 * links("/ipu_link/up_links") * link));
   CHECK(t["bisection"]["ild_GBps_per_direction"].get<double>() ==
         Approx(2 * (links("/ipu_link/up_links") + links("/ipu_link/torus_wrap_links")) * link));
   CHECK(t["bisection"]["gw_GBps_per_direction"] == 0.0);
@@ -52,7 +60,8 @@ TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link count
   CHECK(table.find("ipu_link.partner") != std::string::npos);
 }
 
-TEST_CASE("describe the multi-pod preset: 64 Pod64 = 4096 IPUs over switched GW-Links", "[models][describe]") {
+TEST_CASE("describe the multi-pod preset: 64 Pod64 = 4096 IPUs over switched GW-Links",
+          "[models][describe]") {
   ConfigDoc doc = preset_config("multipod");
   auto sys = build_system(doc);
   const Json d = describe_system(*sys);
@@ -62,7 +71,8 @@ TEST_CASE("describe the multi-pod preset: 64 Pod64 = 4096 IPUs over switched GW-
   CHECK(d["tiles"] == 4096ull * 1472);
   CHECK(group(d, "gw_link")["links"] == 1024 * 2);
   CHECK(group(d, "gw_switch")["links"] == 1);
-  const double gw = resolved(doc, "/machine/gw_link/bandwidth_GBps_per_link") * resolved(doc, "/machine/gw_link/efficiency");
+  const double gw = resolved(doc, "/machine/gw_link/bandwidth_GBps_per_link") *
+                    resolved(doc, "/machine/gw_link/efficiency");
   CHECK(d["bisection"]["gw_GBps_per_direction"].get<double>() ==
         Approx(std::min(512.0 * 2 * gw, resolved(doc, "/machine/gw_link/switch_bandwidth_GBps"))));
 }

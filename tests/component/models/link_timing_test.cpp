@@ -1,7 +1,6 @@
 // Oracle tests of the flow-level network on IPU-Links: lone transfers, saturation, fair
 // sharing, pipelined multi-hop routes, FIFO arbitration and credits.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "model_fixture.hpp"
@@ -14,7 +13,8 @@ TEST_CASE("lone transfer takes latency + bytes / (links x bw x eff) within one c
           "[models][network]") {
   const std::vector<std::uint64_t> sizes = {1, 64, 4096, 1u << 20, 64u << 20, 1u << 30};
   Json steps = Json::array();
-  for (auto b : sizes) steps.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", b}});
+  for (auto b : sizes)
+    steps.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", b}});
   ConfigDoc doc = preset_config("pod16", workload(steps));
   Bench b = Bench::make(doc);
   sc_core::sc_start();
@@ -35,9 +35,11 @@ TEST_CASE("a saturated link carries its bandwidth within 1%", "[models][network]
   // each stream pays its latency between transfers.
   Json kids = Json::array();
   for (int i = 0; i < 8; ++i) {
-    kids.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", 1 << 20}, {"repeat", 50}});
+    kids.push_back(
+        {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", 1 << 20}, {"repeat", 50}});
   }
-  ConfigDoc doc = preset_config("pod16", workload(Json::array({{{"kind", "concurrent"}, {"steps", kids}}})));
+  ConfigDoc doc =
+      preset_config("pod16", workload(Json::array({{{"kind", "concurrent"}, {"steps", kids}}})));
   Bench b = Bench::make(doc);
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
@@ -56,9 +58,11 @@ TEST_CASE("a saturated link carries its bandwidth within 1%", "[models][network]
 
 TEST_CASE("two equal flows sharing a link each get half of it", "[models][network]") {
   const std::uint64_t bytes = 32 << 20;
-  Json kids = Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", bytes}},
-                           {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", bytes}}});
-  ConfigDoc doc = preset_config("pod16", workload(Json::array({{{"kind", "concurrent"}, {"steps", kids}}})));
+  Json kids =
+      Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", bytes}},
+                   {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2}, {"bytes", bytes}}});
+  ConfigDoc doc =
+      preset_config("pod16", workload(Json::array({{{"kind", "concurrent"}, {"steps", kids}}})));
   Bench b = Bench::make(doc);
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
@@ -71,10 +75,12 @@ TEST_CASE("two equal flows sharing a link each get half of it", "[models][networ
   }
 }
 
-TEST_CASE("a k-hop route pays k latencies once, pipelined, not k store-and-forwards", "[models][network]") {
+TEST_CASE("a k-hop route pays k latencies once, pipelined, not k store-and-forwards",
+          "[models][network]") {
   const std::uint64_t bytes = 1 << 20;
   Json steps = Json::array();
-  for (int k = 1; k <= 6; ++k) steps.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2 * k}, {"bytes", bytes}});
+  for (int k = 1; k <= 6; ++k)
+    steps.push_back({{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 2 * k}, {"bytes", bytes}});
   // A ladder, so that IPU 0 -> 2k is exactly k hops up the rail.
   Json extra = workload(steps);
   extra["system"] = {{"ipu_link_topology", "ladder"}};
@@ -90,14 +96,16 @@ TEST_CASE("a k-hop route pays k latencies once, pipelined, not k store-and-forwa
     CHECK(b.step(k - 1)["hops"] == k);
     const double pipelined = k * lat + (k - 1) * std::min<double>(chunk, bytes) / cap + bytes / cap;
     CHECK(std::fabs(b.duration(k - 1) - pipelined) <= cycle_ns(d2));
-    if (k > 1) CHECK(b.duration(k - 1) < 0.6 * k * (lat + bytes / cap));  // far below store-and-forward
+    if (k > 1)
+      CHECK(b.duration(k - 1) < 0.6 * k * (lat + bytes / cap));  // far below store-and-forward
   }
 }
 
 TEST_CASE("fifo arbitration serves the earlier of two equal flows first", "[models][network]") {
   const std::uint64_t bytes = 8 << 20;
-  Json kids = Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}},
-                           {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}}});
+  Json kids =
+      Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}},
+                   {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}}});
   Json extra = workload(Json::array({{{"kind", "concurrent"}, {"steps", kids}}}));
   extra["ipu_link"] = {{"arbitration", "fifo"}};
   ConfigDoc doc = preset_config("pod4", extra);
@@ -107,13 +115,16 @@ TEST_CASE("fifo arbitration serves the earlier of two equal flows first", "[mode
   const double cap = ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
   const double lat = resolved(doc, "/ipu_link/latency_ns");
   const Json s = b.step(0);
-  CHECK(std::fabs(s["steps"][0]["duration_ns"].get<double>() - (lat + bytes / cap)) <= cycle_ns(doc));
-  CHECK(std::fabs(s["steps"][1]["duration_ns"].get<double>() - (lat + 2 * bytes / cap)) <= cycle_ns(doc));
+  CHECK(std::fabs(s["steps"][0]["duration_ns"].get<double>() - (lat + bytes / cap)) <=
+        cycle_ns(doc));
+  CHECK(std::fabs(s["steps"][1]["duration_ns"].get<double>() - (lat + 2 * bytes / cap)) <=
+        cycle_ns(doc));
 }
 
 TEST_CASE("a credit window caps a flow at credits / (2 x path latency)", "[models][network]") {
   const std::uint64_t bytes = 16 << 20;
-  Json extra = workload(Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}}}));
+  Json extra = workload(
+      Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", bytes}}}));
   extra["ipu_link"] = {{"credits_bytes", 4096}};
   ConfigDoc doc = preset_config("pod4", extra);
   Bench b = Bench::make(doc);

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
-
 #include <systemc>
 
 #include "models/params/model_params.hpp"
@@ -60,23 +59,29 @@ struct Bench {
     Bench b;
     b.system = build_system(doc, name);
     ConfigNode root(doc, "");
-    b.mb = std::make_unique<Microbenchmark>((name + "_mb").c_str(), *b.system, root.child("workload"));
+    b.mb =
+        std::make_unique<Microbenchmark>((name + "_mb").c_str(), *b.system, root.child("workload"));
     return b;
   }
   /// Duration of top-level step i, ns.
-  double duration(std::size_t i) const { return mb->results()["steps"][i]["duration_ns"].get<double>(); }
+  double duration(std::size_t i) const {
+    return mb->results()["steps"][i]["duration_ns"].get<double>();
+  }
   Json step(std::size_t i) const { return mb->results()["steps"][i]; }
 };
 
 /// {"workload": {"kind": "microbenchmark", "steps": steps}}.
-inline Json workload(const Json& steps) { return {{"workload", {{"kind", "microbenchmark"}, {"steps", steps}}}}; }
+inline Json workload(const Json& steps) {
+  return {{"workload", {{"kind", "microbenchmark"}, {"steps", steps}}}};
+}
 
 /// One IPU cycle of the resolved chip, ns.
 inline double cycle_ns(const ConfigDoc& doc) { return 1.0 / resolved(doc, "/chip/clock_GHz"); }
 
 /// Usable bytes per ns of a bundle of `links` IPU-Links (resolved parameters).
 inline double ipu_link_Bpns(const ConfigDoc& doc, double links) {
-  return links * resolved(doc, "/ipu_link/bandwidth_GBps_per_link") * resolved(doc, "/ipu_link/efficiency");
+  return links * resolved(doc, "/ipu_link/bandwidth_GBps_per_link") *
+         resolved(doc, "/ipu_link/efficiency");
 }
 
 }  // namespace ipusim::test

@@ -8,13 +8,16 @@
 using namespace ipusim;
 using namespace ipusim::test;
 
-TEST_CASE("a microbenchmark emits trace events per IPU and per link, and stats per module", "[models][trace]") {
+TEST_CASE("a microbenchmark emits trace events per IPU and per link, and stats per module",
+          "[models][trace]") {
   TraceWriter::instance().enable(true);
   Json steps = Json::array({
       {{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 5}, {"bytes", 4096}},
       {{"kind", "exchange"}, {"ipu", 1}, {"bytes_per_tile", 64}},
       {{"kind", "concurrent"},
-       {"steps", {{{"kind", "remote_store"}, {"ipu", 2}, {"bytes", 1 << 20}}, {{"kind", "sync"}, {"ipus", {2, 3}}}}}},
+       {"steps",
+        {{{"kind", "remote_store"}, {"ipu", 2}, {"bytes", 1 << 20}},
+         {{"kind", "sync"}, {"ipus", {2, 3}}}}}},
   });
   ConfigDoc doc = preset_config("pod16", workload(steps));
   Bench b = Bench::make(doc);

@@ -32,10 +32,12 @@ TEST_CASE("OnDemand through IO tiles: each phase is L + copy + C' (the copy wait
   const TrainingRun r = TrainingRun::make("pod4", workload(1, kIoTiles, false));
   const ChipParams& chip = r.system->chip();
   const std::uint32_t tiles = chip.tiles - kIoTiles;
-  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles), Cb = r.compute_ns(kFlopsBwd, tiles);
+  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles),
+               Cb = r.compute_ns(kFlopsBwd, tiles);
   const double copy = r.system->clock().cycles_to_ns(
       static_cast<double>(chip.exchange_fixed_cycles) +
-      std::ceil(static_cast<double>(kWeightBytes) / (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
+      std::ceil(static_cast<double>(kWeightBytes) /
+                (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
   const double sync = r.system->sync_cost({0}).ns;
   // Phases 0..6 (no prologue): every phase loads its weight but phase 4, whose w2 was loaded
   // for phase 2 and is kept live (PopART keeps what was loaded in p-1 or p-2).
@@ -52,7 +54,9 @@ TEST_CASE("OnDemand through IO tiles: each phase is L + copy + C' (the copy wait
   CHECK(r.results["step_time_ns"].get<double>() == Approx(step).epsilon(0.01));
 }
 
-TEST_CASE("OnDemand with RTS on the compute tiles (16 replicas) runs load -> AllGather -> compute in each phase") {
+TEST_CASE(
+    "OnDemand with RTS on the compute tiles (16 replicas) runs load -> AllGather -> compute in "
+    "each phase") {
   const TrainingRun r = TrainingRun::make("pod16", workload(16, 0, true));
   REQUIRE(r.results["rts"]["sharded_tensors"] == kP);
   int phases = 0;
@@ -68,7 +72,9 @@ TEST_CASE("OnDemand with RTS on the compute tiles (16 replicas) runs load -> All
     CHECK(ops[1]["kind"] == "collective");
     CHECK(ops[1]["op"] == "all_gather");
     CHECK(ops[2]["kind"] == "compute");
-    auto end = [](const Json& op) { return op["start_ns"].get<double>() + op["duration_ns"].get<double>(); };
+    auto end = [](const Json& op) {
+      return op["start_ns"].get<double>() + op["duration_ns"].get<double>();
+    };
     CHECK(ops[1]["start_ns"].get<double>() >= end(ops[0]));
     CHECK(ops[2]["start_ns"].get<double>() >= end(ops[1]));
     ++phases;

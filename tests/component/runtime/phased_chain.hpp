@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "models/ipu/compute.hpp"
 #include "models/params/model_params.hpp"
@@ -24,20 +23,38 @@ namespace ipusim::test {
 /// i, its backward (flops_bwd) in phase 2P-2-i; both read only w<i>. With `optimizer`, the
 /// backward also writes w<i>/grad and an update op (phase 2P-2-i) reads w<i>, w<i>/grad and a
 /// float32 state w<i>/m and writes w<i> and w<i>/m.
-inline Json phased_chain(int P, const std::vector<std::int64_t>& shape, double flops_fwd, double flops_bwd, bool optimizer) {
+inline Json phased_chain(int P, const std::vector<std::int64_t>& shape, double flops_fwd,
+                         double flops_bwd, bool optimizer) {
   Json tensors = Json::array(), ops = Json::array();
   for (int i = 0; i < P; ++i) {
     const std::string w = "w" + std::to_string(i);
     tensors.push_back({{"name", w}, {"shape", shape}, {"dtype", "float16"}, {"kind", "weight"}});
-    ops.push_back({{"name", "fwd" + std::to_string(i)}, {"forward_phase", i}, {"flops", flops_fwd}, {"inputs", {w}}});
-    Json bwd = {{"name", "bwd" + std::to_string(i)}, {"pass", "backward"}, {"forward_phase", i}, {"flops", flops_bwd}, {"inputs", {w}}};
+    ops.push_back({{"name", "fwd" + std::to_string(i)},
+                   {"forward_phase", i},
+                   {"flops", flops_fwd},
+                   {"inputs", {w}}});
+    Json bwd = {{"name", "bwd" + std::to_string(i)},
+                {"pass", "backward"},
+                {"forward_phase", i},
+                {"flops", flops_bwd},
+                {"inputs", {w}}};
     if (optimizer) {
-      tensors.push_back({{"name", w + "/grad"}, {"shape", shape}, {"dtype", "float16"}, {"kind", "gradient"}});
-      tensors.push_back({{"name", w + "/m"}, {"shape", shape}, {"dtype", "float32"}, {"kind", "optimizer_state"}});
+      tensors.push_back(
+          {{"name", w + "/grad"}, {"shape", shape}, {"dtype", "float16"}, {"kind", "gradient"}});
+      tensors.push_back({{"name", w + "/m"},
+                         {"shape", shape},
+                         {"dtype", "float32"},
+                         {"kind", "optimizer_state"}});
       bwd["outputs"] = {w + "/grad"};
-      ops.push_back({{"name", w + "/update"}, {"pass", "optimizer"}, {"forward_phase", i}, {"per_micro_batch", false},
-                     {"unit", "vector"}, {"dtype", "float32"}, {"flops", 1.0},
-                     {"inputs", {w, w + "/grad", w + "/m"}}, {"outputs", {w, w + "/m"}}});
+      ops.push_back({{"name", w + "/update"},
+                     {"pass", "optimizer"},
+                     {"forward_phase", i},
+                     {"per_micro_batch", false},
+                     {"unit", "vector"},
+                     {"dtype", "float32"},
+                     {"flops", 1.0},
+                     {"inputs", {w, w + "/grad", w + "/m"}},
+                     {"outputs", {w, w + "/m"}}});
     }
     ops.push_back(bwd);
   }

@@ -17,22 +17,33 @@ constexpr double kFlops0 = 3.75e10;                // ~150 us: longer than the l
 constexpr double kFlops1 = 1.5e10;                 // so without the dependency the load would hide
 
 Json workload() {
-  return {{"kind", "training"},
-          {"model",
-           {{"generator", "explicit"},
-            {"tensors", Json::array({{{"name", "x"}, {"shape", {1024, 1024}}, {"dtype", "float16"}, {"kind", "activation"}}})},
-            {"ops", Json::array({{{"name", "produce"}, {"forward_phase", 0}, {"flops", kFlops0}, {"outputs", {"x"}}},
-                                 {{"name", "consume"}, {"forward_phase", 1}, {"flops", kFlops1}, {"inputs", {"x"}}}})}}},
-          {"session",
-           {{"replicatedGraphCount", 1},
-            {"ipusPerReplica", 2},
-            {"executionPhaseSettings", {{"stages", 2}, {"activationIOSchedule", "preload"}}},
-            {"activationTensorLocationSettings", {{"location", {{"storage", "off_chip"}}}}}}}};
+  return {
+      {"kind", "training"},
+      {"model",
+       {{"generator", "explicit"},
+        {"tensors", Json::array({{{"name", "x"},
+                                  {"shape", {1024, 1024}},
+                                  {"dtype", "float16"},
+                                  {"kind", "activation"}}})},
+        {"ops",
+         Json::array(
+             {{{"name", "produce"}, {"forward_phase", 0}, {"flops", kFlops0}, {"outputs", {"x"}}},
+              {{"name", "consume"},
+               {"forward_phase", 1},
+               {"flops", kFlops1},
+               {"inputs", {"x"}}}})}}},
+      {"session",
+       {{"replicatedGraphCount", 1},
+        {"ipusPerReplica", 2},
+        {"executionPhaseSettings", {{"stages", 2}, {"activationIOSchedule", "preload"}}},
+        {"activationTensorLocationSettings", {{"location", {{"storage", "off_chip"}}}}}}}};
 }
 
 }  // namespace
 
-TEST_CASE("ping-pong with an off-chip activation: the other IPU's preload waits for the store: C0 + S + L") {
+TEST_CASE(
+    "ping-pong with an off-chip activation: the other IPU's preload waits for the store: C0 + S + "
+    "L") {
   const TrainingRun r = TrainingRun::make("pod4", workload());
   const std::uint32_t tiles = r.system->chip().tiles;
   const double C0 = r.compute_ns(kFlops0, tiles), C1 = r.compute_ns(kFlops1, tiles);
@@ -50,8 +61,10 @@ TEST_CASE("ping-pong with an off-chip activation: the other IPU's preload waits 
     if (op["kind"] != "remote_exchange") continue;
     const bool store = op["transfers"][0]["direction"] == "store";
     CHECK(op["vgraph"].get<int>() == (store ? 0 : 1));
-    if (store) store_end = op["start_ns"].get<double>() + op["duration_ns"].get<double>();
-    else load_start = op["start_ns"].get<double>();
+    if (store)
+      store_end = op["start_ns"].get<double>() + op["duration_ns"].get<double>();
+    else
+      load_start = op["start_ns"].get<double>();
   }
   REQUIRE(store_end > 0);
   CHECK(load_start == Approx(store_end).epsilon(1e-9));

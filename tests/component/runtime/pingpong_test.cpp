@@ -10,10 +10,10 @@
 // and latency; the compute model of models/ipu/compute.hpp via compute_cycles).
 // Tolerance 1 %: the closed forms include every fixed cost the executor charges (phase syncs,
 // DDR latency, exchange fixed cycles); what is left is rounding to the SystemC time resolution.
-#include "tests/component/runtime/phased_chain.hpp"
-
 #include <algorithm>
 #include <numeric>
+
+#include "tests/component/runtime/phased_chain.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;
@@ -23,7 +23,7 @@ namespace {
 constexpr int kP = 4;
 constexpr std::uint64_t kWeightBytes = 768 * 1024 * 2;
 // At the default /chip/compute/amp_efficiency 0.5 on 1472 tiles:
-constexpr double kFlopsFwd = 7.5e9;    // ~60 us: shorter than the load
+constexpr double kFlopsFwd = 7.5e9;     // ~60 us: shorter than the load
 constexpr double kFlopsBwd = 1.875e10;  // ~150 us: longer than the load
 constexpr std::uint32_t kIoTiles = 192;
 
@@ -44,13 +44,18 @@ Json workload(int stages, std::uint32_t io_tiles) {
 struct Closed {
   std::vector<double> phase;  // without the sync
   double sync = 0;
-  double step() const { return std::accumulate(phase.begin(), phase.end(), 0.0) + sync * static_cast<double>(phase.size()); }
+  double step() const {
+    return std::accumulate(phase.begin(), phase.end(), 0.0) +
+           sync * static_cast<double>(phase.size());
+  }
 };
 
 /// Stages 2: the load for phase p+1 runs on the other IPU during phase p. w2 is read in
 /// phases 2 and 4 on IPU 0: kept live (p - 2 is the same IPU), so phase 3 loads nothing.
 Closed pingpong(double L, double Cf, double Cb, double sync) {
-  return {{L, std::max(L, Cf), std::max(L, Cf), std::max(L, Cf), Cf + Cb, std::max(L, Cb), std::max(L, Cb), Cb}, sync};
+  return {{L, std::max(L, Cf), std::max(L, Cf), std::max(L, Cf), Cf + Cb, std::max(L, Cb),
+           std::max(L, Cb), Cb},
+          sync};
 }
 
 /// Stages 1 without IO tiles: the preload for phase p+1 and the compute of phase p share the
@@ -62,13 +67,16 @@ Closed serial(double L, double Cf, double Cb, double sync) {
 
 }  // namespace
 
-TEST_CASE("ping-pong (stages 2): the next phase's weights load on the idle IPU: first load + sum of max(L, C)") {
+TEST_CASE(
+    "ping-pong (stages 2): the next phase's weights load on the idle IPU: first load + sum of "
+    "max(L, C)") {
   const TrainingRun r = TrainingRun::make("pod4", workload(2, 0));
   const std::uint32_t tiles = r.system->chip().tiles;
-  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles), Cb = r.compute_ns(kFlopsBwd, tiles);
+  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles),
+               Cb = r.compute_ns(kFlopsBwd, tiles);
   REQUIRE(r.load_ns(kWeightBytes, 1) == Approx(L));  // both IPUs reach the DDR alike
-  REQUIRE(Cf < L);  // forward phases are load-bound,
-  REQUIRE(Cb > L);  // backward phases compute-bound
+  REQUIRE(Cf < L);                                   // forward phases are load-bound,
+  REQUIRE(Cb > L);                                   // backward phases compute-bound
   const Closed want = pingpong(L, Cf, Cb, r.system->sync_cost({0, 1}).ns);
   const std::vector<double> got = r.phase_times();
   REQUIRE(got.size() == want.phase.size());
@@ -95,13 +103,15 @@ TEST_CASE("ping-pong (stages 2): the next phase's weights load on the idle IPU: 
   // Each phase's weight load is issued on the IPU the next phase computes on.
   for (const Json& p : r.results["phases"])
     for (const Json& op : p["ops"])
-      if (op["kind"] == "remote_exchange") CHECK(op["vgraph"].get<int>() == (p["phase"].get<int>() + 1) % 2);
+      if (op["kind"] == "remote_exchange")
+        CHECK(op["vgraph"].get<int>() == (p["phase"].get<int>() + 1) % 2);
 }
 
 TEST_CASE("stages 1 without IO tiles: load and compute serialise: sum of (L + C)") {
   const TrainingRun r = TrainingRun::make("pod4", workload(1, 0));
   const std::uint32_t tiles = r.system->chip().tiles;
-  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles), Cb = r.compute_ns(kFlopsBwd, tiles);
+  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles),
+               Cb = r.compute_ns(kFlopsBwd, tiles);
   const Closed want = serial(L, Cf, Cb, r.system->sync_cost({0}).ns);
   const std::vector<double> got = r.phase_times();
   REQUIRE(got.size() == want.phase.size());
@@ -112,17 +122,22 @@ TEST_CASE("stages 1 without IO tiles: load and compute serialise: sum of (L + C)
   CHECK(r.results["step_time_ns"].get<double>() == Approx(want.step()).epsilon(0.01));
 }
 
-TEST_CASE("stages 1 through IO tiles: the preload overlaps compute on the remaining tiles: max(L, copy + C')") {
+TEST_CASE(
+    "stages 1 through IO tiles: the preload overlaps compute on the remaining tiles: max(L, copy + "
+    "C')") {
   const TrainingRun r = TrainingRun::make("pod4", workload(1, kIoTiles));
   const ChipParams& chip = r.system->chip();
   const std::uint32_t tiles = chip.tiles - kIoTiles;
-  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles), Cb = r.compute_ns(kFlopsBwd, tiles);
+  const double L = r.load_ns(kWeightBytes), Cf = r.compute_ns(kFlopsFwd, tiles),
+               Cb = r.compute_ns(kFlopsBwd, tiles);
   // IO -> compute copy: bounded by the 192 IO tiles' exchange bandwidth plus the fixed cost.
   const double copy = r.system->clock().cycles_to_ns(
       static_cast<double>(chip.exchange_fixed_cycles) +
-      std::ceil(static_cast<double>(kWeightBytes) / (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
+      std::ceil(static_cast<double>(kWeightBytes) /
+                (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
   const double a = copy + Cf, b = copy + Cb;
-  const Closed want{{L, std::max(L, a), std::max(L, a), std::max(L, a), std::max(L, a + Cb), std::max(L, b), std::max(L, b), b},
+  const Closed want{{L, std::max(L, a), std::max(L, a), std::max(L, a), std::max(L, a + Cb),
+                     std::max(L, b), std::max(L, b), b},
                     r.system->sync_cost({0}).ns};
   const std::vector<double> got = r.phase_times();
   REQUIRE(got.size() == want.phase.size());

@@ -29,16 +29,29 @@ constexpr double kFlopsFwd = 2e9;
 
 /// S stages; with `activation_bytes` > 0, x<s> (forward) and dx<s> (backward) pass between
 /// neighbouring stages; `stash` sets the forward op's stash_bytes.
-Json toy_model(int S, bool training, std::int64_t activation_elements = 0, std::uint64_t stash = 0) {
+Json toy_model(int S, bool training, std::int64_t activation_elements = 0,
+               std::uint64_t stash = 0) {
   Json tensors = Json::array(), ops = Json::array();
   for (int s = 0; s + 1 < S && activation_elements > 0; ++s) {
-    tensors.push_back({{"name", "x" + std::to_string(s + 1)}, {"shape", {activation_elements}}, {"kind", "activation"}});
-    tensors.push_back({{"name", "dx" + std::to_string(s + 1)}, {"shape", {activation_elements}}, {"kind", "activation"}});
+    tensors.push_back({{"name", "x" + std::to_string(s + 1)},
+                       {"shape", {activation_elements}},
+                       {"kind", "activation"}});
+    tensors.push_back({{"name", "dx" + std::to_string(s + 1)},
+                       {"shape", {activation_elements}},
+                       {"kind", "activation"}});
   }
   for (int s = 0; s < S; ++s) {
-    Json f = {{"name", "fwd" + std::to_string(s)}, {"forward_phase", 0}, {"vgraph", s}, {"pipelineStage", s},
-              {"flops", kFlopsFwd}, {"stash_bytes", stash}};
-    Json b = {{"name", "bwd" + std::to_string(s)}, {"pass", "backward"}, {"forward_phase", 0}, {"vgraph", s}, {"pipelineStage", s},
+    Json f = {{"name", "fwd" + std::to_string(s)},
+              {"forward_phase", 0},
+              {"vgraph", s},
+              {"pipelineStage", s},
+              {"flops", kFlopsFwd},
+              {"stash_bytes", stash}};
+    Json b = {{"name", "bwd" + std::to_string(s)},
+              {"pass", "backward"},
+              {"forward_phase", 0},
+              {"vgraph", s},
+              {"pipelineStage", s},
               {"flops", 2 * kFlopsFwd}};
     if (activation_elements > 0) {
       if (s > 0) f["inputs"] = {"x" + std::to_string(s)};
@@ -71,9 +84,12 @@ double sync_ns(const TrainingRun& r, int S) {
   return r.system->sync_cost(ipus).ns;
 }
 
-std::vector<double> cycles(const TrainingRun& r) { return r.results["pipeline"]["cycle_time_ns"].get<std::vector<double>>(); }
+std::vector<double> cycles(const TrainingRun& r) {
+  return r.results["pipeline"]["cycle_time_ns"].get<std::vector<double>>();
+}
 
-void check_cycles(const TrainingRun& r, const std::vector<double>& expected_without_sync, double sync) {
+void check_cycles(const TrainingRun& r, const std::vector<double>& expected_without_sync,
+                  double sync) {
   const std::vector<double> got = cycles(r);
   REQUIRE(got.size() == expected_without_sync.size());
   for (std::size_t c = 0; c < got.size(); ++c) {
@@ -96,7 +112,8 @@ TEST_CASE("pipeline forward only: S = 3 stages of t take (N + S - 1) t for N = 6
 /// S = 2 training with N micro-batches (one simulation per process: one TEST_CASE per N).
 void check_two_stages(int N) {
   TrainingRun r = TrainingRun::make("pod4", workload(toy_model(2, true), 2, N));
-  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles), b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
+  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles),
+               b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
   std::vector<double> expected = {f};
   for (int i = 0; i < N; ++i) expected.push_back(f + b);
   expected.push_back(b);
@@ -106,13 +123,18 @@ void check_two_stages(int N) {
   check_cycles(r, expected, sync_ns(r, 2));
 }
 
-TEST_CASE("pipeline training S = 2, N = 4: fill, main and flush cycles", "[pipeline]") { check_two_stages(4); }
-TEST_CASE("pipeline training S = 2, N = 6: fill, main and flush cycles", "[pipeline]") { check_two_stages(6); }
+TEST_CASE("pipeline training S = 2, N = 4: fill, main and flush cycles", "[pipeline]") {
+  check_two_stages(4);
+}
+TEST_CASE("pipeline training S = 2, N = 6: fill, main and flush cycles", "[pipeline]") {
+  check_two_stages(6);
+}
 
 /// S = 3 training with N micro-batches.
 void check_three_stages(int N) {
   TrainingRun r = TrainingRun::make("pod4", workload(toy_model(3, true), 3, N));
-  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles), b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
+  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles),
+               b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
   std::vector<double> expected = {f, f};
   for (int i = 0; i < N; ++i) expected.push_back(f + b);
   expected.push_back(b);
@@ -123,36 +145,47 @@ void check_three_stages(int N) {
   CHECK(ipu2["busy_ns"].get<double>() == Approx(N * (f + b)).epsilon(1e-6));
 }
 
-TEST_CASE("pipeline training S = 3, N = 5: fill, main and flush cycles", "[pipeline]") { check_three_stages(5); }
-TEST_CASE("pipeline training S = 3, N = 6: fill, main and flush cycles", "[pipeline]") { check_three_stages(6); }
+TEST_CASE("pipeline training S = 3, N = 5: fill, main and flush cycles", "[pipeline]") {
+  check_three_stages(5);
+}
+TEST_CASE("pipeline training S = 3, N = 6: fill, main and flush cycles", "[pipeline]") {
+  check_three_stages(6);
+}
 
-TEST_CASE("pipeline IpuCopy moves each boundary activation and gradient once per micro-batch", "[pipeline]") {
+TEST_CASE("pipeline IpuCopy moves each boundary activation and gradient once per micro-batch",
+          "[pipeline]") {
   const std::int64_t elements = 1 << 20;  // float16: 2 MiB per micro-batch
   const int N = 6;
   TrainingRun r = TrainingRun::make("pod4", workload(toy_model(3, true, elements), 3, N));
   // Two boundaries (x1, x2) forward and two gradients (dx1, dx2) backward, N times each.
-  CHECK(r.results["pipeline"]["ipu_copy"]["bytes_per_replica"] == static_cast<std::uint64_t>(4 * N * elements * 2));
+  CHECK(r.results["pipeline"]["ipu_copy"]["bytes_per_replica"] ==
+        static_cast<std::uint64_t>(4 * N * elements * 2));
   CHECK(r.results["pipeline"]["ipu_copy"]["time_ns"].get<double>() > 0);
 }
 
-TEST_CASE("pipeline recomputation stashes only stage inputs and recomputes the forward", "[pipeline]") {
+TEST_CASE("pipeline recomputation stashes only stage inputs and recomputes the forward",
+          "[pipeline]") {
   // 3 stages, x1/x2 of 1 MiB (float16, 2^19 elements), every forward op stashes 8 MiB.
   // Stage 1 keeps 2(S-1-1)+1 = 3 micro-batches in flight; stage 0: 5; stage 2 (the last): 1.
   const std::int64_t elements = 1 << 19;
   const std::uint64_t stash = 8u << 20;
   const int N = 6;
-  TrainingRun none = TrainingRun::make("pod4", workload(toy_model(3, true, elements, stash), 3, N, "none"));
+  TrainingRun none =
+      TrainingRun::make("pod4", workload(toy_model(3, true, elements, stash), 3, N, "none"));
   const Json& s1 = none.results["pipeline"]["stages"][1];
   CHECK(s1["micro_batches_in_flight"] == 3);
   CHECK(s1["stash_bytes"] == 3 * stash);  // no recomputation: everything the forward keeps
   CHECK(s1["recompute_flops_per_micro_batch"] == 0.0);
 }
 
-TEST_CASE("pipeline recomputation (pipeline): stash = stage input x in-flight, backward adds the forward", "[pipeline]") {
+TEST_CASE(
+    "pipeline recomputation (pipeline): stash = stage input x in-flight, backward adds the forward",
+    "[pipeline]") {
   const std::int64_t elements = 1 << 19;
   const std::uint64_t act = elements * 2, stash = 8u << 20;
   const int N = 6;
-  TrainingRun r = TrainingRun::make("pod4", workload(toy_model(3, true, elements, stash), 3, N, "pipeline"));
+  TrainingRun r =
+      TrainingRun::make("pod4", workload(toy_model(3, true, elements, stash), 3, N, "pipeline"));
   const Json& st = r.results["pipeline"]["stages"];
   // Stage 1: its input x1 (1 MiB) for 3 micro-batches instead of 3 x 8 MiB; saves 21 MiB.
   CHECK(st[1]["stash_bytes"] == 3 * act);
@@ -163,7 +196,8 @@ TEST_CASE("pipeline recomputation (pipeline): stash = stage input x in-flight, b
   CHECK(st[2]["recompute_flops_per_micro_batch"] == 0.0);
   CHECK(st[2]["stash_bytes"] == stash);
   // Backward of stage 1 = its recomputed forward f + its backward b.
-  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles), b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
+  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles),
+               b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
   CHECK(st[1]["backward_ns_per_micro_batch"].get<double>() == Approx(f + b).epsilon(1e-6));
 }
 
@@ -188,13 +222,16 @@ std::string pipeline_error(const Json& wl, int ipus_per_replica) {
 TEST_CASE("pipeline error: accumulationFactor below the number of pipeline stages", "[pipeline]") {
   // S = 3 training fills 2S - 1 = 5 pipeline stages; 4 micro-batches are too few.
   CHECK_THAT(pipeline_error(workload(toy_model(3, true), 3, 4), 3),
-             Catch::Contains("must equal at least double the number of pipeline stages (3), minus one: 5"));
+             Catch::Contains(
+                 "must equal at least double the number of pipeline stages (3), minus one: 5"));
   // Forward only: S = 3 micro-batches are enough, 2 are not.
-  CHECK_THAT(pipeline_error(workload(toy_model(3, false), 3, 2), 3), Catch::Contains("must equal at least the number of pipeline stages (3)"));
+  CHECK_THAT(pipeline_error(workload(toy_model(3, false), 3, 2), 3),
+             Catch::Contains("must equal at least the number of pipeline stages (3)"));
 }
 
 TEST_CASE("pipeline error: a virtualGraph beyond ipusPerReplica", "[pipeline]") {
-  CHECK_THAT(pipeline_error(workload(toy_model(3, true), 3, 8), 2), Catch::Contains("has virtualGraph 2 but ipusPerReplica is 2"));
+  CHECK_THAT(pipeline_error(workload(toy_model(3, true), 3, 8), 2),
+             Catch::Contains("has virtualGraph 2 but ipusPerReplica is 2"));
 }
 
 TEST_CASE("pipeline error: a stage with no ops", "[pipeline]") {

@@ -15,9 +15,9 @@
 //   6       : as 4..5 without a prefetch                            -> Wf + G + Ms
 // with Wl / Ms the loaded weight / used state (the shard under RTS, else the full tensor).
 // Streaming memory per IM2000: 4 IPUs x 4 layers x (weight + state buffer).
-#include "tests/component/runtime/phased_chain.hpp"
-
 #include <map>
+
+#include "tests/component/runtime/phased_chain.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;
@@ -25,17 +25,20 @@ using namespace ipusim::test;
 namespace {
 
 constexpr int kP = 4;
-constexpr std::uint64_t kN = 767 * 1025;  // 786175 elements
-constexpr std::uint32_t kK = 16;          // replicas = sharding factor (domain all)
+constexpr std::uint64_t kN = 767 * 1025;              // 786175 elements
+constexpr std::uint32_t kK = 16;                      // replicas = sharding factor (domain all)
 constexpr std::uint64_t kShard = (kN + kK - 1) / kK;  // 49136 (49135.9375 rounded up)
 
 Json workload(bool rts) {
-  const Json loc = {{"storage", "off_chip"}, {"replicatedTensorSharding", rts ? "on" : "off"}, {"shardingDomain", "all"}};
+  const Json loc = {{"storage", "off_chip"},
+                    {"replicatedTensorSharding", rts ? "on" : "off"},
+                    {"shardingDomain", "all"}};
   return {{"kind", "training"},
           {"model", phased_chain(kP, {767, 1025}, 1e9, 2e9, true)},
           {"session",
            {{"replicatedGraphCount", kK},
-            {"executionPhaseSettings", {{"weightIOSchedule", "preload"}, {"optimizerStateIOSchedule", "on_demand"}}},
+            {"executionPhaseSettings",
+             {{"weightIOSchedule", "preload"}, {"optimizerStateIOSchedule", "on_demand"}}},
             {"weightTensorLocationSettings", {{"location", loc}}},
             {"optimizerStateTensorLocationSettings", {{"location", loc}}}}}};
 }
@@ -45,9 +48,14 @@ void check_memory(const TrainingRun& r, bool rts) {
   const std::uint64_t Wf = kN * 2, G = kN * 2;
   const std::uint64_t Wl = rts ? kShard * 2 : Wf;
   const std::uint64_t Ms = rts ? kShard * 4 : kN * 4;
-  const std::map<int, std::uint64_t> want = {{-1, Wl},          {0, Wf + Wl},          {1, Wf + Wl},
-                                             {2, Wf + Wl},      {3, 2 * Wf + G + Ms}, {4, Wf + G + Ms + Wl},
-                                             {5, Wf + G + Ms + Wl}, {6, Wf + G + Ms}};
+  const std::map<int, std::uint64_t> want = {{-1, Wl},
+                                             {0, Wf + Wl},
+                                             {1, Wf + Wl},
+                                             {2, Wf + Wl},
+                                             {3, 2 * Wf + G + Ms},
+                                             {4, Wf + G + Ms + Wl},
+                                             {5, Wf + G + Ms + Wl},
+                                             {6, Wf + G + Ms}};
   std::map<int, std::uint64_t> got;
   for (const Json& p : r.results["memory"]["phases"]) {
     CHECK(p["vgraph"] == 0);
@@ -72,7 +80,9 @@ void check_memory(const TrainingRun& r, bool rts) {
 
 }  // namespace
 
-TEST_CASE("RTS over 16 replicas: loaded weights, optimizer state and remote buffers shrink to ceil(n/16)") {
+TEST_CASE(
+    "RTS over 16 replicas: loaded weights, optimizer state and remote buffers shrink to "
+    "ceil(n/16)") {
   const TrainingRun r = TrainingRun::make("pod16", workload(true));
   CHECK(kShard * kK - kN < kK);  // the padding is less than one element per replica
   CHECK(r.results["rts"]["sharded_tensors"] == 2 * kP);
@@ -88,7 +98,7 @@ TEST_CASE("RTS over 16 replicas: loaded weights, optimizer state and remote buff
       gathers += op["op"] == "all_gather";
       scatters += op["op"] == "reduce_scatter";
     }
-  CHECK(gathers == 6);   // one per weight load (w1, w0 reload for the backward; w2 is kept live)
+  CHECK(gathers == 6);    // one per weight load (w1, w0 reload for the backward; w2 is kept live)
   CHECK(scatters == kP);  // one per gradient
 }
 

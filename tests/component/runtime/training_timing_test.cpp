@@ -25,20 +25,30 @@ constexpr std::uint32_t kIoTiles = 128;
 /// Phase 0 produces x (one copy per micro-batch), phase 1 consumes it: phase 1 loads each
 /// micro-batch through the IO tiles and computes on it.
 Json workload(const std::string& io_mode) {
-  return Json{
-      {"kind", "training"},
-      {"model",
-       {{"generator", "explicit"},
-        {"tensors", Json::array({{{"name", "x"}, {"shape", {kBytes / 2}}, {"dtype", "float16"}, {"kind", "activation"}, {"per_micro_batch", true}}})},
-        {"ops", Json::array({{{"name", "produce"}, {"forward_phase", 0}, {"flops", 1.0}, {"unit", "vector"}, {"outputs", {"x"}}},
-                             {{"name", "consume"}, {"forward_phase", 1}, {"flops", kFlops}, {"inputs", {"x"}}}})}}},
-      {"session",
-       {{"replicatedGraphCount", 1},
-        {"numIOTiles", kIoTiles},
-        {"io_mode", io_mode},
-        {"executionPhaseSettings", {{"activationIOSchedule", "on_demand"}}},
-        {"activationTensorLocationSettings", {{"location", {{"storage", "off_chip"}}}}},
-        {"batchSerializationSettings", {{"factor", kSteps}}}}}};
+  return Json{{"kind", "training"},
+              {"model",
+               {{"generator", "explicit"},
+                {"tensors", Json::array({{{"name", "x"},
+                                          {"shape", {kBytes / 2}},
+                                          {"dtype", "float16"},
+                                          {"kind", "activation"},
+                                          {"per_micro_batch", true}}})},
+                {"ops", Json::array({{{"name", "produce"},
+                                      {"forward_phase", 0},
+                                      {"flops", 1.0},
+                                      {"unit", "vector"},
+                                      {"outputs", {"x"}}},
+                                     {{"name", "consume"},
+                                      {"forward_phase", 1},
+                                      {"flops", kFlops},
+                                      {"inputs", {"x"}}}})}}},
+              {"session",
+               {{"replicatedGraphCount", 1},
+                {"numIOTiles", kIoTiles},
+                {"io_mode", io_mode},
+                {"executionPhaseSettings", {{"activationIOSchedule", "on_demand"}}},
+                {"activationTensorLocationSettings", {{"location", {{"storage", "off_chip"}}}}},
+                {"batchSerializationSettings", {{"factor", kSteps}}}}}};
 }
 
 struct Run {
@@ -70,8 +80,9 @@ Run run(const std::string& io_mode) {
   c.unit = ComputeUnit::Amp;
   c.tiles = chip.tiles - kIoTiles;
   r.C = system->clock().cycles_to_ns(static_cast<double>(compute_cycles(chip, c)));
-  r.copy = system->clock().cycles_to_ns(static_cast<double>(chip.exchange_fixed_cycles) +
-                                       std::ceil(kBytes / (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
+  r.copy = system->clock().cycles_to_ns(
+      static_cast<double>(chip.exchange_fixed_cycles) +
+      std::ceil(kBytes / (kIoTiles * chip.exchange_bytes_per_cycle_per_tile)));
   r.sync = system->sync_cost({0}).ns;
   return r;
 }

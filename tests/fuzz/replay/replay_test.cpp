@@ -1,7 +1,7 @@
 // Replays every file of tests/fuzz/corpus/<target>/ (seeds and every crasher the fuzzers
 // found) through the fuzzed entry points, without libFuzzer: CI keeps the findings fixed.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -37,7 +37,8 @@ std::size_t replay(const std::string& target) {
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     std::ifstream in(f, std::ios::binary);
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
     INFO("corpus file " << f.string());
     CHECK_NOTHROW(entry(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
   }
@@ -46,7 +47,9 @@ std::size_t replay(const std::string& target) {
 
 }  // namespace
 
-TEST_CASE("fuzz corpus replay: config loader with includes and --set", "[fuzz]") { CHECK(replay("config") > 0); }
+TEST_CASE("fuzz corpus replay: config loader with includes and --set", "[fuzz]") {
+  CHECK(replay("config") > 0);
+}
 TEST_CASE("fuzz corpus replay: CBR tile mapping", "[fuzz]") { CHECK(replay("cbr") > 0); }
 TEST_CASE("fuzz corpus replay: sweep spec", "[fuzz]") { CHECK(replay("sweep") > 0); }
 TEST_CASE("fuzz corpus replay: explicit training graph", "[fuzz]") { CHECK(replay("graph") > 0); }

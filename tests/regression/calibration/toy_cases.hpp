@@ -20,16 +20,19 @@ inline const char* kDuration = "/workload/steps/0/duration_ns";
 /// Writes the host-write setup config into the scratch folder; returns its path.
 inline std::string write_host_setup(const Scratch& s) {
   // The host link at full efficiency, so the IPU <-> gateway link (15.75 GB/s) is the bottleneck.
-  Json config = {{"$include", Json::array({source_path("configs/systems/pod4.json")})},
-                 {"machine", {{"host_link", {{"efficiency", 1.0}}}}},
-                 {"workload",
-                  {{"kind", "microbenchmark"},
-                   {"steps", Json::array({Json{{"kind", "host_write"}, {"name", "h2d"}, {"ipu", 0}, {"bytes", 4096}}})}}}};
+  Json config = {
+      {"$include", Json::array({source_path("configs/systems/pod4.json")})},
+      {"machine", {{"host_link", {{"efficiency", 1.0}}}}},
+      {"workload",
+       {{"kind", "microbenchmark"},
+        {"steps", Json::array({Json{
+                      {"kind", "host_write"}, {"name", "h2d"}, {"ipu", 0}, {"bytes", 4096}}})}}}};
   return s.write("setups/host_write_pod4.json", config.dump(2));
 }
 
 /// Simulates the setup with overrides and returns the value at `pointer`.
-inline double simulate(const Scratch& s, const std::string& config, const std::vector<std::string>& sets,
+inline double simulate(const Scratch& s, const std::string& config,
+                       const std::vector<std::string>& sets,
                        const std::string& pointer = kDuration) {
   static int counter = 0;
   const std::string out = s.path("sim_" + std::to_string(counter++));
@@ -46,7 +49,8 @@ inline double simulate(const Scratch& s, const std::string& config, const std::v
 
 /// A case document (the fields every test needs; `extra` overrides or adds keys).
 inline Json case_doc(const std::string& name, const std::string& role, const std::string& config,
-                     const std::vector<std::string>& sets, double measured, const Json& extra = Json::object()) {
+                     const std::vector<std::string>& sets, double measured,
+                     const Json& extra = Json::object()) {
   Json doc = {{"name", name},
               {"role", role},
               {"config", config},
@@ -56,8 +60,10 @@ inline Json case_doc(const std::string& name, const std::string& role, const std
               {"tolerance_pct", 1.0},
               {"source", "synthetic: simulated with chosen parameter values (test)"}};
   for (auto it = extra.begin(); it != extra.end(); ++it) {
-    if (it.value().is_null()) doc.erase(it.key());
-    else doc[it.key()] = it.value();
+    if (it.value().is_null())
+      doc.erase(it.key());
+    else
+      doc[it.key()] = it.value();
   }
   return doc;
 }

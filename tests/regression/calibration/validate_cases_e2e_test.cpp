@@ -16,7 +16,8 @@ TEST_CASE("validate never counts a calibration case in the prediction error", "[
   write_case(s, "cases", case_doc("predicted_exactly", "prediction", config, {}, exact));
   write_case(s, "cases", case_doc("fitted_badly", "calibration", config, {}, exact / 2));
   write_case(s, "cases", case_doc("datasheet_echo", "consistency", config, {}, exact));
-  const CliResult r = run_cli(s, {"validate", s.path("cases"), "--json", "--quiet", "--junit", s.path("v.xml")});
+  const CliResult r =
+      run_cli(s, {"validate", s.path("cases"), "--json", "--quiet", "--junit", s.path("v.xml")});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);  // the calibration case is outside its tolerance
   const Json doc = Json::parse(r.out);
@@ -25,10 +26,13 @@ TEST_CASE("validate never counts a calibration case in the prediction error", "[
   CHECK(doc["calibration"]["count"] == 1);
   CHECK(doc["calibration"]["geomean_abs_error"].get<double>() == Approx(1.0));
   CHECK(doc["consistency"]["failed"] == 0);
-  CHECK_THAT(read_text(s.path("v.xml")), Catch::Contains("classname=\"ipusim.validate.calibration\" name=\"fitted_badly\""));
+  CHECK_THAT(read_text(s.path("v.xml")),
+             Catch::Contains("classname=\"ipusim.validate.calibration\" name=\"fitted_badly\""));
 
   const CliResult text = run_cli(s, {"validate", s.path("cases"), "--quiet"});
-  CHECK_THAT(text.out, Catch::Contains("PREDICTION ERROR: geometric-mean |error| 0.00 % over 1 prediction cases"));
+  CHECK_THAT(
+      text.out,
+      Catch::Contains("PREDICTION ERROR: geometric-mean |error| 0.00 % over 1 prediction cases"));
 }
 
 TEST_CASE("validate: bad case files exit 2 naming the file and the key", "[e2e][validate]") {
@@ -36,28 +40,35 @@ TEST_CASE("validate: bad case files exit 2 naming the file and the key", "[e2e][
   const std::string config = write_host_setup(s);
   const auto check_bad = [&](const std::string& folder, const Json& extra, const std::string& key,
                              const std::string& what) {
-    const std::string file = write_case(s, folder, case_doc("bad", "prediction", config, {}, 1000.0, extra));
+    const std::string file =
+        write_case(s, folder, case_doc("bad", "prediction", config, {}, 1000.0, extra));
     const CliResult r = run_cli(s, {"validate", file, "--quiet"});
     INFO(r.out << r.err);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(file) && Catch::Contains(key) && Catch::Contains(what));
   };
-  check_bad("role", {{"role", "predicton"}}, "/role", "expected \"calibration\", \"prediction\" or \"consistency\"");
+  check_bad("role", {{"role", "predicton"}}, "/role",
+            "expected \"calibration\", \"prediction\" or \"consistency\"");
   check_bad("source", {{"source", nullptr}}, "/source", "missing required key");
   check_bad("empty_source", {{"source", ""}}, "/source", "expected the document");
-  check_bad("pointer", {{"report_path", "/workload/steps/0/no_such_value"}}, "/report_path", "is not in the report");
+  check_bad("pointer", {{"report_path", "/workload/steps/0/no_such_value"}}, "/report_path",
+            "is not in the report");
   check_bad("unknown", {{"tolerance", 5}}, "/tolerance", "unknown key 'tolerance'");
 }
 
-TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by hand", "[e2e][validate]") {
+TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by hand",
+          "[e2e][validate]") {
   Scratch s;
   const std::string config = write_host_setup(s);
   // Without latencies and store-and-forward, the write takes bytes / (15.75 GB/s x eff):
   // simulated = d1 / eff. Case j is "measured" as d1 / r_j, so fitting eff on the others
   // gives ln eff = mean of their ln r (the geometric mean), and the left-out prediction
   // errs by r_i / eff - 1.
-  const std::vector<std::string> sets = {"workload.steps.0.bytes=67108864", "machine.host_link.latency_ns=0",
-                                         "machine.gateway.ddr_latency_ns=0", "machine.gateway.ipu_gateway_link_latency_ns=0", "machine.host_link.chunk_bytes=0",
+  const std::vector<std::string> sets = {"workload.steps.0.bytes=67108864",
+                                         "machine.host_link.latency_ns=0",
+                                         "machine.gateway.ddr_latency_ns=0",
+                                         "machine.gateway.ipu_gateway_link_latency_ns=0",
+                                         "machine.host_link.chunk_bytes=0",
                                          "machine.gateway.ddr_chunk_bytes=0",
                                          "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
   const double d1 = simulate(s, config, sets);
@@ -65,10 +76,11 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
   REQUIRE(d1 == Approx(expected_d1).epsilon(1e-6));
   const std::vector<double> r = {0.5, 0.6, 0.8};
   for (std::size_t j = 0; j < r.size(); ++j) {
-    write_case(s, "cases", case_doc("toy_" + std::to_string(j), "calibration", config, sets, d1 / r[j]));
+    write_case(s, "cases",
+               case_doc("toy_" + std::to_string(j), "calibration", config, sets, d1 / r[j]));
   }
-  const CliResult out =
-      run_cli(s, {"validate", s.path("cases"), "--cross-validate", "--params", kEfficiency, "--json", "--quiet"});
+  const CliResult out = run_cli(s, {"validate", s.path("cases"), "--cross-validate", "--params",
+                                    kEfficiency, "--json", "--quiet"});
   INFO(out.out << out.err);
   CHECK(out.exit_code == 1);  // at eff = 1 every toy case is off by 20 % or more
   const Json doc = Json::parse(out.out);
@@ -84,5 +96,6 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
     CHECK(rows[i]["fitted"][kEfficiency]["value"].get<double>() == Approx(eff).epsilon(1e-5));
     CHECK(rows[i]["error"].get<double>() == Approx(error).epsilon(1e-5));
   }
-  CHECK(doc["cross_validation"]["geomean_abs_error"].get<double>() == Approx(std::expm1(log_sum / 3)).epsilon(1e-5));
+  CHECK(doc["cross_validation"]["geomean_abs_error"].get<double>() ==
+        Approx(std::expm1(log_sum / 3)).epsilon(1e-5));
 }

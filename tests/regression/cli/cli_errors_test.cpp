@@ -23,53 +23,63 @@ Json report_without_run_info(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("too few execution phases names the options that set them and the minimum", "[cli][errors]") {
+TEST_CASE("too few execution phases names the options that set them and the minimum",
+          "[cli][errors]") {
   Scratch s;
   const CliResult r = run_bert(s, "workload.session.executionPhaseSettings.phases=4", "a");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("/workload/session/executionPhaseSettings/phases to at least 10") &&
-                        Catch::Contains("layers_per_phase"));
+  CHECK_THAT(r.err,
+             Catch::Contains("/workload/session/executionPhaseSettings/phases to at least 10") &&
+                 Catch::Contains("layers_per_phase"));
   // The minimum it names is exact: one phase fewer fails, that many runs.
   CHECK(run_bert(s, "workload.session.executionPhaseSettings.phases=9", "b").exit_code == 2);
   CHECK(run_bert(s, "workload.session.executionPhaseSettings.phases=10", "c").exit_code == 0);
 }
 
-TEST_CASE("shardingDomain takes PopART's CommGroup object, and lists the forms when wrong", "[cli][errors]") {
+TEST_CASE("shardingDomain takes PopART's CommGroup object, and lists the forms when wrong",
+          "[cli][errors]") {
   Scratch s;
   const std::string key = "workload.session.weightTensorLocationSettings.location.shardingDomain=";
-  REQUIRE(run_bert(s, key + R"({"type": "Consecutive", "replicaGroupSize": 16})", "object").exit_code == 0);
+  REQUIRE(
+      run_bert(s, key + R"({"type": "Consecutive", "replicaGroupSize": 16})", "object").exit_code ==
+      0);
   REQUIRE(run_bert(s, key + R"("consecutive:16")", "text").exit_code == 0);
-  CHECK(report_without_run_info(s.path("object/report.json")) == report_without_run_info(s.path("text/report.json")));
+  CHECK(report_without_run_info(s.path("object/report.json")) ==
+        report_without_run_info(s.path("text/report.json")));
   const CliResult bad = run_bert(s, key + R"({"type": "Consecutive"})", "bad");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("/location/shardingDomain") && Catch::Contains("consecutive:K") &&
-                          Catch::Contains("replicaGroupSize"));
+  CHECK_THAT(bad.err, Catch::Contains("/location/shardingDomain") &&
+                          Catch::Contains("consecutive:K") && Catch::Contains("replicaGroupSize"));
 }
 
 TEST_CASE("heads that do not divide hidden are reported at heads", "[cli][errors]") {
   Scratch s;
   const CliResult r = run_bert(s, "workload.model.transformer.heads=7", "h");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("/workload/model/transformer/heads: heads (7) must divide hidden (1024)"));
+  CHECK_THAT(r.err, Catch::Contains(
+                        "/workload/model/transformer/heads: heads (7) must divide hidden (1024)"));
 }
 
 TEST_CASE("PopART's enum spellings are accepted in configs and mean the same", "[cli][errors]") {
   Scratch s;
   const std::string loc = "workload.session.weightTensorLocationSettings.location.";
-  const CliResult popart = run_cli(s, {"run", source_path(kBert), "--set", loc + "storage=\"OffChip\"", "--set",
-                                       loc + "loadTileSet=\"TileSet.IO\"", "--set", loc + "replicatedTensorSharding=\"On\"",
-                                       "--set", "workload.session.batchSerializationSettings.batchSchedule=\"OverlapOnCompute\"",
-                                       "--out", s.path("popart"), "-q"});
+  const CliResult popart = run_cli(
+      s, {"run", source_path(kBert), "--set", loc + "storage=\"OffChip\"", "--set",
+          loc + "loadTileSet=\"TileSet.IO\"", "--set", loc + "replicatedTensorSharding=\"On\"",
+          "--set", "workload.session.batchSerializationSettings.batchSchedule=\"OverlapOnCompute\"",
+          "--out", s.path("popart"), "-q"});
   INFO(popart.err);
   REQUIRE(popart.exit_code == 0);
-  const CliResult own = run_cli(s, {"run", source_path(kBert), "--set", loc + "storage=\"off_chip\"", "--set",
-                                    loc + "loadTileSet=\"io\"", "--set", loc + "replicatedTensorSharding=\"on\"", "--set",
-                                    "workload.session.batchSerializationSettings.batchSchedule=\"overlap_on_compute\"",
-                                    "--out", s.path("own"), "-q"});
+  const CliResult own = run_cli(
+      s, {"run", source_path(kBert), "--set", loc + "storage=\"off_chip\"", "--set",
+          loc + "loadTileSet=\"io\"", "--set", loc + "replicatedTensorSharding=\"on\"", "--set",
+          "workload.session.batchSerializationSettings.batchSchedule=\"overlap_on_compute\"",
+          "--out", s.path("own"), "-q"});
   REQUIRE(own.exit_code == 0);
-  CHECK(report_without_run_info(s.path("popart/report.json")) == report_without_run_info(s.path("own/report.json")));
+  CHECK(report_without_run_info(s.path("popart/report.json")) ==
+        report_without_run_info(s.path("own/report.json")));
   const CliResult bad = run_bert(s, loc + "storage=\"Offchipp\"", "bad");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("/location/storage") && Catch::Contains("on_chip, off_chip") &&
-                          Catch::Contains("OffChip"));
+  CHECK_THAT(bad.err, Catch::Contains("/location/storage") &&
+                          Catch::Contains("on_chip, off_chip") && Catch::Contains("OffChip"));
 }

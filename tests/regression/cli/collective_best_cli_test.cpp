@@ -58,7 +58,8 @@ TEST_CASE("ipus-per-replica that does not divide the IPU-Link domain is bad inpu
                         Catch::Contains("multiple of ipus_per_replica (3)"));
   CHECK(pod16_allreduce(s, {"--ipus-per-replica", "4", "-q"}).exit_code == 0);
   // The same for an RTS-sharded tensor's collectives.
-  const CliResult sharded = pod16_allreduce(s, {"--shard-domain", "all", "--ipus-per-replica", "3", "-q"});
+  const CliResult sharded =
+      pod16_allreduce(s, {"--shard-domain", "all", "--ipus-per-replica", "3", "-q"});
   CHECK(sharded.exit_code == 2);
   CHECK_THAT(sharded.err, Catch::Contains("/workload/ipus_per_replica"));
 }

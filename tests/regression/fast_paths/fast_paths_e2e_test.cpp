@@ -2,7 +2,6 @@
 // test runs one set of shipped cases with the fast paths on and off and compares the reports
 // without run_info (wall time, RSS), as parsed JSON and as dumped text.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -23,7 +22,8 @@ std::pair<Json, Json> run_both(const std::string& config, const std::vector<std:
   Scratch scratch;
   std::pair<Json, Json> out;
   for (const bool fast : {true, false}) {
-    std::vector<std::string> args = {"run", config, "--quiet", "--out", scratch.path(fast ? "on" : "off")};
+    std::vector<std::string> args = {"run", config, "--quiet", "--out",
+                                     scratch.path(fast ? "on" : "off")};
     for (const auto& s : sets) {
       args.push_back("--set");
       args.push_back(s);
@@ -57,9 +57,12 @@ void check_collective_cases(const std::string& system) {
   int cases = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || name.find("_" + system + ".json") == std::string::npos) continue;
+    if (entry.path().extension() != ".json" ||
+        name.find("_" + system + ".json") == std::string::npos)
+      continue;
     const Json c = Json::parse(read_text(entry.path().string()));
-    const std::string config = (dir / c.at("config").get<std::string>()).lexically_normal().string();
+    const std::string config =
+        (dir / c.at("config").get<std::string>()).lexically_normal().string();
     std::vector<std::string> sets;
     for (const auto& s : c.value("set", Json::array())) sets.push_back(s.get<std::string>());
     check_same(config, sets);
@@ -87,18 +90,22 @@ TEST_CASE("fast paths: flat clockwise ring over pod256 is byte-identical", "[fas
 // a phase replays the recorded outcome of the previous one (runtime/exec/step_memo.hpp), and
 // the first step of the all-gather replays the reduce-scatter's (same traffic). Without fast
 // paths every step is simulated flow by flow.
-TEST_CASE("fast paths: replayed steps of a multi-Pod flat ring (pod128, 4 KiB) are byte-identical", "[fast_paths]") {
+TEST_CASE("fast paths: replayed steps of a multi-Pod flat ring (pod128, 4 KiB) are byte-identical",
+          "[fast_paths]") {
   check_same(source_path("configs/workloads/allreduce_pod128.json"),
              {"workload.algorithm=clockwise", "workload.bytes=4096"});
   // Steps were replayed: a replayed step wakes neither the network nor a batch event (measured
   // 897 vs 2668 delta cycles for these 254 steps).
   CHECK(last_delta_cycles.first * 2 < last_delta_cycles.second);
 }
-TEST_CASE("fast paths: replayed steps of multi-Pod rings of several lanes are byte-identical", "[fast_paths]") {
+TEST_CASE("fast paths: replayed steps of multi-Pod rings of several lanes are byte-identical",
+          "[fast_paths]") {
   check_same(source_path("configs/workloads/allreduce_pod256.json"),
-             {"workload.algorithm=meet_in_the_middle", "workload.bytes=65536", "workload.ipus_per_replica=2"});
+             {"workload.algorithm=meet_in_the_middle", "workload.bytes=65536",
+              "workload.ipus_per_replica=2"});
   check_same(source_path("configs/workloads/allreduce_pod128.json"),
-             {"workload.op=reduce_scatter", "workload.algorithm=bidirectional_pair", "workload.bytes=1000000"});
+             {"workload.op=reduce_scatter", "workload.algorithm=bidirectional_pair",
+              "workload.bytes=1000000"});
 }
 TEST_CASE("fast paths: mnist_phased is byte-identical", "[fast_paths]") {
   check_same(source_path("configs/workloads/mnist_phased.json"));

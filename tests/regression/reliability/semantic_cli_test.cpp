@@ -62,9 +62,11 @@ TEST_CASE("semantic cli: extra positional arguments, declared lists in --set, di
                    {"must be divisible by the product", "numReplicas=10, stride=1, groupSize=4"});
 }
 
-TEST_CASE("semantic cli: calibrate -j 0 is bad input, as in sweep and validate", "[reliability][semantic]") {
+TEST_CASE("semantic cli: calibrate -j 0 is bad input, as in sweep and validate",
+          "[reliability][semantic]") {
   Scratch s;
-  expect_bad_input(run_cli(s, {"calibrate", source_path("configs/validation/cases"), "--params",
-                               "/machine/host_link/efficiency", "-j", "0", "--out", s.path("fit.json")}),
-                   {"--jobs 0", "expected 1 to"});
+  expect_bad_input(
+      run_cli(s, {"calibrate", source_path("configs/validation/cases"), "--params",
+                  "/machine/host_link/efficiency", "-j", "0", "--out", s.path("fit.json")}),
+      {"--jobs 0", "expected 1 to"});
 }

@@ -1,11 +1,10 @@
 // A sweep stopped by SIGINT / SIGTERM mid-way: exit 130 / 143, results.csv and
 // results.json written with the finished points "ok" and the others "pending", no child
 // left running, and --resume completes exactly the pending points.
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-
-#include <fcntl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -29,8 +28,10 @@ pid_t spawn_cli(const Scratch& s, const std::vector<std::string>& args) {
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, s.path("sweep.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, s.path("sweep.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, s.path("sweep.out").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, s.path("sweep.err").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -47,7 +48,8 @@ std::string point_dir(const std::string& out, std::size_t index) {
 std::size_t count_done(const fs::path& points) {
   std::size_t n = 0;
   if (!fs::exists(points)) return 0;
-  for (const auto& e : fs::directory_iterator(points)) n += fs::exists(e.path() / "done.json") ? 1 : 0;
+  for (const auto& e : fs::directory_iterator(points))
+    n += fs::exists(e.path() / "done.json") ? 1 : 0;
   return n;
 }
 
@@ -56,7 +58,9 @@ std::size_t processes_mentioning(const std::string& needle) {
   std::size_t n = 0;
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos || name == std::to_string(::getpid())) continue;
+    if (name.find_first_not_of("0123456789") != std::string::npos ||
+        name == std::to_string(::getpid()))
+      continue;
     std::string cmdline = read_text((e.path() / "cmdline").string());
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(needle) != std::string::npos) ++n;
@@ -67,9 +71,9 @@ std::size_t processes_mentioning(const std::string& needle) {
 void stop_mid_sweep_then_resume(int sig) {
   Scratch s;
   // 8 points of ~0.1 s each (a transfer repeated 150,000 times), two at a time.
-  const std::string sweep = s.write(
-      "sweep.json", R"({"base": ")" + rail_transfer_config() +
-                        R"(", "set": ["workload.steps.0.repeat=150000"],
+  const std::string sweep =
+      s.write("sweep.json", R"({"base": ")" + rail_transfer_config() +
+                                R"(", "set": ["workload.steps.0.repeat=150000"],
                            "axes": [{"path": "workload.steps.0.bytes", "values": [1024, 2048, 3072, 4096, 5120, 6144, 7168, 8192]}]})");
   const std::string out = s.path("out");
   const pid_t pid = spawn_cli(s, {"sweep", sweep, "--jobs", "2", "--out", out, "--quiet"});
@@ -113,21 +117,24 @@ void stop_mid_sweep_then_resume(int sig) {
   CHECK(fs::is_regular_file(out + "/results.csv"));
 
   // --resume runs exactly the pending points and reuses the others.
-  const CliResult r = run_cli(s, {"sweep", sweep, "--jobs", "2", "--out", out, "--resume", "--quiet"});
+  const CliResult r =
+      run_cli(s, {"sweep", sweep, "--jobs", "2", "--out", out, "--resume", "--quiet"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("8 points (" + std::to_string(pending) + " run, " + std::to_string(ok) + " reused), 0 failed") !=
-        std::string::npos);
+  CHECK(r.out.find("8 points (" + std::to_string(pending) + " run, " + std::to_string(ok) +
+                   " reused), 0 failed") != std::string::npos);
   const Json after = cli::read_json_file(out + "/results.json");
   for (const auto& row : after["rows"]) CHECK(row["status"] == "ok");
 }
 
 }  // namespace
 
-TEST_CASE("sweep: SIGINT mid-way exits 130 with partial results, no orphans, then --resume", "[reliability][sweep]") {
+TEST_CASE("sweep: SIGINT mid-way exits 130 with partial results, no orphans, then --resume",
+          "[reliability][sweep]") {
   stop_mid_sweep_then_resume(SIGINT);
 }
 
-TEST_CASE("sweep: SIGTERM mid-way exits 143 with partial results, no orphans, then --resume", "[reliability][sweep]") {
+TEST_CASE("sweep: SIGTERM mid-way exits 143 with partial results, no orphans, then --resume",
+          "[reliability][sweep]") {
   stop_mid_sweep_then_resume(SIGTERM);
 }

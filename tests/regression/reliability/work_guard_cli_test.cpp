@@ -63,8 +63,8 @@ TEST_CASE("work guard: batch serialisation 65,536 x accumulation 2^20 is refused
   expect_refused(
       // micro_batch 4 x 65,536: the factor must divide PopART's micro-batch.
       run_cli(s, {"run", bert, "--set", "workload.session.batchSerializationSettings.factor=65536",
-                  "--set", "workload.model.transformer.micro_batch=262144",
-                  "--set", "workload.session.accumulationFactor=1048576", "--out", s.path("o")}),
+                  "--set", "workload.model.transformer.micro_batch=262144", "--set",
+                  "workload.session.accumulationFactor=1048576", "--out", s.path("o")}),
       {"/workload/session", "accumulationFactor (1048576)",
        "batchSerializationSettings.factor (65536)", "PiB"});
 }

@@ -2,6 +2,8 @@
 // End-to-end harness for the CLI tools: runs the CLI with arguments, captures stdout and
 // stderr, and gives a scratch folder and paths into the source tree ($IPUSIM_BIN and
 // $IPUSIM_SOURCE_DIR override the paths CMake compiles in).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -10,7 +12,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
 #include "sim/json.hpp"
 #include "tools/common/subprocess.hpp"
@@ -31,8 +32,8 @@ struct CliResult {
 struct Scratch {
   fs::path dir;
   Scratch() {
-    dir = fs::temp_directory_path() /
-          ("ipusim_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    dir = fs::temp_directory_path() / ("ipusim_e2e_" + std::to_string(::getpid()) + "_" +
+                                       std::to_string(reinterpret_cast<std::uintptr_t>(this)));
     fs::create_directories(dir);
   }
   ~Scratch() {

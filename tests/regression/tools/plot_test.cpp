@@ -17,17 +17,29 @@ Json hand_made_results() {
   for (long long bytes : {4096LL, 65536LL, 1048576LL}) {
     for (std::size_t a = 0; a < algorithms.size(); ++a) {
       const double time = 1000.0 + bytes / (a == 0 ? 10.0 : 14.0);
-      rows.push_back({{"index", index++}, {"workload.bytes", bytes}, {"workload.algorithm", algorithms[a]},
-                      {"status", "ok"}, {"error", ""}, {"time_ns", time},
+      rows.push_back({{"index", index++},
+                      {"workload.bytes", bytes},
+                      {"workload.algorithm", algorithms[a]},
+                      {"status", "ok"},
+                      {"error", ""},
+                      {"time_ns", time},
                       {"memory.max_tile_bytes", 1000.0 * (a + 1) + bytes / 4096}});
     }
   }
-  rows.push_back({{"index", index}, {"workload.bytes", 4096}, {"workload.algorithm", "auto"}, {"status", "failed"},
-                  {"error", "x"}, {"time_ns", nullptr}, {"memory.max_tile_bytes", nullptr}});
+  rows.push_back({{"index", index},
+                  {"workload.bytes", 4096},
+                  {"workload.algorithm", "auto"},
+                  {"status", "failed"},
+                  {"error", "x"},
+                  {"time_ns", nullptr},
+                  {"memory.max_tile_bytes", nullptr}});
   return {{"format_version", 1},
           {"axes", Json::array({{{"path", "workload.bytes"}, {"values", {4096, 65536, 1048576}}},
-                                {{"path", "workload.algorithm"}, {"values", {"clockwise", "meet_in_the_middle", "auto"}}}})},
-          {"columns", {"index", "workload.bytes", "workload.algorithm", "status", "error", "time_ns", "memory.max_tile_bytes"}},
+                                {{"path", "workload.algorithm"},
+                                 {"values", {"clockwise", "meet_in_the_middle", "auto"}}}})},
+          {"columns",
+           {"index", "workload.bytes", "workload.algorithm", "status", "error", "time_ns",
+            "memory.max_tile_bytes"}},
           {"rows", rows}};
 }
 
@@ -45,7 +57,8 @@ void check_plot(const Scratch& s, const std::string& stem) {
 TEST_CASE("plot_sweep.py writes non-empty PNG and SVG files", "[e2e][plot]") {
   Scratch s;
   const std::string results = s.write("results.json", hand_made_results().dump(2));
-  const CliResult r = run_python(s, {source_path("tools/plot_sweep.py"), results, "--out", s.path("plots")});
+  const CliResult r =
+      run_python(s, {source_path("tools/plot_sweep.py"), results, "--out", s.path("plots")});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   check_plot(s, "time_vs_workload.bytes");
@@ -57,8 +70,9 @@ TEST_CASE("plot_sweep.py writes non-empty PNG and SVG files", "[e2e][plot]") {
 TEST_CASE("plot_sweep.py honours --x/--series and rejects unknown columns", "[e2e][plot]") {
   Scratch s;
   const std::string results = s.write("results.json", hand_made_results().dump(2));
-  const CliResult r = run_python(s, {source_path("tools/plot_sweep.py"), results, "--out", s.path("plots"), "--x",
-                                     "workload.algorithm", "--series", "workload.bytes"});
+  const CliResult r =
+      run_python(s, {source_path("tools/plot_sweep.py"), results, "--out", s.path("plots"), "--x",
+                     "workload.algorithm", "--series", "workload.bytes"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   check_plot(s, "time_vs_workload.algorithm");
@@ -69,8 +83,10 @@ TEST_CASE("plot_sweep.py honours --x/--series and rejects unknown columns", "[e2
 
 TEST_CASE("sweep --plot runs the plot script on the sweep's results", "[e2e][plot][sweep]") {
   Scratch s;
-  const std::string sweep = s.write("sweep.json", R"({"base": ")" + rail_transfer_config() +
-                                                      R"(", "axes": [{"path": "workload.steps.0.bytes", "values": [1048576, 2097152]}]})");
+  const std::string sweep = s.write(
+      "sweep.json",
+      R"({"base": ")" + rail_transfer_config() +
+          R"(", "axes": [{"path": "workload.steps.0.bytes", "values": [1048576, 2097152]}]})");
   const CliResult r = run_cli(s, {"sweep", sweep, "--out", s.path("plots"), "--plot", "--quiet"});
   INFO(r.out << r.err << read_text(s.path("plots/plot.log")));
   CHECK(r.exit_code == 0);

@@ -14,7 +14,8 @@ const char* kMetric = "/workload/steps/0/bandwidth_GBps";
 
 /// The metric as the simulator computes it today (so the test checks the tool, not the model).
 double simulated_metric(const Scratch& s) {
-  const CliResult r = run_cli(s, {"run", rail_transfer_config(), "--out", s.path("run"), "--quiet"});
+  const CliResult r =
+      run_cli(s, {"run", rail_transfer_config(), "--out", s.path("run"), "--quiet"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const Json report = cli::read_json_file(s.path("run/report.json"));

@@ -1,9 +1,8 @@
 // Traces that Perfetto draws as intended: on every thread track the "X" slices nest or follow
 // each other, every async slice has one begin and one end, counter samples of a track come
 // in time order, and each IPU is one process. Also the --trace-* filters and the byte cap.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -106,9 +105,12 @@ TraceFacts check_trace(const std::string& path) {
   return f;
 }
 
-CliResult run_traced(const Scratch& s, const std::string& preset, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run", source_path("configs/workloads/" + preset + ".json"), "--trace", "--out",
-                                   s.path("t"), "--quiet"};
+CliResult run_traced(const Scratch& s, const std::string& preset,
+                     const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {
+      "run",       source_path("configs/workloads/" + preset + ".json"),
+      "--trace",   "--out",
+      s.path("t"), "--quiet"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_cli(s, args);
 }
@@ -132,10 +134,18 @@ void check_preset(const std::string& preset) {
 
 TEST_CASE("trace invariants: mnist_phased", "[trace]") { check_preset("mnist_phased"); }
 TEST_CASE("trace invariants: allreduce_pod16", "[trace]") { check_preset("allreduce_pod16"); }
-TEST_CASE("trace invariants: bert_large_phased_pod64", "[trace]") { check_preset("bert_large_phased_pod64"); }
-TEST_CASE("trace invariants: mlperf_v1.0_bert_pod16", "[trace]") { check_preset("mlperf_v1.0_bert_pod16"); }
-TEST_CASE("trace invariants: mlperf_v1.1_resnet50_pod16", "[trace]") { check_preset("mlperf_v1.1_resnet50_pod16"); }
-TEST_CASE("trace invariants: sharded_weight_pod128", "[trace]") { check_preset("sharded_weight_pod128"); }
+TEST_CASE("trace invariants: bert_large_phased_pod64", "[trace]") {
+  check_preset("bert_large_phased_pod64");
+}
+TEST_CASE("trace invariants: mlperf_v1.0_bert_pod16", "[trace]") {
+  check_preset("mlperf_v1.0_bert_pod16");
+}
+TEST_CASE("trace invariants: mlperf_v1.1_resnet50_pod16", "[trace]") {
+  check_preset("mlperf_v1.1_resnet50_pod16");
+}
+TEST_CASE("trace invariants: sharded_weight_pod128", "[trace]") {
+  check_preset("sharded_weight_pod128");
+}
 
 TEST_CASE("trace filter: --trace-ipus keeps only the named IPUs' processes", "[trace]") {
   Scratch s;
@@ -173,7 +183,8 @@ TEST_CASE("trace filter: --trace-tiers compute drops link slices and link counte
   CHECK(f.counters == 0);
 }
 
-TEST_CASE("trace cap: --trace-max-bytes stops the trace at the cap, valid, and says so", "[trace]") {
+TEST_CASE("trace cap: --trace-max-bytes stops the trace at the cap, valid, and says so",
+          "[trace]") {
   Scratch s;
   const CliResult r = run_traced(s, "bert_large_phased_pod64", {"--trace-max-bytes", "20000"});
   REQUIRE(r.exit_code == 0);
@@ -184,8 +195,11 @@ TEST_CASE("trace cap: --trace-max-bytes stops the trace at the cap, valid, and s
 
 TEST_CASE("bad --trace-* values exit 2 with a message naming the flag", "[trace]") {
   Scratch s;
-  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--trace-ipus", "1-x"}, {"--trace-window", "5"}, {"--trace-window", "9:3"}, {"--trace-tiers", "nvlink"}}) {
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--trace-ipus", "1-x"},
+                                                        {"--trace-window", "5"},
+                                                        {"--trace-window", "9:3"},
+                                                        {"--trace-tiers", "nvlink"}}) {
     const CliResult r = run_traced(s, "mnist_phased", {flag, value});
     INFO(flag << " " << value << ": " << r.err);
     CHECK(r.exit_code == 2);
@@ -196,7 +210,8 @@ TEST_CASE("bad --trace-* values exit 2 with a message naming the flag", "[trace]
 TEST_CASE("the progress line shows simulated time, counts, rate and ETA", "[progress]") {
   CHECK(RunProgress::line(1.5e6, 12, 48, "ops", 2.5e6, 3.25) ==
         "[progress] simulated 1.500 ms, 12/48 ops, 2.50 M events/s, ETA 3.2 s");
-  CHECK(RunProgress::line(0, 7, 0, "supersteps", 0, -1) == "[progress] simulated 0.000 ms, 7 supersteps, 0.00 M events/s");
+  CHECK(RunProgress::line(0, 7, 0, "supersteps", 0, -1) ==
+        "[progress] simulated 0.000 ms, 7 supersteps, 0.00 M events/s");
 }
 
 /// Sets IPUSIM_PROGRESS_EVERY_S for the CLI runs of one test case (the child inherits it).
@@ -207,12 +222,14 @@ struct ProgressEvery {
 
 /// Progress lines ("[progress] ...") on stderr of `ipusim run mnist_phased` with `extra` flags.
 std::size_t progress_lines(Scratch& s, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"run", source_path("configs/workloads/mnist_phased.json"), "--out", s.path("p")};
+  std::vector<std::string> args = {"run", source_path("configs/workloads/mnist_phased.json"),
+                                   "--out", s.path("p")};
   args.insert(args.end(), extra.begin(), extra.end());
   const CliResult r = run_cli(s, args);
   REQUIRE(r.exit_code == 0);
   std::size_t lines = 0;
-  for (std::size_t at = r.err.find("[progress]"); at != std::string::npos; at = r.err.find("[progress]", at + 1)) {
+  for (std::size_t at = r.err.find("[progress]"); at != std::string::npos;
+       at = r.err.find("[progress]", at + 1)) {
     ++lines;
   }
   return lines;

@@ -1,7 +1,8 @@
 // AUTO method selection: crossovers just below / at each threshold of reference §4.5.
+#include "collectives/algorithms/auto_select.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "collectives/algorithms/auto_select.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;

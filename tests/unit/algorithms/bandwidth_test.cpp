@@ -1,6 +1,5 @@
 // Bandwidth reporting convention (reference §5).
 #include <catch2/catch.hpp>
-
 #include <stdexcept>
 
 #include "collectives/algorithms/algorithm_bandwidth.hpp"
@@ -22,7 +21,8 @@ TEST_CASE("bus bandwidth factors: (n-1)/n for gather/scatter, 2(n-1)/n for all-r
   CHECK(bus_bandwidth(CollectiveOp::AllReduce, 1e9, 1) == Approx(0.0));
 }
 
-TEST_CASE("nccl-tests size: all_gather counts its output, every other op its input", "[bandwidth]") {
+TEST_CASE("nccl-tests size: all_gather counts its output, every other op its input",
+          "[bandwidth]") {
   // 16 members each gathering 64 KiB: the output buffer is 1 MiB (nccl-tests' "size").
   CHECK(nccl_size_bytes(CollectiveOp::AllGather, 65536, 16) == 1048576);
   // ReduceScatter's input is the whole tensor; nccl-tests counts it (sendcount x nranks).
@@ -32,7 +32,8 @@ TEST_CASE("nccl-tests size: all_gather counts its output, every other op its inp
   CHECK(nccl_size_bytes(CollectiveOp::Broadcast, 4096, 64) == 4096);
   // Pod16 all_gather of 64 KiB per replica in 20 us: algbw 1 MiB / 20 us = 52.4288 GB/s,
   // busbw x 15/16 = 49.152 GB/s.
-  const double algbw = algorithm_bandwidth(nccl_size_bytes(CollectiveOp::AllGather, 65536, 16), 20e-6);
+  const double algbw =
+      algorithm_bandwidth(nccl_size_bytes(CollectiveOp::AllGather, 65536, 16), 20e-6);
   CHECK(algbw == Approx(52.4288e9));
   CHECK(bus_bandwidth(CollectiveOp::AllGather, algbw, 16) == Approx(49.152e9));
 }

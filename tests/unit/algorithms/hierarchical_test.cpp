@@ -37,8 +37,8 @@ TEST_CASE("hierarchical AllReduce: ILD reduce-scatter, GW all-reduce, ILD all-ga
   CHECK(s.ild_algorithm == Algorithm::MeetInTheMiddle);
   CHECK(s.gw_algorithm == Algorithm::Clockwise);
   REQUIRE(phases(s) == std::vector<std::string>{"ild_reduce_scatter", "ild_reduce_scatter",
-                                                "gw_all_reduce", "gw_all_reduce",
-                                                "ild_all_gather", "ild_all_gather"});
+                                                "gw_all_reduce", "gw_all_reduce", "ild_all_gather",
+                                                "ild_all_gather"});
   const std::size_t counts[] = {16, 8, 8, 8, 16, 8};
   for (std::size_t i = 0; i < s.steps.size(); ++i) {
     const auto& step = s.steps[i];

@@ -1,7 +1,7 @@
 // Ring orders (reference §4.3, PLRC createRing examples for 8 ranks).
-#include <catch2/catch.hpp>
-
 #include "collectives/schedule/ring_order.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace ipusim::coll;
 using V = std::vector<std::uint32_t>;

@@ -73,7 +73,8 @@ TEST_CASE("bidirectional pair moves half of each fragment per direction", "[ring
 
 TEST_CASE("meet in the middle: N/2 steps, the last one clockwise only", "[ring]") {
   // 8 ranks: clockwise chains of 4 hops (program 1 + N/2 steps), anticlockwise of 3 (N/2).
-  const auto s = build_schedule(request(CollectiveOp::ReduceScatter, 8, 16, Algorithm::MeetInTheMiddle));
+  const auto s =
+      build_schedule(request(CollectiveOp::ReduceScatter, 8, 16, Algorithm::MeetInTheMiddle));
   REQUIRE(s.steps.size() == 4);
   const auto cw = ring_edges({0, 2, 4, 6, 7, 5, 3, 1});
   int cw_total = 0;
@@ -89,9 +90,11 @@ TEST_CASE("meet in the middle: N/2 steps, the last one clockwise only", "[ring]"
   CHECK(cw_total == 8 * 4);
   CHECK(acw_total == 8 * 3);
 
-  const auto ar = build_schedule(request(CollectiveOp::AllReduce, 8, 16, Algorithm::MeetInTheMiddle));
+  const auto ar =
+      build_schedule(request(CollectiveOp::AllReduce, 8, 16, Algorithm::MeetInTheMiddle));
   CHECK(ar.steps.size() == 8);
-  const auto odd = build_schedule(request(CollectiveOp::AllGather, 7, 3, Algorithm::MeetInTheMiddle));
+  const auto odd =
+      build_schedule(request(CollectiveOp::AllGather, 7, 3, Algorithm::MeetInTheMiddle));
   REQUIRE(odd.steps.size() == 3);  // 3 hops each way
   for (const auto& step : odd.steps) CHECK(step.transfers.size() == 14);
 }
@@ -139,8 +142,9 @@ TEST_CASE("K IPUs per replica run K parallel rings, IPU j with IPU j", "[ring]")
   const auto t = build_schedule(req);
   CHECK(t.algorithm == Algorithm::MeetInTheMiddle);
   REQUIRE(t.steps.size() == 4);
-  CHECK(pairs(t.steps[0]) == unite(unite(ring_edges({0, 2, 4, 6}), ring_edges({0, 2, 4, 6}, true)),
-                                   unite(ring_edges({1, 3, 5, 7}), ring_edges({1, 3, 5, 7}, true))));
+  CHECK(pairs(t.steps[0]) ==
+        unite(unite(ring_edges({0, 2, 4, 6}), ring_edges({0, 2, 4, 6}, true)),
+              unite(ring_edges({1, 3, 5, 7}), ring_edges({1, 3, 5, 7}, true))));
 }
 
 TEST_CASE("concurrent groups run in the same steps, each on its own ring", "[ring]") {

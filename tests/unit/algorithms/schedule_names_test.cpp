@@ -1,6 +1,5 @@
 // Names and parsing of the schedule enums (CLI spellings).
 #include <catch2/catch.hpp>
-
 #include <stdexcept>
 
 #include "collectives/schedule/schedule.hpp"

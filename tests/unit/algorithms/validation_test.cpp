@@ -1,6 +1,5 @@
 // Requests that cannot be scheduled are refused with a clear exception.
 #include <catch2/catch.hpp>
-
 #include <stdexcept>
 
 #include "request_helpers.hpp"

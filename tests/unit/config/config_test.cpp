@@ -1,11 +1,13 @@
 // Strict configuration: includes, overrides, unknown keys, type and range errors, cycles.
+#include "sim/config.hpp"
+
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <unistd.h>
 
-#include "sim/config.hpp"
 #include "sim/params.hpp"
 #include "tests/unit/tools/scratch.hpp"
 
@@ -32,14 +34,27 @@ struct Scratch {
 
 void declare_test_params() {
   ParamRegistry::instance().add({
-      {"/link/bandwidth_GBps", ParamType::Double, "GB/s", 16.0, 0.001, 1000.0, {}, "test link bandwidth"},
+      {"/link/bandwidth_GBps",
+       ParamType::Double,
+       "GB/s",
+       16.0,
+       0.001,
+       1000.0,
+       {},
+       "test link bandwidth"},
       {"/link/latency_ns", ParamType::Double, "ns", 100.0, 0.0, {}, {}, "test latency"},
       {"/link/count", ParamType::Int, "", 2, 1, 16, {}, "test count"},
-      {"/link/mode", ParamType::Enum, "", "fair_share", {}, {}, {"fair_share", "fifo"}, "test mode"},
+      {"/link/mode",
+       ParamType::Enum,
+       "",
+       "fair_share",
+       {},
+       {},
+       {"fair_share", "fifo"},
+       "test mode"},
       {"/steps/*/bytes", ParamType::Int, "B", Json(), 0, {}, {}, "test step bytes"},
   });
 }
-
 
 }  // namespace
 
@@ -48,7 +63,8 @@ TEST_CASE("includes merge in order and the including file overrides", "[config]"
   Scratch s;
   s.write("sub/a.json", R"({"link": {"bandwidth_GBps": 10, "latency_ns": 50}})");
   s.write("sub/b.json", R"({"link": {"bandwidth_GBps": 20}})");
-  const auto top = s.write("top.json", R"({"$include": ["sub/a.json", "sub/b.json"], "link": {"count": 4}})");
+  const auto top =
+      s.write("top.json", R"({"$include": ["sub/a.json", "sub/b.json"], "link": {"count": 4}})");
   ConfigDoc doc = ConfigDoc::load_file(top);
   ConfigNode link = ConfigNode(doc, "").child("link");
   CHECK(link.get_double("bandwidth_GBps") == 20.0);  // b overrides a
@@ -73,7 +89,8 @@ TEST_CASE("an include cycle is an error naming the cycle", "[config]") {
   Scratch s;
   s.write("a.json", R"({"$include": "b.json"})");
   s.write("b.json", R"({"$include": "a.json"})");
-  const std::string msg = config_error_of([&] { ConfigDoc::load_file((s.dir / "a.json").string()); });
+  const std::string msg =
+      config_error_of([&] { ConfigDoc::load_file((s.dir / "a.json").string()); });
   CHECK(msg.find("include cycle") != std::string::npos);
   CHECK(msg.find("a.json -> ") != std::string::npos);
   CHECK(msg.find("b.json") != std::string::npos);
@@ -81,9 +98,12 @@ TEST_CASE("an include cycle is an error naming the cycle", "[config]") {
 
 TEST_CASE("a missing file and bad JSON are clear errors", "[config]") {
   Scratch s;
-  CHECK(config_error_of([&] { ConfigDoc::load_file((s.dir / "nope.json").string()); }).find("cannot open") != std::string::npos);
+  CHECK(config_error_of([&] {
+          ConfigDoc::load_file((s.dir / "nope.json").string());
+        }).find("cannot open") != std::string::npos);
   const auto bad = s.write("bad.json", "{\"link\": {\"count\": 2,,}}");
-  CHECK(config_error_of([&] { ConfigDoc::load_file(bad); }).find("invalid JSON") != std::string::npos);
+  CHECK(config_error_of([&] { ConfigDoc::load_file(bad); }).find("invalid JSON") !=
+        std::string::npos);
 }
 
 TEST_CASE("an unknown key names file, path, allowed keys and a suggestion", "[config]") {
@@ -104,7 +124,9 @@ TEST_CASE("an unknown key names file, path, allowed keys and a suggestion", "[co
 TEST_CASE("wrong types and out-of-range values name path, value, unit and range", "[config]") {
   declare_test_params();
   ConfigDoc doc = ConfigDoc::from_json(
-      Json::parse(R"({"link": {"bandwidth_GBps": "fast", "latency_ns": -1, "count": 2.5, "mode": "fifi"}})"), "inline.json");
+      Json::parse(
+          R"({"link": {"bandwidth_GBps": "fast", "latency_ns": -1, "count": 2.5, "mode": "fifi"}})"),
+      "inline.json");
   ConfigNode link = ConfigNode(doc, "").child("link");
   const std::string type_msg = config_error_of([&] { link.get_double("bandwidth_GBps"); });
   CHECK(type_msg.find("/link/bandwidth_GBps") != std::string::npos);
@@ -113,13 +135,16 @@ TEST_CASE("wrong types and out-of-range values name path, value, unit and range"
   const std::string range_msg = config_error_of([&] { link.get_double("latency_ns"); });
   CHECK(range_msg.find("out of range [0.0, inf] ns") != std::string::npos);
   CHECK(range_msg.find("-1") != std::string::npos);
-  CHECK(config_error_of([&] { link.get_int("count"); }).find("expected an integer") != std::string::npos);
-  CHECK(config_error_of([&] { link.get_enum("mode"); }).find("did you mean 'fifo'") != std::string::npos);
+  CHECK(config_error_of([&] { link.get_int("count"); }).find("expected an integer") !=
+        std::string::npos);
+  CHECK(config_error_of([&] { link.get_enum("mode"); }).find("did you mean 'fifo'") !=
+        std::string::npos);
 }
 
 TEST_CASE("set overrides existing and declared parameters, refuses unknown paths", "[config]") {
   declare_test_params();
-  ConfigDoc doc = ConfigDoc::from_json(Json::parse(R"({"link": {"count": 2}, "steps": [{"bytes": 5}]})"), "inline.json");
+  ConfigDoc doc = ConfigDoc::from_json(
+      Json::parse(R"({"link": {"count": 2}, "steps": [{"bytes": 5}]})"), "inline.json");
   doc.apply_override("link.count=8");
   doc.apply_override("link.latency_ns=12.5");  // declared, not in the file: allowed
   doc.apply_override("/steps/0/bytes=64");
@@ -132,14 +157,17 @@ TEST_CASE("set overrides existing and declared parameters, refuses unknown paths
   const std::string msg = config_error_of([&] { doc.apply_override("link.bandwith_GBps=3"); });
   CHECK(msg.find("no parameter at /link/bandwith_GBps") != std::string::npos);
   CHECK(msg.find("did you mean 'bandwidth_GBps'") != std::string::npos);
-  CHECK(config_error_of([&] { doc.apply_override("nonsense"); }).find("expected path.to.key=value") != std::string::npos);
+  CHECK(config_error_of([&] {
+          doc.apply_override("nonsense");
+        }).find("expected path.to.key=value") != std::string::npos);
 }
 
 TEST_CASE("a required parameter without default must be present", "[config]") {
   declare_test_params();
   ConfigDoc doc = ConfigDoc::from_json(Json::parse(R"({"steps": [{}]})"), "inline.json");
   auto steps = ConfigNode(doc, "").children("steps");
-  CHECK(config_error_of([&] { steps.at(0).get_int("bytes"); }).find("/steps/0/bytes: required") != std::string::npos);
+  CHECK(config_error_of([&] { steps.at(0).get_int("bytes"); }).find("/steps/0/bytes: required") !=
+        std::string::npos);
 }
 
 TEST_CASE("normalise_pointer replaces array indices", "[config]") {

@@ -1,6 +1,5 @@
 // Worked examples E19 and E20 of popart_semantics.md §2.4, on every applicable algorithm.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "collectives/algorithms/algorithm.hpp"
@@ -12,13 +11,15 @@ using ipusim::coll::test::Groups;
 
 namespace {
 
-const Algorithm kRingAndDirect[] = {Algorithm::Auto,          Algorithm::Clockwise,
-                                    Algorithm::Anticlockwise, Algorithm::BidirectionalPair,
-                                    Algorithm::MeetInTheMiddle, Algorithm::Direct};
+const Algorithm kRingAndDirect[] = {Algorithm::Auto,
+                                    Algorithm::Clockwise,
+                                    Algorithm::Anticlockwise,
+                                    Algorithm::BidirectionalPair,
+                                    Algorithm::MeetInTheMiddle,
+                                    Algorithm::Direct};
 
 ReplicaBuffers run(CollectiveOp op, ReduceOp reduce, const Groups& groups, std::uint64_t n,
-                   Algorithm algorithm, const ReplicaBuffers& inputs,
-                   std::uint32_t ild_size = 64) {
+                   Algorithm algorithm, const ReplicaBuffers& inputs, std::uint32_t ild_size = 64) {
   CollectiveRequest req;
   req.op = op;
   req.reduce = reduce;

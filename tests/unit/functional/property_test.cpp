@@ -1,9 +1,8 @@
 // Seeded randomised property test: for many (replicas, grouping, topology, op, reduction, n,
 // dtype, algorithm) the functional result of the schedule equals the schedule-free
 // reference. Inputs are small integers, so float32 and float16 results are exact.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <random>
 #include <sstream>
 
@@ -117,9 +116,10 @@ std::vector<double> random_values(Rng& rng, std::uint64_t n, ReduceOp reduce, DT
 
 }  // namespace
 
-TEST_CASE("functional schedules match the direct reference (randomised)", "[functional][property]") {
+TEST_CASE("functional schedules match the direct reference (randomised)",
+          "[functional][property]") {
   Rng rng(20240611);
-  const std::vector<std::uint32_t> replica_counts = {1, 2,  3,  4,  5,  6,  7,  8, 9,
+  const std::vector<std::uint32_t> replica_counts = {1,  2,  3,  4,  5,  6,  7,  8, 9,
                                                      10, 11, 12, 13, 14, 15, 16, 32};
   const std::vector<CollectiveOp> ops = {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter,
                                          CollectiveOp::AllGather, CollectiveOp::AllToAll,
@@ -138,7 +138,8 @@ TEST_CASE("functional schedules match the direct reference (randomised)", "[func
     topo.ipus_per_replica = pick<std::uint32_t>(rng, {1, 1, 1, 2, 4});
     topo.ild_size_ipus = topo.ipus_per_replica * pick<std::uint32_t>(rng, {1, 2, 4, 8, 64});
     topo.torus = std::uniform_int_distribution<int>(0, 1)(rng) == 1;
-    if (topo.torus && topo.ipus_per_replica == 1 && std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+    if (topo.torus && topo.ipus_per_replica == 1 &&
+        std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
       topo.link_config = LinkConfig::BarleyTwist;
     } else if (topo.torus && std::uniform_int_distribution<int>(0, 5)(rng) == 0) {
       topo.link_config = LinkConfig::SlidingWindow;
@@ -156,9 +157,12 @@ TEST_CASE("functional schedules match the direct reference (randomised)", "[func
     // Hierarchical runs when every group spans 2+ ILDs with equal members in each.
     const auto structure = ild_structure(req.groups, topo.ipus_per_replica, topo.ild_size_ipus);
     const bool balanced = structure.has_value() && structure->num_ilds > 1;
-    std::vector<Algorithm> tier_methods = {Algorithm::Auto, Algorithm::Clockwise,
-                                           Algorithm::Anticlockwise, Algorithm::BidirectionalPair,
-                                           Algorithm::MeetInTheMiddle, Algorithm::Direct};
+    std::vector<Algorithm> tier_methods = {Algorithm::Auto,
+                                           Algorithm::Clockwise,
+                                           Algorithm::Anticlockwise,
+                                           Algorithm::BidirectionalPair,
+                                           Algorithm::MeetInTheMiddle,
+                                           Algorithm::Direct};
     if (barley) tier_methods.push_back(Algorithm::QuadDirectional);
     std::vector<Algorithm> algorithms = {Algorithm::Auto, Algorithm::Direct};
     if (req.op != CollectiveOp::AllToAll) {
@@ -173,7 +177,8 @@ TEST_CASE("functional schedules match the direct reference (randomised)", "[func
     if (std::uniform_int_distribution<int>(0, 9)(rng) == 0) req.direct_max_bytes = 64;
 
     ReplicaBuffers inputs(R);
-    for (auto& in : inputs) in = random_values(rng, req.elements_per_replica, req.reduce, req.dtype);
+    for (auto& in : inputs)
+      in = random_values(rng, req.elements_per_replica, req.reduce, req.dtype);
 
     INFO(describe(req, kind, R));
     const Schedule s = build_schedule(req);

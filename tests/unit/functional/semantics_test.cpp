@@ -1,7 +1,6 @@
 // Hand-worked functional results for the ops E19/E20 do not cover, fp16 rounding, and the
 // executor's snapshot semantics.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 
@@ -33,8 +32,8 @@ TEST_CASE("AllToAll transposes blocks between ranks", "[functional]") {
   for (int i = 0; i < 3; ++i) {
     for (int e = 0; e < 6; ++e) in[i].push_back(10 * i + e);
   }
-  const ReplicaBuffers want = {{0, 1, 10, 11, 20, 21}, {2, 3, 12, 13, 22, 23},
-                               {4, 5, 14, 15, 24, 25}};
+  const ReplicaBuffers want = {
+      {0, 1, 10, 11, 20, 21}, {2, 3, 12, 13, 22, 23}, {4, 5, 14, 15, 24, 25}};
   const auto s = build_schedule(req(CollectiveOp::AllToAll, ReduceOp::Add, 6, {{0, 1, 2}}));
   CHECK(run_functional(s, in) == want);
   CHECK(direct_reference(CollectiveOp::AllToAll, ReduceOp::Add, DType::Float32, {{0, 1, 2}}, in) ==
@@ -47,8 +46,9 @@ TEST_CASE("Broadcast copies group rank 0, which need not be the lowest id", "[fu
   const ReplicaBuffers want = {{7, 8, 9}, {4, 5, 6}, {7, 8, 9}, {4, 5, 6}};
   for (auto alg : {Algorithm::Direct, Algorithm::Clockwise, Algorithm::MeetInTheMiddle}) {
     INFO(to_string(alg));
-    CHECK(run_functional(build_schedule(req(CollectiveOp::Broadcast, ReduceOp::Add, 3, groups, alg)),
-                         in) == want);
+    CHECK(run_functional(
+              build_schedule(req(CollectiveOp::Broadcast, ReduceOp::Add, 3, groups, alg)), in) ==
+          want);
   }
 }
 
@@ -70,7 +70,8 @@ TEST_CASE("AllGather with K = 4 IPUs per replica and a ragged split", "[function
   CHECK(run_functional(s, in) == want);
 }
 
-TEST_CASE("float16 results stay within accumulated rounding of the exact sum", "[functional][fp16]") {
+TEST_CASE("float16 results stay within accumulated rounding of the exact sum",
+          "[functional][fp16]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
   const std::uint32_t k = 8;

@@ -33,7 +33,9 @@ TEST_CASE("the checks name where the arguments came from when asked", "[groups]"
   CHECK_THROWS_WITH(checkReplicaGroupingArguments(4, 0, 1, "x"),
                     Contains("The stride in a `popart::ReplicaGrouping`"));
   // Without a source, PopART's sentence comes first, then the values.
-  CHECK_THROWS_WITH(ReplicaGrouping(0, 1, 1),
-                    Catch::StartsWith("The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.") &&
-                        Contains("numReplicas=0"));
+  CHECK_THROWS_WITH(
+      ReplicaGrouping(0, 1, 1),
+      Catch::StartsWith(
+          "The number of replicas in a `popart::ReplicaGrouping` must be a positive integer.") &&
+          Contains("numReplicas=0"));
 }

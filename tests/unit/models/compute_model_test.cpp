@@ -1,6 +1,5 @@
 // The per-op-class compute model against closed forms worked out by hand.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
@@ -23,7 +22,8 @@ ChipParams small_chip() {
 
 }  // namespace
 
-TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand exchange", "[compute][amp]") {
+TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand exchange",
+          "[compute][amp]") {
   const ChipParams c = small_chip();
   // m = n = k = 64, one group, FP16 on 8 tiles.
   ComputeSpec s;
@@ -34,7 +34,8 @@ TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand 
   s.flops = 2.0 * 64 * 64 * 64;  // 524288
   s.tiles = 8;
   // flops per tile 65536; rate 128 x 0.5 x 64/(64+64) = 32 flop/cycle -> 2048 cycles.
-  // Block volume 64^3 / 8 = 32768 = 32^3 -> 2 x 32^2 = 2048 elements x 2 B / 4 B/cycle = 1024 cycles.
+  // Block volume 64^3 / 8 = 32768 = 32^3 -> 2 x 32^2 = 2048 elements x 2 B / 4 B/cycle = 1024
+  // cycles.
   CHECK(amp_inner_dim_factor(c, 64) == 0.5);
   CHECK(gemm_operand_exchange_cycles(c, s, 8) == Approx(1024.0));
   CHECK(compute_cycles(c, s) == 2000 + 2048 + 1024);
@@ -42,7 +43,8 @@ TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand 
   // block 2 x 64^3 / 8 = 65536, 2 x 65536^(2/3) = 2 x 1625.5 elements x 2 B / 4 = 1625.5 cycles.
   s.groups = 2;
   s.flops *= 2;
-  CHECK(compute_cycles(c, s) == 2000 + static_cast<std::uint64_t>(std::ceil(4096 + std::pow(65536.0, 2.0 / 3.0))));
+  CHECK(compute_cycles(c, s) ==
+        2000 + static_cast<std::uint64_t>(std::ceil(4096 + std::pow(65536.0, 2.0 / 3.0))));
 }
 
 TEST_CASE("AMP: shape terms vanish when the GEMM shape is unknown", "[compute][amp]") {
@@ -81,7 +83,8 @@ TEST_CASE("AMP efficiency halves at k = amp_inner_dim_half", "[compute][amp]") {
   CHECK(compute_cycles(c, s) == 2 * static_cast<std::uint64_t>(131072 / (128 * 0.5)));
 }
 
-TEST_CASE("vector op: bound by bytes or by flops, divided by vector efficiency", "[compute][vector]") {
+TEST_CASE("vector op: bound by bytes or by flops, divided by vector efficiency",
+          "[compute][vector]") {
   const ChipParams c = small_chip();
   ComputeSpec s;
   s.unit = ComputeUnit::Vector;

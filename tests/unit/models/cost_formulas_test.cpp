@@ -1,12 +1,11 @@
 // Exchange, compute and sync formulas; per-tile and aggregated exchange agreement.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
-#include "models/network/routing.hpp"
 #include "models/ipu/sync.hpp"
+#include "models/network/routing.hpp"
 
 using namespace ipusim;
 
@@ -43,8 +42,8 @@ TEST_CASE("per-tile and aggregated exchange agree on every named pattern", "[exc
   for (std::uint32_t st : {1u, 2u, 4u}) {
     for (std::uint32_t tiles_per_ipu : {7u, 8u, 1472u}) {
       ExchangeRates r{4.0, st, 100};
-      for (auto pat : {ExchangePattern::Uniform, ExchangePattern::OneToAll, ExchangePattern::AllToOne,
-                       ExchangePattern::AllGather}) {
+      for (auto pat : {ExchangePattern::Uniform, ExchangePattern::OneToAll,
+                       ExchangePattern::AllToOne, ExchangePattern::AllGather}) {
         for (std::uint32_t n : {1u, 2u, 3u, 5u, tiles_per_ipu}) {
           if (n > tiles_per_ipu) continue;
           ExchangeSpec s;
@@ -52,7 +51,8 @@ TEST_CASE("per-tile and aggregated exchange agree on every named pattern", "[exc
           s.bytes_per_tile = 1003;
           s.tiles = n;
           s.root_tile = n - 1;
-          INFO("st " << st << " tiles " << tiles_per_ipu << " pattern " << to_string(pat) << " n " << n);
+          INFO("st " << st << " tiles " << tiles_per_ipu << " pattern " << to_string(pat) << " n "
+                     << n);
           const auto per_tile =
               exchange_cycles_per_tile(r, expand_exchange(s, tiles_per_ipu), receives_same_data(s));
           CHECK(per_tile == exchange_cycles_aggregated(r, s, tiles_per_ipu));

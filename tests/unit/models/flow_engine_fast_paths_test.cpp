@@ -1,9 +1,8 @@
 // FlowEngine::start_batch fast paths: independent flows drain as groups with the times and
 // stats a lone flow has (closed forms below), and a later flow on a grouped resource shares it
 // exactly as if the group had never existed.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "models/network/flow_engine.hpp"
 #include "tests/unit/models/resource_spec_helper.hpp"
@@ -33,7 +32,8 @@ void run(FlowEngine& e, std::vector<Arrival>& all, double t, double until_ns = F
 
 }  // namespace
 
-TEST_CASE("fast path: disjoint batch flows arrive at latency + bytes / capacity, as one group each", "[flow_engine]") {
+TEST_CASE("fast path: disjoint batch flows arrive at latency + bytes / capacity, as one group each",
+          "[flow_engine]") {
   for (const bool fast : {true, false}) {
     FlowEngine e(params(fast));
     const ResourceId a = e.add_resource(res("a", 10.0, 100.0));
@@ -66,7 +66,8 @@ TEST_CASE("fast path: disjoint batch flows arrive at latency + bytes / capacity,
   }
 }
 
-TEST_CASE("fast path: equal flows sharing one resource form one group at capacity / n", "[flow_engine]") {
+TEST_CASE("fast path: equal flows sharing one resource form one group at capacity / n",
+          "[flow_engine]") {
   // Two 1000 B flows share a (10 B/ns): 5 B/ns each, both drain at 200 ns; their own links
   // b and c (8 B/ns) are faster, so a saturates first for both.
   for (const bool fast : {true, false}) {
@@ -93,7 +94,8 @@ TEST_CASE("fast path: equal flows sharing one resource form one group at capacit
   }
 }
 
-TEST_CASE("fast path: flows sharing a resource with different sizes take the general path", "[flow_engine]") {
+TEST_CASE("fast path: flows sharing a resource with different sizes take the general path",
+          "[flow_engine]") {
   FlowEngine e(params(true));
   const ResourceId a = e.add_resource(res("a", 10.0, 0.0));
   const Route r{a};
@@ -122,7 +124,8 @@ TEST_CASE("fast path: a flow starting on a grouped resource shares it exactly", 
     e.start(50, r, 1000);
     run(e, all, 50);
     REQUIRE(all.size() == 2);
-    std::sort(all.begin(), all.end(), [](const Arrival& x, const Arrival& y) { return x.id < y.id; });
+    std::sort(all.begin(), all.end(),
+              [](const Arrival& x, const Arrival& y) { return x.id < y.id; });
     CHECK(all[0].end_ns == Approx(250));
     CHECK(all[1].end_ns == Approx(300));
     CHECK(e.stats(a, 400).bytes == Approx(2000));
@@ -151,7 +154,8 @@ TEST_CASE("fast path: a repeated batch reuses its groups and accumulates stats",
   CHECK(e.stats(b, 1000).busy_ns == Approx(300));
 }
 
-TEST_CASE("fast path: equal flows sharing different resources at the same share form one group", "[flow_engine]") {
+TEST_CASE("fast path: equal flows sharing different resources at the same share form one group",
+          "[flow_engine]") {
   // A ring step with two chunks per link: links a and b (8 B/ns, 20 ns) each carry two 800 B
   // flows at 4 B/ns: 20 + 800 / 4 = 220 ns for all four. Link c (12 B/ns) carries three 600 B
   // flows at 4 B/ns too, but a different size: its own group. At t = 100 a flow of 400 B joins
@@ -167,7 +171,8 @@ TEST_CASE("fast path: equal flows sharing different resources at the same share 
       const ResourceId c = e.add_resource(res("c", 12.0, 20.0));
       const Route ra{a}, rb{b}, rc{c};
       int tag = 0;
-      e.start_batch(0, {&ra, &ra, &rb, &rb, &rc, &rc, &rc}, {800, 800, 800, 800, 600, 600, 600}, &tag);
+      e.start_batch(0, {&ra, &ra, &rb, &rb, &rc, &rc, &rc}, {800, 800, 800, 800, 600, 600, 600},
+                    &tag);
       std::vector<Arrival> all;
       run(e, all, 0, 100);
       CHECK(e.grouped_flows() == (fast ? 7u : 0u));

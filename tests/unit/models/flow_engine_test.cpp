@@ -1,9 +1,9 @@
 // FlowEngine without SystemC: max-min fairness, timing, FIFO, credits, slot reuse.
-#include <catch2/catch.hpp>
+#include "models/network/flow_engine.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
-#include "models/network/flow_engine.hpp"
 #include "tests/unit/models/resource_spec_helper.hpp"
 
 using namespace ipusim;
@@ -30,7 +30,8 @@ std::vector<Arrival> run_to_idle(FlowEngine& e, double t0 = 0) {
 
 }  // namespace
 
-TEST_CASE("a lone flow drains at the route bottleneck and pays every latency once", "[flow_engine]") {
+TEST_CASE("a lone flow drains at the route bottleneck and pays every latency once",
+          "[flow_engine]") {
   FlowEngine e(FlowEngineParams{Arbitration::Fair, 0, 0});
   const ResourceId a = e.add_resource(res("a", 10.0, 100.0));
   const ResourceId b = e.add_resource(res("b", 5.0, 50.0));
@@ -43,7 +44,8 @@ TEST_CASE("a lone flow drains at the route bottleneck and pays every latency onc
   CHECK(e.stats(a, arr[0].end_ns).busy_ns == Approx(200));
 }
 
-TEST_CASE("max-min fairness on a parking lot: the long flow gets the smaller share", "[flow_engine]") {
+TEST_CASE("max-min fairness on a parking lot: the long flow gets the smaller share",
+          "[flow_engine]") {
   // r1 (cap 1) carries A and B; r2 (cap 2) carries A and C. Max-min: A = B = 0.5, C = 1.5.
   FlowEngine e;
   const ResourceId r1 = e.add_resource(res("r1", 1.0, 0.0));
@@ -63,14 +65,15 @@ TEST_CASE("max-min fairness on a parking lot: the long flow gets the smaller sha
   CHECK(arr[1].end_ns == Approx(2000));
 }
 
-TEST_CASE("two equal flows share a resource half and half, and the survivor speeds up", "[flow_engine]") {
+TEST_CASE("two equal flows share a resource half and half, and the survivor speeds up",
+          "[flow_engine]") {
   FlowEngine e;
   const ResourceId r = e.add_resource(res("r", 4.0, 10.0));
   e.start(0, {r}, 400);
   e.start(0, {r}, 800);
   const auto arr = run_to_idle(e);
-  CHECK(arr[0].end_ns == Approx(10 + 400 / 2.0));         // 200 ns at 2 B/ns
-  CHECK(arr[1].end_ns == Approx(10 + 200 + 400 / 4.0));   // remaining 400 B at 4 B/ns
+  CHECK(arr[0].end_ns == Approx(10 + 400 / 2.0));        // 200 ns at 2 B/ns
+  CHECK(arr[1].end_ns == Approx(10 + 200 + 400 / 4.0));  // remaining 400 B at 4 B/ns
 }
 
 TEST_CASE("flows over the same resources in any order share as one route", "[flow_engine]") {
@@ -85,11 +88,12 @@ TEST_CASE("flows over the same resources in any order share as one route", "[flo
   CHECK(e.rate_of(fb) == 3.0);
   const auto arr = run_to_idle(e);
   REQUIRE(arr.size() == 2);
-  CHECK(arr[0].end_ns == Approx(100));             // 300 B at 3 B/ns
-  CHECK(arr[1].end_ns == Approx(100 + 300 / 6.0)); // then 300 B left alone at 6 B/ns
+  CHECK(arr[0].end_ns == Approx(100));              // 300 B at 3 B/ns
+  CHECK(arr[1].end_ns == Approx(100 + 300 / 6.0));  // then 300 B left alone at 6 B/ns
 }
 
-TEST_CASE("a flow leaving a longer route: the survivors on one resource share it", "[flow_engine]") {
+TEST_CASE("a flow leaving a longer route: the survivors on one resource share it",
+          "[flow_engine]") {
   // L crosses r and s; A and B cross r only. r (cap 3): L = A = B = 1. When L ends, s is
   // dirty with no flow left, and A, B (one route again) get 3 / 2 each.
   FlowEngine e;
@@ -100,9 +104,9 @@ TEST_CASE("a flow leaving a longer route: the survivors on one resource share it
   e.start(0, {r}, 400);
   const auto arr = run_to_idle(e);
   REQUIRE(arr.size() == 3);
-  CHECK(arr[0].end_ns == Approx(100));                      // L: 100 B at 1 B/ns
-  CHECK(arr[1].end_ns == Approx(100 + 150 / 1.5));          // A: 150 B left at 1.5 B/ns
-  CHECK(arr[2].end_ns == Approx(200 + 150 / 3.0));          // B: 400 - 100 - 150 at 3 B/ns
+  CHECK(arr[0].end_ns == Approx(100));              // L: 100 B at 1 B/ns
+  CHECK(arr[1].end_ns == Approx(100 + 150 / 1.5));  // A: 150 B left at 1.5 B/ns
+  CHECK(arr[2].end_ns == Approx(200 + 150 / 3.0));  // B: 400 - 100 - 150 at 3 B/ns
   CHECK(e.stats(r, arr[2].end_ns).bytes == Approx(750));
   CHECK(e.stats(s, arr[2].end_ns).bytes == Approx(100));
 }

@@ -1,9 +1,9 @@
 // Reading the hardware sections: presets resolve, bad input names file, path and reason.
-#include <catch2/catch.hpp>
+#include "models/params/hw_params.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "models/params/hw_params.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
@@ -27,7 +27,8 @@ HwParams read(const Json& j) {
 
 TEST_CASE("every system preset resolves with the documented values", "[params]") {
   register_model_params();
-  for (const char* name : {"pod4", "pod16", "pod64", "pod128", "pod256", "multipod", "bow_pod16", "bow_pod64"}) {
+  for (const char* name :
+       {"pod4", "pod16", "pod64", "pod128", "pod256", "multipod", "bow_pod16", "bow_pod64"}) {
     INFO(name);
     ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/" + name + ".json");
     const HwParams p = read_hw_params(doc);
@@ -50,13 +51,18 @@ TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
 }
 
 TEST_CASE("bad hardware configs are errors with the JSON path", "[params]") {
-  CHECK_THROWS_WITH(read(Json{{"chip", {{"tilez", 3}}}}), Catch::Contains("/chip/tilez") && Catch::Contains("tiles"));
-  CHECK_THROWS_WITH(read(Json{{"ipu_link", {{"partner_links", 9}}}}),
-                    Catch::Contains("/ipu_link/partner_links") && Catch::Contains("exceed links_per_ipu"));
-  CHECK_THROWS_WITH(read(Json{{"system", {{"num_ilds", 2}}}}), Catch::Contains("/system/gw_topology"));
-  CHECK_THROWS_WITH(read(Json{{"machine", {{"ipus_per_machine", 3}}}, {"system", {{"machines_per_ild", 1}}}}),
-                    Catch::Contains("/machine/ipus_per_machine: 3 IPUs cannot form a machine"));
-  CHECK_THROWS_WITH(read(Json{{"system", {{"ipu_link_topology", "ring"}}}}), Catch::Contains("ladder, torus"));
+  CHECK_THROWS_WITH(read(Json{{"chip", {{"tilez", 3}}}}),
+                    Catch::Contains("/chip/tilez") && Catch::Contains("tiles"));
+  CHECK_THROWS_WITH(
+      read(Json{{"ipu_link", {{"partner_links", 9}}}}),
+      Catch::Contains("/ipu_link/partner_links") && Catch::Contains("exceed links_per_ipu"));
+  CHECK_THROWS_WITH(read(Json{{"system", {{"num_ilds", 2}}}}),
+                    Catch::Contains("/system/gw_topology"));
+  CHECK_THROWS_WITH(
+      read(Json{{"machine", {{"ipus_per_machine", 3}}}, {"system", {{"machines_per_ild", 1}}}}),
+      Catch::Contains("/machine/ipus_per_machine: 3 IPUs cannot form a machine"));
+  CHECK_THROWS_WITH(read(Json{{"system", {{"ipu_link_topology", "ring"}}}}),
+                    Catch::Contains("ladder, torus"));
   CHECK_THROWS_AS(read(Json{{"chip", {{"clock_GHz", -1}}}}), ConfigError);
 }
 
@@ -64,18 +70,28 @@ TEST_CASE("only machine and Pod shapes the hardware has are accepted (M2K-DS, PO
   const auto sys = [](Json system) { return Json{{"system", std::move(system)}}; };
   // Accepted: 2 or 4 IPUs per machine, 1 for a one-machine system; power-of-two Pods.
   CHECK(read(Json{{"machine", {{"ipus_per_machine", 2}}}}).num_ipus() == 32);
-  CHECK(read(Json{{"machine", {{"ipus_per_machine", 1}}}, {"system", {{"machines_per_ild", 1}}}}).num_ipus() == 1);
+  CHECK(read(Json{{"machine", {{"ipus_per_machine", 1}}}, {"system", {{"machines_per_ild", 1}}}})
+            .num_ipus() == 1);
   CHECK(read(sys({{"machines_per_ild", 8}})).num_ipus() == 32);
   CHECK(read(sys({{"num_ilds", 4}, {"gw_topology", "switch"}})).num_ipus() == 256);
   // Refused, naming the file and the path.
-  CHECK_THROWS_WITH(read(Json{{"machine", {{"ipus_per_machine", 1}}}}), Catch::StartsWith("t.json: /machine/ipus_per_machine: 1 IPUs"));
-  CHECK_THROWS_WITH(read(sys({{"machines_per_ild", 3}})), Catch::StartsWith("t.json: /system/machines_per_ild: 3 machines cannot form a Pod"));
-  CHECK_THROWS_WITH(read(sys({{"machines_per_ild", 12}})), Catch::Contains("/system/machines_per_ild"));
-  CHECK_THROWS_WITH(read(sys({{"num_ilds", 3}, {"gw_topology", "ring"}})), Catch::StartsWith("t.json: /system/num_ilds: 3 IPU-Link domains"));
+  CHECK_THROWS_WITH(read(Json{{"machine", {{"ipus_per_machine", 1}}}}),
+                    Catch::StartsWith("t.json: /machine/ipus_per_machine: 1 IPUs"));
+  CHECK_THROWS_WITH(
+      read(sys({{"machines_per_ild", 3}})),
+      Catch::StartsWith("t.json: /system/machines_per_ild: 3 machines cannot form a Pod"));
+  CHECK_THROWS_WITH(read(sys({{"machines_per_ild", 12}})),
+                    Catch::Contains("/system/machines_per_ild"));
+  CHECK_THROWS_WITH(read(sys({{"num_ilds", 3}, {"gw_topology", "ring"}})),
+                    Catch::StartsWith("t.json: /system/num_ilds: 3 IPU-Link domains"));
   for (const char* gw : {"ring", "switch"}) {
-    CHECK_THROWS_WITH(read(sys({{"gw_topology", gw}})), Catch::StartsWith("t.json: /system/gw_topology: '" + std::string(gw) + "' needs num_ilds >= 2"));
+    CHECK_THROWS_WITH(read(sys({{"gw_topology", gw}})),
+                      Catch::StartsWith("t.json: /system/gw_topology: '" + std::string(gw) +
+                                        "' needs num_ilds >= 2"));
   }
-  CHECK_THROWS_WITH(read(Json{{"ipu_link", {{"up_links", 0}}}}), Catch::StartsWith("t.json: /ipu_link/up_links: is 0"));
-  CHECK_THROWS_WITH(read(Json{{"machine", {{"gw_link", {{"links_per_machine", 0}}}}}, {"system", {{"num_ilds", 2}, {"gw_topology", "ring"}}}}),
+  CHECK_THROWS_WITH(read(Json{{"ipu_link", {{"up_links", 0}}}}),
+                    Catch::StartsWith("t.json: /ipu_link/up_links: is 0"));
+  CHECK_THROWS_WITH(read(Json{{"machine", {{"gw_link", {{"links_per_machine", 0}}}}},
+                              {"system", {{"num_ilds", 2}, {"gw_topology", "ring"}}}}),
                     Catch::StartsWith("t.json: /machine/gw_link/links_per_machine: is 0"));
 }

@@ -2,10 +2,9 @@
 // compute and IoTileCopy formulas built on it, against hand-worked cases.
 #include "models/ipu/tile_mapping.hpp"
 
-#include <vector>
-
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <vector>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
@@ -115,7 +114,8 @@ TEST_CASE("LinearMapping runs cover every tile exactly as elements_on says", "[t
           for (std::uint32_t i = first; i < end; ++i) from_runs[i] += e;
         });
         for (std::uint32_t i = 0; i < tiles; ++i) {
-          INFO("elements " << elements << " grain " << grain << " tiles " << tiles << " tile " << i);
+          INFO("elements " << elements << " grain " << grain << " tiles " << tiles << " tile "
+                           << i);
           REQUIRE(from_runs[i] == m.elements_on(i));
         }
       }
@@ -123,8 +123,9 @@ TEST_CASE("LinearMapping runs cover every tile exactly as elements_on says", "[t
   }
 }
 
-TEST_CASE("a recorded run of compute steps applied to another tile array equals the steps themselves",
-          "[tile_mapping]") {
+TEST_CASE(
+    "a recorded run of compute steps applied to another tile array equals the steps themselves",
+    "[tile_mapping]") {
   ChipParams c = registry_hw_params().chip;
   c.tiles = 4;
   c.amp_flops_per_cycle_fp16 = 4;

@@ -1,7 +1,10 @@
 // Output files that cannot lie: a failed write (here a real EFBIG from RLIMIT_FSIZE, the
 // same errno path as a full disk) throws WriteError naming the file and leaves neither a
 // truncated file under the final name nor a temporary file behind.
+#include "sim/output_file.hpp"
+
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -10,10 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "sim/output.hpp"
-#include "sim/output_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace ipusim;
@@ -22,7 +23,8 @@ namespace {
 
 /// A fresh folder for one test case (each TEST_CASE runs in its own process).
 fs::path scratch_dir(const std::string& tag) {
-  const fs::path dir = fs::temp_directory_path() / ("ipusim_outfile_" + tag + "_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ipusim_outfile_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -75,7 +77,8 @@ TEST_CASE("atomic write: write_json_file is byte-identical to dump(2)", "[output
   fs::remove_all(dir);
 }
 
-TEST_CASE("atomic write: a file-size limit (EFBIG) throws WriteError, old content kept", "[output]") {
+TEST_CASE("atomic write: a file-size limit (EFBIG) throws WriteError, old content kept",
+          "[output]") {
   const fs::path dir = scratch_dir("efbig");
   const fs::path target = dir / "report.json";
   { std::ofstream(target) << "previous\n"; }

@@ -28,8 +28,10 @@ Model e33_model() {
     t.kind = kind;
     m.add_tensor(t);
   };
-  for (int n = 0; n <= kN; ++n) tensor("x" + std::to_string(n), {8, 1, 100}, TensorKind::Activation);
-  for (int n = 1; n <= kN; ++n) tensor("dx" + std::to_string(n), {8, 1, 100}, TensorKind::Activation);
+  for (int n = 0; n <= kN; ++n)
+    tensor("x" + std::to_string(n), {8, 1, 100}, TensorKind::Activation);
+  for (int n = 1; n <= kN; ++n)
+    tensor("dx" + std::to_string(n), {8, 1, 100}, TensorKind::Activation);
   for (int n = 0; n < kN; ++n) {
     const std::string s = std::to_string(n), w = "w" + s, g = w + "/grad";
     tensor(w, {1, 100, 100}, TensorKind::Weight);
@@ -67,13 +69,15 @@ SessionOptions e33_session() {
   s.stages = 1;
   s.phases = kN;
   s.batchSerializationFactor = 4;
-  s.weightIOSchedule = s.activationIOSchedule = s.optimizerStateIOSchedule = s.accumulatorIOSchedule = IOSchedule::Preload;
+  s.weightIOSchedule = s.activationIOSchedule = s.optimizerStateIOSchedule =
+      s.accumulatorIOSchedule = IOSchedule::Preload;
   s.schedule = PhaseSchedule::Batch;
   s.numIOTiles = 192;
   TensorLocation loc;
   loc.storage = Storage::OffChip;
   loc.loadTileSet = loc.storageTileSet = TileSet::Io;
-  for (LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation}) c->location = loc;
+  for (LocationSettings* c : {&s.weight, &s.optimizerState, &s.accumulator, &s.activation})
+    c->location = loc;
   return s;
 }
 
@@ -106,8 +110,12 @@ Counts count(const LPhase& ph) {
   return c;
 }
 
-bool is_load(const LOp& op) { return op.kind == LKind::RemoteExchange && !op.transfers.empty() && !op.transfers[0].store; }
-bool is_store(const LOp& op) { return op.kind == LKind::RemoteExchange && !op.transfers.empty() && op.transfers[0].store; }
+bool is_load(const LOp& op) {
+  return op.kind == LKind::RemoteExchange && !op.transfers.empty() && !op.transfers[0].store;
+}
+bool is_store(const LOp& op) {
+  return op.kind == LKind::RemoteExchange && !op.transfers.empty() && op.transfers[0].store;
+}
 
 }  // namespace
 
@@ -132,7 +140,9 @@ TEST_CASE("E33: in each phase RemoteLoad before IoTileCopy before RemoteStore (s
   }
 }
 
-TEST_CASE("E33: one preloaded weight in phases -1..N-2, one stored activation in 1..N-3, one stored weight from N-1") {
+TEST_CASE(
+    "E33: one preloaded weight in phases -1..N-2, one stored activation in 1..N-3, one stored "
+    "weight from N-1") {
   const Program prog = lower_e33();
   int preloaded_fwd_weights = 0, stored_weights = 0;
   for (const LPhase& ph : prog.phases) {
@@ -172,7 +182,9 @@ TEST_CASE("E33: one preloaded weight in phases -1..N-2, one stored activation in
   CHECK(stored_weights == kN);
 }
 
-TEST_CASE("E33: what is preloaded through IO tiles is copied to the compute tiles at the start of its phase") {
+TEST_CASE(
+    "E33: what is preloaded through IO tiles is copied to the compute tiles at the start of its "
+    "phase") {
   const Program prog = lower_e33();
   for (std::size_t i = 1; i < prog.phases.size(); ++i) {
     const LPhase& ph = prog.phases[i];
@@ -193,15 +205,17 @@ TEST_CASE("E33: what is preloaded through IO tiles is copied to the compute tile
   }
 }
 
-TEST_CASE("A weight homed on IO tiles is also counted on the compute tiles of the phase that uses it") {
+TEST_CASE(
+    "A weight homed on IO tiles is also counted on the compute tiles of the phase that uses it") {
   const Program prog = lower_e33();
   for (const LPhase& ph : prog.phases) {
     if (ph.index != 1) continue;
     std::map<std::string, std::uint64_t> compute, io;
-    for (const MemoryItem& m : ph.memory[0]) (m.tiles == TileSet::Compute ? compute : io)[m.tensor + " " + m.what] += m.bytes;
-    CHECK(compute["w1 weight"] == kWeightBytes);              // the copy the matmul reads
-    CHECK(io["w1 weight (IO-tile home)"] == kWeightBytes);    // storageTileSet io
-    CHECK(io["w2 prefetch"] == kWeightBytes);                 // preloaded for phase 2
+    for (const MemoryItem& m : ph.memory[0])
+      (m.tiles == TileSet::Compute ? compute : io)[m.tensor + " " + m.what] += m.bytes;
+    CHECK(compute["w1 weight"] == kWeightBytes);            // the copy the matmul reads
+    CHECK(io["w1 weight (IO-tile home)"] == kWeightBytes);  // storageTileSet io
+    CHECK(io["w2 prefetch"] == kWeightBytes);               // preloaded for phase 2
   }
 }
 
@@ -219,7 +233,8 @@ TEST_CASE("E33: one IoTileCopy per tensor, naming it, not one per bundle of tens
     // Phase 2N-4 = 6 (backward of layer 2) gets w2 and x2, preloaded together in phase 5:
     // two copies of their own sizes (E34's "IoCopy->C" per tensor).
     if (ph.index == 2 * kN - 4) {
-      CHECK(to_compute == std::map<std::string, std::uint64_t>{{"w2", kWeightBytes}, {"x2", kActBytes}});
+      CHECK(to_compute ==
+            std::map<std::string, std::uint64_t>{{"w2", kWeightBytes}, {"x2", kActBytes}});
     }
   }
   CHECK(copies > 0);

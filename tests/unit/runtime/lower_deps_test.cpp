@@ -14,16 +14,16 @@
 using namespace ipusim::rt;
 using ipusim::rt::test::ancestors;
 
-namespace {
+namespace {}  // namespace
 
-
-}  // namespace
-
-TEST_CASE("Lowered ops wait only for earlier ops, and OnDemand weight loads block the compute that reads them") {
+TEST_CASE(
+    "Lowered ops wait only for earlier ops, and OnDemand weight loads block the compute that reads "
+    "them") {
   for (IOSchedule sched : {IOSchedule::Preload, IOSchedule::OnDemand})
     for (TileSet load : {TileSet::Compute, TileSet::Io})
       for (bool rts : {false, true}) {
-        INFO("schedule " << to_string(sched) << ", load tiles " << (load == TileSet::Io ? "io" : "compute") << ", RTS " << rts);
+        INFO("schedule " << to_string(sched) << ", load tiles "
+                         << (load == TileSet::Io ? "io" : "compute") << ", RTS " << rts);
         MlpSpec spec;
         spec.layer_sizes = {512, 512, 512};
         Model m = generate_mlp(spec);
@@ -49,9 +49,11 @@ TEST_CASE("Lowered ops wait only for earlier ops, and OnDemand weight loads bloc
           const std::set<int> before = ancestors(ph, first);
           for (std::size_t i = 0; i < ph.ops.size(); ++i) {
             const LOp& op = ph.ops[i];
-            if (op.kind != LKind::RemoteExchange || op.transfers.empty() || op.transfers[0].store) continue;
+            if (op.kind != LKind::RemoteExchange || op.transfers.empty() || op.transfers[0].store)
+              continue;
             bool weight = false;
-            for (const LTransfer& t : op.transfers) weight = weight || t.tensor.find("/w") != std::string::npos;
+            for (const LTransfer& t : op.transfers)
+              weight = weight || t.tensor.find("/w") != std::string::npos;
             if (op.transfers[0].for_phase != ph.index || !weight) continue;
             CHECK(before.count(static_cast<int>(i)) == 1);
             ++checked;

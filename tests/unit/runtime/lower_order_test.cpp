@@ -5,8 +5,8 @@
 // - ping-pong with off-chip activations: the preload of an activation for the next phase
 //   waits for the store of that activation issued in the same phase (by the other IPU).
 // The expected orders are hand-worked from those rules; nothing is read back from a run.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
@@ -21,7 +21,6 @@ using ipusim::rt::test::ancestors;
 
 namespace {
 
-
 /// "x1[2]" -> "x1": the loop names each micro-batch copy of a tensor.
 std::string base_name(const std::string& t) { return t.substr(0, t.find('[')); }
 
@@ -34,7 +33,8 @@ bool moves(const LOp& op, const std::string& tensor, bool store) {
 }
 
 bool is_store(const LOp& op) {
-  if (op.kind == LKind::IoCopy) return !op.to_compute;  // the copy to the IO tiles that feeds a store
+  if (op.kind == LKind::IoCopy)
+    return !op.to_compute;  // the copy to the IO tiles that feeds a store
   if (op.kind != LKind::RemoteExchange) return false;
   for (const LTransfer& t : op.transfers)
     if (t.store) return true;
@@ -89,7 +89,8 @@ TEST_CASE("A whole-batch host load runs before the compute of its phase, which d
       s.batchSerializationFactor = K;
       const PhaseLayout L = assign_phases(m, 1, 0, 1);
       const Program prog = lower_program(m, L, resolve_locations(m, s), s);
-      const LPhase& ph = *std::find_if(prog.phases.begin(), prog.phases.end(), [](const LPhase& p) { return p.index == 0; });
+      const LPhase& ph = *std::find_if(prog.phases.begin(), prog.phases.end(),
+                                       [](const LPhase& p) { return p.index == 0; });
       int host = -1, computes = 0;
       for (std::size_t i = 0; i < ph.ops.size(); ++i)
         if (ph.ops[i].kind == LKind::Host) host = static_cast<int>(i);
@@ -112,10 +113,13 @@ TEST_CASE("A whole-batch host load runs before the compute of its phase, which d
     }
 }
 
-TEST_CASE("Ping-pong: inter-phase IpuCopies follow the producing compute and precede the phase's stores") {
+TEST_CASE(
+    "Ping-pong: inter-phase IpuCopies follow the producing compute and precede the phase's "
+    "stores") {
   for (TileSet load : {TileSet::Compute, TileSet::Io})
     for (PhaseSchedule sched : {PhaseSchedule::Interleaving, PhaseSchedule::Batch}) {
-      INFO("load tiles " << (load == TileSet::Io ? "io" : "compute") << ", schedule " << static_cast<int>(sched));
+      INFO("load tiles " << (load == TileSet::Io ? "io" : "compute") << ", schedule "
+                         << static_cast<int>(sched));
       Model m = pingpong_mlp();
       SessionOptions s = pingpong_session();
       s.schedule = sched;
@@ -137,11 +141,13 @@ TEST_CASE("Ping-pong: inter-phase IpuCopies follow the producing compute and pre
           for (std::size_t i = 0; i < ph.ops.size(); ++i) {
             const LOp& op = ph.ops[i];
             if (op.vg != copy.vg) continue;
-            // Every compute of the source IPU in this phase precedes the copy (it produced the data).
-            if (op.kind == LKind::Compute && op.role != "optimizer") CHECK(before.count(static_cast<int>(i)) == 1);
+            // Every compute of the source IPU in this phase precedes the copy (it produced the
+            // data).
+            if (op.kind == LKind::Compute && op.role != "optimizer")
+              CHECK(before.count(static_cast<int>(i)) == 1);
             if (!is_store(op)) continue;
             stores = true;
-            CHECK(i > c);                                     // issued after the copy,
+            CHECK(i > c);                                   // issued after the copy,
             CHECK(before.count(static_cast<int>(i)) == 0);  // and the copy never waits for it
           }
           copies_with_stores += stores ? 1 : 0;
@@ -156,10 +162,13 @@ TEST_CASE("Ping-pong: inter-phase IpuCopies follow the producing compute and pre
     }
 }
 
-TEST_CASE("Ping-pong with off-chip activations: the next phase's preload waits for the store of the same activation") {
+TEST_CASE(
+    "Ping-pong with off-chip activations: the next phase's preload waits for the store of the same "
+    "activation") {
   for (std::uint32_t K : {1u, 4u})
     for (TileSet load : {TileSet::Compute, TileSet::Io}) {
-      INFO("batch serialisation " << K << ", load tiles " << (load == TileSet::Io ? "io" : "compute"));
+      INFO("batch serialisation " << K << ", load tiles "
+                                  << (load == TileSet::Io ? "io" : "compute"));
       Model m = pingpong_mlp();
       SessionOptions s = pingpong_session();
       s.batchSerializationFactor = K;
@@ -173,13 +182,16 @@ TEST_CASE("Ping-pong with off-chip activations: the next phase's preload waits f
       for (const LPhase& ph : prog.phases)
         for (std::size_t l = 0; l < ph.ops.size(); ++l) {
           const LOp& ld = ph.ops[l];
-          if (ld.kind != LKind::RemoteExchange || ld.transfers.empty() || ld.transfers[0].store) continue;
+          if (ld.kind != LKind::RemoteExchange || ld.transfers.empty() || ld.transfers[0].store)
+            continue;
           const std::set<int> before = ancestors(ph, static_cast<int>(l));
           for (const LTransfer& t : ld.transfers) {
-            if (m.tensor(t.tensor).kind != TensorKind::Activation) continue;  // weights / state: loaded, then stored
+            if (m.tensor(t.tensor).kind != TensorKind::Activation)
+              continue;  // weights / state: loaded, then stored
             for (std::size_t i = 0; i < ph.ops.size(); ++i) {
               if (!moves(ph.ops[i], t.tensor, true)) continue;
-              INFO("phase " << ph.index << ": load of " << t.tensor << " on IPU " << ld.vg << ", store on IPU " << ph.ops[i].vg);
+              INFO("phase " << ph.index << ": load of " << t.tensor << " on IPU " << ld.vg
+                            << ", store on IPU " << ph.ops[i].vg);
               CHECK(before.count(static_cast<int>(i)) == 1);
               checked.insert(std::to_string(ph.index) + ":" + t.tensor);
             }

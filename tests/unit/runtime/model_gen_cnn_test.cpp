@@ -1,13 +1,13 @@
 // The cnn generator against ResNet-50 v1.5 figures derived by hand (parameter count, conv
 // count, stem GEMM) and the closed forms of its backward and recomputation flops; the
 // LARS optimizer's state.
-#include <catch2/catch.hpp>
+#include "runtime/generators/model_gen_cnn.hpp"
 
+#include <catch2/catch.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
 
-#include "runtime/generators/model_gen_cnn.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 
@@ -35,7 +35,8 @@ std::uint64_t weight_elements(const Model& m) {
 double flops(const Model& m, Pass pass, bool amp_only) {
   double f = 0;
   for (const ModelOp& o : m.ops)
-    if (o.type == OpType::Compute && o.pass == pass && (!amp_only || is_amp_class(o.op_class))) f += o.flops;
+    if (o.type == OpType::Compute && o.pass == pass && (!amp_only || is_amp_class(o.op_class)))
+      f += o.flops;
   return f;
 }
 
@@ -74,7 +75,8 @@ TEST_CASE("ResNet-50 forward: 53 convolutions, ~4.1 GMAC per image, stem GEMM sh
   for (const ModelOp& o : m.ops)
     if (o.pass == Pass::Forward && o.op_class == OpClass::Convolution) ++convs;
   CHECK(convs == 53);
-  const double macs_per_image = flops(m, Pass::Forward, true) / 2 / static_cast<double>(s.micro_batch);
+  const double macs_per_image =
+      flops(m, Pass::Forward, true) / 2 / static_cast<double>(s.micro_batch);
   CHECK(macs_per_image == Approx(4.1e9).epsilon(0.03));
   // Regression figure (not derived by hand): convolutions 4,087,136,256 + FC 2,048,000, the
   // "4.09 GMAC" that layer-by-layer counters report for torchvision's resnet50 (v1.5).
@@ -91,7 +93,8 @@ TEST_CASE("ResNet-50 forward: 53 convolutions, ~4.1 GMAC per image, stem GEMM sh
   CHECK(find_op(m, "head/fc/fwd").op_class == OpClass::Matmul);
 }
 
-TEST_CASE("ResNet-50 backward AMP flops are twice the forward minus the stem input gradient", "[cnn]") {
+TEST_CASE("ResNet-50 backward AMP flops are twice the forward minus the stem input gradient",
+          "[cnn]") {
   const Model m = generate_cnn(resnet50(false));
   const double fwd = flops(m, Pass::Forward, true);
   const double stem_input_grad = 2.0 * (20.0 * 112 * 112) * (3 * 7 * 7) * 64;
@@ -105,7 +108,8 @@ TEST_CASE("recompute adds exactly the forward flops of the stem and the blocks",
   // The head (pool, FC, loss) is not recomputed: its backward follows its forward at once.
   double head_fwd = 0, head_fwd_amp = 0;
   for (const ModelOp& o : plain.ops) {
-    if (o.pass != Pass::Forward || o.type != OpType::Compute || o.name.rfind("head/", 0) != 0) continue;
+    if (o.pass != Pass::Forward || o.type != OpType::Compute || o.name.rfind("head/", 0) != 0)
+      continue;
     head_fwd += o.flops;
     if (is_amp_class(o.op_class)) head_fwd_amp += o.flops;
   }
@@ -142,7 +146,8 @@ TEST_CASE("cnn model is well formed: names resolve, one phase, vgraph 0, host in
   CHECK(find_op(m, "input/labels").collective_bytes == 20u * 4);
   // With accumulation each weight gradient also writes the weight's accumulator.
   const ModelOp& dw = find_op(m, "stage1/block0/conv1/bwd_weight");
-  CHECK(dw.outputs == std::vector<std::string>{"stage1/block0/conv1/weight/grad", "stage1/block0/conv1/weight/accum"});
+  CHECK(dw.outputs == std::vector<std::string>{"stage1/block0/conv1/weight/grad",
+                                               "stage1/block0/conv1/weight/accum"});
 }
 
 TEST_CASE("LARS keeps one momentum tensor per weight; sgd/adam/lamb costs unchanged", "[cnn]") {
@@ -189,7 +194,8 @@ TEST_CASE("cnn rejects bad sizes with std::invalid_argument", "[cnn]") {
 TEST_CASE("read_cnn_spec reads /workload/model/cnn with defaults and checks image_size", "[cnn]") {
   register_cnn_params();
   ConfigDoc doc = ConfigDoc::from_json(
-      Json::parse(R"({"workload": {"model": {"cnn": {"micro_batch": 16, "recompute": false}}}})"), "inline.json");
+      Json::parse(R"({"workload": {"model": {"cnn": {"micro_batch": 16, "recompute": false}}}})"),
+      "inline.json");
   ConfigNode node = ConfigNode(doc, "").child("workload").child("model").child("cnn");
   const CnnSpec s = read_cnn_spec(node);
   CHECK(s.architecture == "resnet50");
@@ -199,10 +205,12 @@ TEST_CASE("read_cnn_spec reads /workload/model/cnn with defaults and checks imag
   CHECK(s.dtype == DType::Float16);
   CHECK_FALSE(s.recompute);
 
-  ConfigDoc bad = ConfigDoc::from_json(Json::parse(R"({"workload": {"model": {"cnn": {"image_size": 100}}}})"), "bad.json");
+  ConfigDoc bad = ConfigDoc::from_json(
+      Json::parse(R"({"workload": {"model": {"cnn": {"image_size": 100}}}})"), "bad.json");
   ConfigNode bad_node = ConfigNode(bad, "").child("workload").child("model").child("cnn");
   CHECK_THROWS_AS(read_cnn_spec(bad_node), ConfigError);
-  ConfigDoc typo = ConfigDoc::from_json(Json::parse(R"({"workload": {"model": {"cnn": {"image_sise": 224}}}})"), "t.json");
+  ConfigDoc typo = ConfigDoc::from_json(
+      Json::parse(R"({"workload": {"model": {"cnn": {"image_sise": 224}}}})"), "t.json");
   ConfigNode typo_node = ConfigNode(typo, "").child("workload").child("model").child("cnn");
   CHECK_THROWS_AS(read_cnn_spec(typo_node), ConfigError);
 }

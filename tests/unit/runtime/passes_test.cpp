@@ -2,8 +2,8 @@
 // and RTS / memory arithmetic computed independently.
 #include <catch2/catch.hpp>
 
-#include "runtime/passes/memory_accounting.hpp"
 #include "runtime/generators/model_gen.hpp"
+#include "runtime/passes/memory_accounting.hpp"
 #include "runtime/passes/pass_batch_loop.hpp"
 #include "runtime/passes/pass_locations.hpp"
 #include "runtime/passes/pass_lower.hpp"
@@ -121,22 +121,25 @@ TEST_CASE("E34: op order of overlap_on_io and overlap_on_compute") {
   using T = LoopItem;
   auto seq = [](const std::vector<LoopItem>& items) {
     std::vector<std::pair<int, int>> out;
-    for (const LoopItem& i : items) out.push_back({i.type, i.type == T::Exchange ? i.load_step * 10 + i.step : i.step});
+    for (const LoopItem& i : items)
+      out.push_back({i.type, i.type == T::Exchange ? i.load_step * 10 + i.step : i.step});
     return out;
   };
   // OverlapOnIo: Load0, C0, Compute0, Load1, C1, IO0, Store0, Compute1, Load2, ...
   const auto io = seq(batch_loop_order(BatchSchedule::OverlapOnIo, 4, true, true, true));
   const std::vector<std::pair<int, int>> want_io = {
-      {T::Load, 0}, {T::CopyIn, 0}, {T::Compute, 0}, {T::Load, 1}, {T::CopyIn, 1}, {T::CopyOut, 0}, {T::Store, 0},
-      {T::Compute, 1}, {T::Load, 2}, {T::CopyIn, 2}, {T::CopyOut, 1}, {T::Store, 1}, {T::Compute, 2}, {T::Load, 3},
-      {T::CopyIn, 3}, {T::CopyOut, 2}, {T::Store, 2}, {T::Compute, 3}, {T::CopyOut, 3}, {T::Store, 3}};
+      {T::Load, 0},    {T::CopyIn, 0}, {T::Compute, 0}, {T::Load, 1},    {T::CopyIn, 1},
+      {T::CopyOut, 0}, {T::Store, 0},  {T::Compute, 1}, {T::Load, 2},    {T::CopyIn, 2},
+      {T::CopyOut, 1}, {T::Store, 1},  {T::Compute, 2}, {T::Load, 3},    {T::CopyIn, 3},
+      {T::CopyOut, 2}, {T::Store, 2},  {T::Compute, 3}, {T::CopyOut, 3}, {T::Store, 3}};
   CHECK(io == want_io);
   // OverlapOnCompute: Load0, C0, Load1, Compute0, C1, IO0, Exchange(Store0+Load2), Compute1, ...
   const auto oc = seq(batch_loop_order(BatchSchedule::OverlapOnCompute, 4, true, true, true));
   const std::vector<std::pair<int, int>> want_oc = {
-      {T::Load, 0}, {T::CopyIn, 0}, {T::Load, 1}, {T::Compute, 0}, {T::CopyIn, 1}, {T::CopyOut, 0}, {T::Exchange, 20},
-      {T::Compute, 1}, {T::CopyIn, 2}, {T::CopyOut, 1}, {T::Exchange, 31}, {T::Compute, 2}, {T::CopyIn, 3},
-      {T::CopyOut, 2}, {T::Store, 2}, {T::Compute, 3}, {T::CopyOut, 3}, {T::Store, 3}};
+      {T::Load, 0},      {T::CopyIn, 0},    {T::Load, 1},    {T::Compute, 0}, {T::CopyIn, 1},
+      {T::CopyOut, 0},   {T::Exchange, 20}, {T::Compute, 1}, {T::CopyIn, 2},  {T::CopyOut, 1},
+      {T::Exchange, 31}, {T::Compute, 2},   {T::CopyIn, 3},  {T::CopyOut, 2}, {T::Store, 2},
+      {T::Compute, 3},   {T::CopyOut, 3},   {T::Store, 3}};
   CHECK(oc == want_oc);
 }
 

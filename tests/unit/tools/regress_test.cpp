@@ -45,25 +45,38 @@ bool well_formed(const std::string& xml, std::string& why) {
     std::size_t j = i + 1;
     bool in_quotes = false;
     for (; j < xml.size(); ++j) {
-      if (xml[j] == '"') in_quotes = !in_quotes;
-      else if (!in_quotes && (xml[j] == '<')) { why = "'<' inside a tag"; return false; }
-      else if (!in_quotes && xml[j] == '>') break;
+      if (xml[j] == '"')
+        in_quotes = !in_quotes;
+      else if (!in_quotes && (xml[j] == '<')) {
+        why = "'<' inside a tag";
+        return false;
+      } else if (!in_quotes && xml[j] == '>')
+        break;
     }
-    if (j >= xml.size()) { why = "unterminated tag"; return false; }
+    if (j >= xml.size()) {
+      why = "unterminated tag";
+      return false;
+    }
     std::string tag = xml.substr(i + 1, j - i - 1);
     const bool closing = !tag.empty() && tag[0] == '/';
     const bool self_closing = !tag.empty() && tag.back() == '/';
     std::string name = tag.substr(closing ? 1 : 0);
     name = name.substr(0, name.find_first_of(" /"));
     if (closing) {
-      if (open.empty() || open.back() != name) { why = "mismatched </" + name + ">"; return false; }
+      if (open.empty() || open.back() != name) {
+        why = "mismatched </" + name + ">";
+        return false;
+      }
       open.pop_back();
     } else if (!self_closing) {
       open.push_back(name);
     }
     i = j + 1;
   }
-  if (!open.empty()) { why = "unclosed <" + open.back() + ">"; return false; }
+  if (!open.empty()) {
+    why = "unclosed <" + open.back() + ">";
+    return false;
+  }
   return true;
 }
 
@@ -104,7 +117,8 @@ TEST_CASE("strings and missing values", "[regress]") {
 TEST_CASE("case files: defaults, explicit fields, strictness", "[regress]") {
   Scratch s;
   s.write("configs/c.json", "{}");
-  const std::string file = s.write("base/case_a.json", R"({"config": "../configs/c.json", "set": ["a.b=1"],
+  const std::string file =
+      s.write("base/case_a.json", R"({"config": "../configs/c.json", "set": ["a.b=1"],
       "expected": {"time_ns": 10.0, "algorithm": "clockwise"}})");
   const RegressCase c = load_case(file);
   CHECK(c.name == "case_a");
@@ -118,20 +132,31 @@ TEST_CASE("case files: defaults, explicit fields, strictness", "[regress]") {
   CHECK(fields_for(no_alg, Json::parse(R"({"simulated": {"time_ns": 1}})")).size() == 1);
   CHECK(fields_for(no_alg, Json::parse(R"({"workload": {"algorithm": "auto"}})")).size() == 2);
 
-  const RegressCase explicit_fields =
-      parse_case(Json::parse(R"({"config": "c.json", "fields": {"bw": "/workload/bus_bandwidth_GBps"}})"), "x.json");
+  const RegressCase explicit_fields = parse_case(
+      Json::parse(R"({"config": "c.json", "fields": {"bw": "/workload/bus_bandwidth_GBps"}})"),
+      "x.json");
   REQUIRE(explicit_fields.fields.size() == 1);
   CHECK(fields_for(explicit_fields, Json::object())[0].name == "bw");
 
-  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "expect": {}})"), "x.json"); }),
+  CHECK_THAT(config_error_of([] {
+               parse_case(Json::parse(R"({"config": "c.json", "expect": {}})"), "x.json");
+             }),
              Catch::Contains("did you mean 'expected'"));
-  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "expected": {"tme_ns": 1}})"), "x.json"); }),
+  CHECK_THAT(config_error_of([] {
+               parse_case(Json::parse(R"({"config": "c.json", "expected": {"tme_ns": 1}})"),
+                          "x.json");
+             }),
              Catch::Contains("x.json: /expected/tme_ns: no field named 'tme_ns'"));
-  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "fields": {"t": "simulated"}})"), "x.json"); }),
+  CHECK_THAT(config_error_of([] {
+               parse_case(Json::parse(R"({"config": "c.json", "fields": {"t": "simulated"}})"),
+                          "x.json");
+             }),
              Catch::Contains("/fields/t: expected a JSON pointer"));
-  CHECK_THAT(config_error_of([&] { load_case(s.write("bad/missing.json", R"({"config": "nope.json"})")); }),
+  CHECK_THAT(config_error_of(
+                 [&] { load_case(s.write("bad/missing.json", R"({"config": "nope.json"})")); }),
              Catch::Contains("does not exist"));
-  CHECK_THAT(config_error_of([&] { find_case_files((s.dir / "empty").string()); }), Catch::Contains("not a folder"));
+  CHECK_THAT(config_error_of([&] { find_case_files((s.dir / "empty").string()); }),
+             Catch::Contains("not a folder"));
 }
 
 TEST_CASE("update rewrites expected and keeps everything else in order", "[regress]") {
@@ -159,7 +184,9 @@ TEST_CASE("JUnit XML is well-formed and counts failures and errors", "[regress][
   cases[1].details = "time_ns: expected 1, got 2 (+100%) & more <stuff>\n";
   cases[2].name = "broken";
   cases[2].failure = "case did not run";
-  cases[2].details = std::string("bad\x01" "byte");
+  cases[2].details = std::string(
+      "bad\x01"
+      "byte");
   cases[2].error = true;
   for (auto& c : cases) c.classname = "ipusim.regress";
   const std::string xml = junit_xml("ipusim.regress", cases);
@@ -170,7 +197,8 @@ TEST_CASE("JUnit XML is well-formed and counts failures and errors", "[regress][
   CHECK_THAT(xml, Catch::Contains("name=\"changed &lt;&amp;&gt; &quot;case&quot;\""));
   CHECK_THAT(xml, Catch::Contains("<failure message=\"values changed\">"));
   CHECK_THAT(xml, Catch::Contains("<error message=\"case did not run\">bad?byte</error>"));
-  CHECK_THAT(xml, Catch::Contains("<testcase classname=\"ipusim.regress\" name=\"ok_case\" time=\"0.000\"/>"));
+  CHECK_THAT(xml, Catch::Contains(
+                      "<testcase classname=\"ipusim.regress\" name=\"ok_case\" time=\"0.000\"/>"));
   CHECK(xml_escape("a'b") == "a&apos;b");
 }
 
@@ -197,14 +225,17 @@ TEST_CASE("max_slowdown_pct: a speed-up passes, a slowdown beyond the limit fail
 
 TEST_CASE("case files: system and max_slowdown_pct", "[regress]") {
   Scratch s;
-  s.write("configs/c.json", R"({"name": "mine", "workload": {"kind": "collective", "bytes": 4}, "system": {"name": "old"}})");
+  s.write(
+      "configs/c.json",
+      R"({"name": "mine", "workload": {"kind": "collective", "bytes": 4}, "system": {"name": "old"}})");
   s.write("configs/sys.json", R"({"system": {"name": "other"}, "ipu_link": {"latency_ns": 5}})");
-  const RegressCase named = load_case(s.write("base/a.json", R"({"config": "../configs/c.json", "system": "pod64",
+  const RegressCase named =
+      load_case(s.write("base/a.json", R"({"config": "../configs/c.json", "system": "pod64",
       "max_slowdown_pct": 2.5})"));
   CHECK(named.system == "pod64");  // a preset name: the command resolves it
   CHECK(named.max_slowdown_pct == 2.5);
-  const RegressCase by_path =
-      load_case(s.write("base/b.json", R"({"config": "../configs/c.json", "system": "../configs/sys.json"})"));
+  const RegressCase by_path = load_case(s.write(
+      "base/b.json", R"({"config": "../configs/c.json", "system": "../configs/sys.json"})"));
   CHECK(by_path.system == (s.dir / "configs/sys.json").lexically_normal().string());
   CHECK(by_path.max_slowdown_pct < 0);
   // The run config: the system file's sections, and the config's other top-level sections.
@@ -216,8 +247,12 @@ TEST_CASE("case files: system and max_slowdown_pct", "[regress]") {
   CHECK_FALSE(doc.contains("system"));  // from the system file, not the config
   const RegressCase own = load_case(s.write("base/c.json", R"({"config": "../configs/c.json"})"));
   CHECK(case_config_path(own, s.dir.string()) == own.config);  // no system: the config itself
-  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "max_slowdown_pct": -1})"), "x.json"); }),
+  CHECK_THAT(config_error_of([] {
+               parse_case(Json::parse(R"({"config": "c.json", "max_slowdown_pct": -1})"), "x.json");
+             }),
              Catch::Contains("/max_slowdown_pct: expected a finite number of percent >= 0"));
-  CHECK_THAT(config_error_of([] { parse_case(Json::parse(R"({"config": "c.json", "system": 64})"), "x.json"); }),
+  CHECK_THAT(config_error_of([] {
+               parse_case(Json::parse(R"({"config": "c.json", "system": 64})"), "x.json");
+             }),
              Catch::Contains("/system"));
 }

@@ -1,11 +1,12 @@
 #pragma once
 // A scratch folder for the tools' unit tests, removed afterwards.
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "sim/errors.hpp"
 
@@ -16,7 +17,8 @@ struct Scratch {
   std::filesystem::path dir;
   Scratch() {
     dir = std::filesystem::temp_directory_path() /
-          ("ipusim_tools_" + std::to_string(::getpid()) + "_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+          ("ipusim_tools_" + std::to_string(::getpid()) + "_" +
+           std::to_string(reinterpret_cast<std::uintptr_t>(this)));
     std::filesystem::create_directories(dir);
   }
   ~Scratch() { std::filesystem::remove_all(dir); }

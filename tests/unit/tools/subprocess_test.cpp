@@ -1,9 +1,10 @@
 // Child processes: exit codes, signals, redirected output, the worker pool.
+#include "tools/common/subprocess.hpp"
+
 #include <catch2/catch.hpp>
 #include <set>
 
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 
 using namespace ipusim::cli;
@@ -13,7 +14,8 @@ TEST_CASE("a child's exit code and output files", "[subprocess]") {
   Scratch s;
   const std::string out = (s.dir / "out.txt").string();
   const std::string err = (s.dir / "err.txt").string();
-  const ProcessResult r = run_process({{"/bin/sh", "-c", "echo hello; echo first >&2; echo 'last line' >&2; exit 3"}, out, err});
+  const ProcessResult r = run_process(
+      {{"/bin/sh", "-c", "echo hello; echo first >&2; echo 'last line' >&2; exit 3"}, out, err});
   CHECK(r.exit_code == 3);
   CHECK_FALSE(r.ok());
   CHECK(Scratch::read(out) == "hello\n");
@@ -59,8 +61,8 @@ TEST_CASE("the pool runs every command once with at most N alive", "[subprocess]
 
 TEST_CASE("run arguments and folder names", "[subprocess]") {
   const auto argv = run_argv("/bin/ipusim", {"c.json", {"a=1", "b=\"x\""}, "/tmp/o"});
-  CHECK(argv == std::vector<std::string>{"/bin/ipusim", "run", "c.json", "--set", "a=1", "--set", "b=\"x\"",
-                                         "--out", "/tmp/o", "--quiet"});
+  CHECK(argv == std::vector<std::string>{"/bin/ipusim", "run", "c.json", "--set", "a=1", "--set",
+                                         "b=\"x\"", "--out", "/tmp/o", "--quiet"});
   CHECK(safe_name("sync 16/IPUs") == "sync_16_IPUs");
   CHECK(default_jobs() >= 1);
   CHECK_FALSE(self_executable().empty());

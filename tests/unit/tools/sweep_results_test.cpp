@@ -1,10 +1,11 @@
 // The sweep's result table: rows from reports, column order, CSV quoting, Pareto front,
 // point folders and resume markers.
+#include "tools/sweep/sweep_results.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "tools/sweep/sweep_pareto.hpp"
 #include "tools/sweep/sweep_progress.hpp"
-#include "tools/sweep/sweep_results.hpp"
 #include "tools/sweep/sweep_runner.hpp"
 #include "tools/sweep/sweep_table.hpp"
 
@@ -22,7 +23,8 @@ SweepSpec spec_with_axes() {
 }
 
 Json fake_report(double time_ns) {
-  return Json::parse(R"({"format_version": 1, "simulated": {"time_ns": )" + std::to_string(time_ns) +
+  return Json::parse(R"({"format_version": 1, "simulated": {"time_ns": )" +
+                     std::to_string(time_ns) +
                      R"(, "cycles": 10, "clock_GHz": 1.325},
       "breakdown_ns": {"compute": 1.5, "exchange": 2, "sync": 0},
       "utilisation": {"ipu_link": 0.5, "gw_link": 0},
@@ -35,7 +37,9 @@ Json fake_report(double time_ns) {
 
 TEST_CASE("numeric leaves flatten with dotted names in document order", "[sweep]") {
   Json out = Json::object();
-  flatten_numeric(Json::parse(R"({"a": 1, "b": {"c": 2.5, "d": "text", "e": [3, {"f": 4}]}, "g": true})"), "m", out);
+  flatten_numeric(
+      Json::parse(R"({"a": 1, "b": {"c": 2.5, "d": "text", "e": [3, {"f": 4}]}, "g": true})"), "m",
+      out);
   std::vector<std::string> keys;
   for (auto it = out.begin(); it != out.end(); ++it) keys.push_back(it.key());
   CHECK(keys == std::vector<std::string>{"m.a", "m.b.c", "m.b.e.0", "m.b.e.1.f"});
@@ -48,7 +52,7 @@ TEST_CASE("a row holds axes, status, time, numeric leaves, algorithm and extras"
   const Json ok = make_row(spec, points[1], "ok", "", fake_report(1234.5));
   CHECK(ok["index"] == 1);
   CHECK(ok["workload.bytes"] == 8192);
-  CHECK(ok["workload.algorithm"] == "clockwise");  // the axis value ...
+  CHECK(ok["workload.algorithm"] == "clockwise");                // the axis value ...
   CHECK(ok["workload.algorithm_used"] == "meet_in_the_middle");  // ... and what the report says
   CHECK(ok["time_ns"] == 1234.5);
   CHECK(ok["breakdown_ns.compute"] == 1.5);
@@ -67,7 +71,8 @@ TEST_CASE("a row holds axes, status, time, numeric leaves, algorithm and extras"
   const auto columns = collect_columns(spec, {failed, ok});
   REQUIRE(columns.size() >= 8);
   CHECK(std::vector<std::string>(columns.begin(), columns.begin() + 6) ==
-        std::vector<std::string>{"index", "workload.bytes", "workload.algorithm", "status", "error", "time_ns"});
+        std::vector<std::string>{"index", "workload.bytes", "workload.algorithm", "status", "error",
+                                 "time_ns"});
   CHECK(columns[6] == "breakdown_ns.compute");
   CHECK(columns[columns.size() - 3] == "workload.algorithm_used");
   CHECK(columns[columns.size() - 2] == "busbw");
@@ -85,10 +90,16 @@ TEST_CASE("a row holds axes, status, time, numeric leaves, algorithm and extras"
   CHECK(doc["axes"][0]["path"] == "workload.bytes");
 }
 
-TEST_CASE("the reported algorithm is named workload.algorithm unless an axis sweeps it", "[sweep]") {
-  const SweepSpec plain = parse_sweep(Json::parse(R"({"base": "a.json", "axes": [{"path": "workload.bytes", "values": [1]}]})"), "s.json");
+TEST_CASE("the reported algorithm is named workload.algorithm unless an axis sweeps it",
+          "[sweep]") {
+  const SweepSpec plain = parse_sweep(
+      Json::parse(R"({"base": "a.json", "axes": [{"path": "workload.bytes", "values": [1]}]})"),
+      "s.json");
   CHECK(algorithm_column(plain) == "workload.algorithm");
-  const SweepSpec slashed = parse_sweep(Json::parse(R"({"base": "a.json", "axes": [{"path": "/workload/algorithm", "values": ["auto"]}]})"), "s.json");
+  const SweepSpec slashed = parse_sweep(
+      Json::parse(
+          R"({"base": "a.json", "axes": [{"path": "/workload/algorithm", "values": ["auto"]}]})"),
+      "s.json");
   CHECK(algorithm_column(slashed) == "workload.algorithm_used");
 }
 
@@ -108,7 +119,8 @@ TEST_CASE("CSV fields are quoted only when needed", "[sweep][csv]") {
 
 TEST_CASE("Pareto front of a hand-made set", "[sweep][pareto]") {
   //                                         0        1        2        3        4        5        6
-  const std::vector<std::pair<double, double>> pts = {{1, 10}, {2, 5}, {3, 7}, {4, 1}, {2, 5}, {5, 5}, {NAN, 0}};
+  const std::vector<std::pair<double, double>> pts = {{1, 10}, {2, 5}, {3, 7},  {4, 1},
+                                                      {2, 5},  {5, 5}, {NAN, 0}};
   CHECK(pareto_front(pts) == std::vector<std::size_t>{0, 1, 4, 3});
   CHECK(pareto_front({}).empty());
   CHECK(pareto_front({{3, 3}}) == std::vector<std::size_t>{0});
@@ -126,7 +138,8 @@ TEST_CASE("point folders and resume markers", "[sweep]") {
   CHECK(marker_matches(marker, "/a.json", points[1]));
   CHECK_FALSE(marker_matches(marker, "/b.json", points[1]));
   CHECK_FALSE(marker_matches(marker, "/a.json", points[0]));
-  CHECK_FALSE(marker_matches(done_marker("/a.json", points[1], "failed", "x", 2), "/a.json", points[1]));
+  CHECK_FALSE(
+      marker_matches(done_marker("/a.json", points[1], "failed", "x", 2), "/a.json", points[1]));
 }
 
 TEST_CASE("progress line and tables", "[sweep]") {

@@ -1,5 +1,7 @@
 // Sweeps beyond one machine: shards partition the points, the Slurm job-array script, the
 // merge of point folders written by hand (no simulation runs here).
+#include "tools/sweep/sweep_shard.hpp"
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -7,26 +9,28 @@
 #include "tests/unit/tools/scratch.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_runner.hpp"
-#include "tools/sweep/sweep_shard.hpp"
 #include "tools/sweep/sweep_slurm.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;
-using ipusim::test::Scratch;
 using ipusim::test::config_error_of;
+using ipusim::test::Scratch;
 
-TEST_CASE("shard flag i/N parses 0-based shards and rejects everything else naming the flag", "[tools][shard]") {
+TEST_CASE("shard flag i/N parses 0-based shards and rejects everything else naming the flag",
+          "[tools][shard]") {
   const Shard s = parse_shard("2/5");
   CHECK(s.index == 2);
   CHECK(s.count == 5);
   CHECK(parse_shard("0/1").count == 1);
   for (const char* bad : {"5/5", "1/0", "3", "-1/4", "a/4", "1/b", "/4", "1/", "1/4/2", ""}) {
     INFO(bad);
-    CHECK_THAT(config_error_of([&] { parse_shard(bad); }), Catch::Contains("--shard") && Catch::Contains("i/N"));
+    CHECK_THAT(config_error_of([&] { parse_shard(bad); }),
+               Catch::Contains("--shard") && Catch::Contains("i/N"));
   }
 }
 
-TEST_CASE("the N shards partition the points exactly and differ in size by at most one", "[tools][shard]") {
+TEST_CASE("the N shards partition the points exactly and differ in size by at most one",
+          "[tools][shard]") {
   for (std::size_t points : {0u, 1u, 7u, 12u, 100u, 1001u}) {
     for (std::size_t n : {1u, 2u, 3u, 5u, 12u, 13u, 64u}) {
       INFO(points << " points, " << n << " shards");
@@ -77,8 +81,10 @@ TEST_CASE("the sbatch script runs shard t/K of the sweep for array task t", "[to
   CHECK_THAT(s, Catch::Contains("#SBATCH --time=1:30:00\n"));
   CHECK_THAT(s, Catch::Contains("#SBATCH --job-name=ipusim-its\n"));
   CHECK_THAT(s, Catch::Contains("#SBATCH --output=/shared/out/slurm/%A_%a.out\n"));
-  CHECK_THAT(s, Catch::Contains("exec '/opt/ipusim/bin/ipusim' sweep '/shared/my sweeps/it'\\''s.json' --out "
-                                "'/shared/out' --shard \"${SLURM_ARRAY_TASK_ID}/7\" --jobs 3 --resume --quiet\n"));
+  CHECK_THAT(s,
+             Catch::Contains(
+                 "exec '/opt/ipusim/bin/ipusim' sweep '/shared/my sweeps/it'\\''s.json' --out "
+                 "'/shared/out' --shard \"${SLURM_ARRAY_TASK_ID}/7\" --jobs 3 --resume --quiet\n"));
   // Without a partition or time the cluster's defaults apply: no such lines.
   o.partition.clear();
   o.time_limit.clear();
@@ -87,7 +93,8 @@ TEST_CASE("the sbatch script runs shard t/K of the sweep for array task t", "[to
   CHECK(plain.find("--time") == std::string::npos);
 }
 
-TEST_CASE("array size: one task per point by default, never more tasks than points", "[tools][slurm]") {
+TEST_CASE("array size: one task per point by default, never more tasks than points",
+          "[tools][slurm]") {
   CHECK(effective_array_size(0, 12) == 12);
   CHECK(effective_array_size(5, 12) == 5);
   CHECK(effective_array_size(50, 12) == 12);
@@ -108,22 +115,30 @@ TEST_CASE("Slurm time limits and partitions are checked, errors name the flag", 
   CHECK_THAT(config_error_of([] { check_slurm_partition(""); }), Catch::Contains("--partition"));
 }
 
-TEST_CASE("collect merges ok, failed and missing points from hand-written point folders", "[tools][shard]") {
+TEST_CASE("collect merges ok, failed and missing points from hand-written point folders",
+          "[tools][shard]") {
   Scratch s;
   const std::string base = s.write("base.json", "{}");
-  SweepSpec spec = parse_sweep(Json::parse(R"({"base": "base.json", "axes": [{"path": "workload.bytes", "values": [1, 2, 3, 4]}]})"),
-                               (s.dir / "sweep.json").string());
+  SweepSpec spec = parse_sweep(
+      Json::parse(
+          R"({"base": "base.json", "axes": [{"path": "workload.bytes", "values": [1, 2, 3, 4]}]})"),
+      (s.dir / "sweep.json").string());
   const auto points = expand_points(spec);
   const std::string config = std::filesystem::absolute(spec.base).lexically_normal().string();
-  const auto dir = [&](int i) { return s.dir / "out" / "points" / point_dir_name(i, points.size()); };
+  const auto dir = [&](int i) {
+    return s.dir / "out" / "points" / point_dir_name(i, points.size());
+  };
   // 0: ok with its report; 1: failed; 2: never ran; 3: a marker for other inputs (stale).
   s.write("out/points/0000/report.json", R"({"simulated": {"time_ns": 125.5}})");
-  write_file_atomically((dir(0) / "done.json").string(), done_marker(config, points[0], "ok", "", 0).dump());
+  write_file_atomically((dir(0) / "done.json").string(),
+                        done_marker(config, points[0], "ok", "", 0).dump());
   std::filesystem::create_directories(dir(1));
-  write_file_atomically((dir(1) / "done.json").string(),
-                        done_marker(config, points[1], "failed", "bytes must be positive", 2).dump());
+  write_file_atomically(
+      (dir(1) / "done.json").string(),
+      done_marker(config, points[1], "failed", "bytes must be positive", 2).dump());
   s.write("out/points/0003/report.json", R"({"simulated": {"time_ns": 9}})");
-  write_file_atomically((dir(3) / "done.json").string(), done_marker(config, points[2], "ok", "", 0).dump());
+  write_file_atomically((dir(3) / "done.json").string(),
+                        done_marker(config, points[2], "ok", "", 0).dump());
 
   const CollectResult c = collect_points(spec, points, (s.dir / "out").string());
   REQUIRE(c.rows.size() == 4);

@@ -1,9 +1,10 @@
 // Sweep files: strict parsing and grid/zip expansion into points.
+#include "tools/sweep/sweep_spec.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "sim/errors.hpp"
 #include "tests/unit/tools/scratch.hpp"
-#include "tools/sweep/sweep_spec.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;
@@ -12,8 +13,9 @@ using ipusim::test::config_error_of;
 namespace {
 
 Json two_by_two(const std::string& mode) {
-  return Json::parse(R"({"base": "../workloads/a.json", "set": ["sim.fidelity=aggregated"], "mode": ")" + mode +
-                     R"(", "axes": [{"path": "workload.bytes", "values": [4096, 1048576]},
+  return Json::parse(
+      R"({"base": "../workloads/a.json", "set": ["sim.fidelity=aggregated"], "mode": ")" + mode +
+      R"(", "axes": [{"path": "workload.bytes", "values": [4096, 1048576]},
                                     {"path": "workload.algorithm", "values": ["clockwise", "auto"]}]})");
 }
 
@@ -31,8 +33,9 @@ TEST_CASE("grid mode: 2x2 axes give 4 points, last axis fastest", "[sweep]") {
     CHECK(points[i].values[0] == expected[i].first);
     CHECK(points[i].values[1] == expected[i].second);
   }
-  CHECK(points[3].sets == std::vector<std::string>{"sim.fidelity=aggregated", "workload.bytes=1048576",
-                                                    "workload.algorithm=\"auto\""});
+  CHECK(points[3].sets == std::vector<std::string>{"sim.fidelity=aggregated",
+                                                   "workload.bytes=1048576",
+                                                   "workload.algorithm=\"auto\""});
 }
 
 TEST_CASE("zip mode pairs values element-wise", "[sweep]") {
@@ -51,7 +54,8 @@ TEST_CASE("zip mode rejects axes of different lengths", "[sweep]") {
 }
 
 TEST_CASE("no axes give one point with the base config", "[sweep]") {
-  const auto points = expand_points(parse_sweep(Json::parse(R"({"base": "a.json", "axes": []})"), "s.json"));
+  const auto points =
+      expand_points(parse_sweep(Json::parse(R"({"base": "a.json", "axes": []})"), "s.json"));
   REQUIRE(points.size() == 1);
   CHECK(points[0].sets.empty());
 }
@@ -65,7 +69,8 @@ TEST_CASE("sweep files are strict: unknown keys, types, pointers", "[sweep]") {
 
   doc = two_by_two("grid");
   doc["axes"][0]["valuez"] = 1;
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("/axes/0/valuez"));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("/axes/0/valuez"));
 
   doc = two_by_two("grid");
   doc["axes"][1]["values"] = Json::array();
@@ -73,23 +78,28 @@ TEST_CASE("sweep files are strict: unknown keys, types, pointers", "[sweep]") {
              Catch::Contains("/axes/1/values: expected a non-empty list"));
 
   doc = two_by_two("cube");
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("/mode: expected \"grid\" or \"zip\""));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("/mode: expected \"grid\" or \"zip\""));
 
   doc = two_by_two("grid");
   doc["set"] = Json::array({"a=1", 2});
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("/set/1: expected a string"));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("/set/1: expected a string"));
 
   doc = two_by_two("grid");
   doc["columns"] = {{"bw", "workload/bus_bandwidth_GBps"}};
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("/columns/bw: expected a JSON pointer"));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("/columns/bw: expected a JSON pointer"));
 
   doc = two_by_two("grid");
   doc["axes"][1]["path"] = "workload.bytes";
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("already swept by /axes/0"));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("already swept by /axes/0"));
 
   doc = two_by_two("grid");
   doc.erase("base");
-  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }), Catch::Contains("s.json: /base: missing required key"));
+  CHECK_THAT(config_error_of([&] { parse_sweep(doc, "s.json"); }),
+             Catch::Contains("s.json: /base: missing required key"));
 }
 
 TEST_CASE("overrides keep the JSON type of the value", "[sweep]") {

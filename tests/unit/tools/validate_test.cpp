@@ -12,7 +12,8 @@ using ipusim::test::config_error_of;
 namespace {
 
 Json one_case() {
-  return Json::parse(R"({"cases": [{"name": "sync16", "quantity": "external sync", "conditions": "16 IPUs",
+  return Json::parse(
+      R"({"cases": [{"name": "sync16", "quantity": "external sync", "conditions": "16 IPUs",
       "value": 199, "unit": "cycles", "source": "PLTEST", "config": "cases/sync.json", "set": ["a=1"],
       "metric": "/workload/steps/0/duration_ns", "scale": 1.325, "tolerance_pct": 1}]})");
 }
@@ -38,7 +39,8 @@ TEST_CASE("reference files parse strictly", "[validate]") {
 
   doc = one_case();
   doc["cases"][0]["metrc"] = "/x";
-  CHECK_THAT(config_error_of([&] { parse_reference(doc, "r.json"); }), Catch::Contains("did you mean 'metric'"));
+  CHECK_THAT(config_error_of([&] { parse_reference(doc, "r.json"); }),
+             Catch::Contains("did you mean 'metric'"));
 
   doc = one_case();
   doc["cases"][0]["value"] = "199";
@@ -47,9 +49,11 @@ TEST_CASE("reference files parse strictly", "[validate]") {
 
   doc = one_case();
   doc["cases"].push_back(doc["cases"][0]);
-  CHECK_THAT(config_error_of([&] { parse_reference(doc, "r.json"); }), Catch::Contains("already used by /cases/0"));
+  CHECK_THAT(config_error_of([&] { parse_reference(doc, "r.json"); }),
+             Catch::Contains("already used by /cases/0"));
 
-  CHECK_THAT(config_error_of([&] { load_reference("/nonexistent/r.json"); }), Catch::Contains("cannot open"));
+  CHECK_THAT(config_error_of([&] { load_reference("/nonexistent/r.json"); }),
+             Catch::Contains("cannot open"));
 }
 
 TEST_CASE("relative and geometric-mean errors", "[validate]") {
