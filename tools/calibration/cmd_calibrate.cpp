@@ -30,14 +30,20 @@ calibrate") within their registry [min, max] to the cases with role "calibration
 roles are ignored), minimising sum over cases of ln(simulated x scale / measured)^2.
 NLopt LN_BOBYQA (LN_COBYLA if BOBYQA refuses), in ln(value / start) per parameter (the
 value itself when the start is 0), starting from the registry defaults; deterministic.
-A parameter whose +-10 % move changes the objective by less than --min-sensitivity
-(relative) is reported undetermined and left at its start value.
+Per parameter and case, calibrate reports the case's sensitivity (relative change of
+the case's value per relative change of the parameter, +-10 % central difference at
+the start) and the cases whose |sensitivity| reaches --min-case-sensitivity. A
+parameter that cases of fewer than two different set-ups (config + set) move is refused
+(exit 2, naming it and the case): no figure may have a knob of its own.
+--params-from FILE takes the parameter list and each start value from an assumptions
+file (configs/calibration/assumptions.json: values fixed before any fit, with sources).
 Every point runs each case as a child `ipusim run ... --set PARAM=VALUE`; results are
 cached in OUT.cache.jsonl, which --resume reuses after an interruption.
 Writes OUT (nested config keys: "$include" it after the system preset) and
 OUT.meta.json (per parameter: value, unit, cases, date, description for the registry).
 --print-descriptions META prints the registry description of each fitted parameter.
-Exit code: 0 fitted, 2 bad input (unknown or non-ASSUMPTION parameter, bad case file).
+Exit code: 0 fitted, 2 bad input (unknown or non-ASSUMPTION parameter, a parameter fewer
+than two set-ups determine, bad case file).
 )HELP";
 
 std::string sig4(double v) {
@@ -96,6 +102,20 @@ void print_params(const FitResult& r) {
       rows);
 }
 
+/// Per parameter: its set-up count, then each case that moves it with its sensitivity.
+void print_case_sensitivity(const FitResult& r, const FitOptions& options) {
+  for (const auto& p : r.params) {
+    std::cout << "  " << p.param.path << " (" << p.setups << " set-ups):";
+    bool any = false;
+    for (std::size_t i = 0; i < p.case_sensitivity.size() && i < r.cases.size(); ++i) {
+      if (std::fabs(p.case_sensitivity[i]) < options.min_case_sensitivity) continue;
+      std::cout << (any ? ", " : " ") << r.cases[i].spec.name << " " << sig4(p.case_sensitivity[i]);
+      any = true;
+    }
+    std::cout << (any ? "\n" : " no case\n");
+  }
+}
+
 }  // namespace
 
 int cmd_calibrate(const Args& args) {
@@ -105,12 +125,18 @@ int cmd_calibrate(const Args& args) {
                                                "case files or folders of case files")(
       "params", po::value<std::string>(),
       "comma-separated registry paths to fit (e.g. /ipu_link/latency_ns)")(
+      "params-from", po::value<std::string>(),
+      "fit the parameters of this assumptions file, each from its \"start\" "
+      "(configs/calibration/assumptions.json)")(
       "out,o", po::value<std::string>()->default_value("out/calibration/fitted.json"),
       "the parameter file to write")("jobs,j", po::value<unsigned>()->default_value(default_jobs()),
                                      "simulations at once")(
       "max-evals", po::value<unsigned>()->default_value(200), "objective evaluations at most")(
       "min-sensitivity", po::value<double>()->default_value(1e-6),
       "relative objective change for a +-10 % move below which a parameter is undetermined")(
+      "min-case-sensitivity", po::value<double>()->default_value(0.01),
+      "|relative change of a case / relative change of a parameter| from which the case "
+      "determines the parameter")(
       "resume", "reuse the evaluations cached in OUT.cache.jsonl by an earlier (interrupted) run")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override applied to every case (k=v)")(
@@ -136,9 +162,13 @@ int cmd_calibrate(const Args& args) {
     return 0;
   }
   if (!vm.count("cases")) throw ConfigError("calibrate: missing the case files (see --help)");
-  if (!vm.count("params"))
-    throw ConfigError("calibrate: missing --params NAME,NAME... (see --help)");
-  const std::vector<FitParam> params = resolve_fit_params(vm["params"].as<std::string>());
+  if (vm.count("params") == vm.count("params-from"))
+    throw ConfigError(
+        "calibrate: expected exactly one of --params NAME,NAME... and --params-from FILE (see "
+        "--help)");
+  const std::vector<FitParam> params =
+      vm.count("params") ? resolve_fit_params(vm["params"].as<std::string>())
+                         : fit_params_from_assumptions(vm["params-from"].as<std::string>());
   const std::vector<CaseSpec> all = load_cases(vm["cases"].as<std::vector<std::string>>());
   const std::vector<CaseSpec> cases = cases_with_role(all, CaseRole::Calibration);
   if (cases.empty())
@@ -154,6 +184,9 @@ int cmd_calibrate(const Args& args) {
   options.min_sensitivity = vm["min-sensitivity"].as<double>();
   if (!(options.min_sensitivity >= 0))
     throw ConfigError("--min-sensitivity: expected a value >= 0");
+  options.min_case_sensitivity = vm["min-case-sensitivity"].as<double>();
+  if (!(options.min_case_sensitivity > 0))
+    throw ConfigError("--min-case-sensitivity: expected a value > 0");
 
   const std::string out = vm["out"].as<std::string>();
   std::error_code ec;
@@ -198,6 +231,9 @@ int cmd_calibrate(const Args& args) {
     print_cases(result);
     std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
     print_params(result);
+    std::cout << "\nwhich cases determine each parameter (relative change of the case per "
+                 "relative change of the parameter, at the start):\n";
+    print_case_sensitivity(result, options);
     std::cout << "\nobjective sum ln(sim/measured)^2: " << sig4(result.objective_start)
               << " at the start, " << sig4(result.objective_fitted) << " fitted; "
               << result.algorithm << ", " << result.evaluations << " evaluations, "

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <nlopt.hpp>
+#include <set>
 
 #include "sim/errors.hpp"
 #include "tools/validate/validate_reference.hpp"
@@ -128,8 +130,57 @@ std::vector<std::string> param_sets(const std::vector<FitParam>& params,
   return sets;
 }
 
+double case_elasticity(const CaseValue& at, const CaseValue& down, const CaseValue& up, double x,
+                       double x_down, double x_up) {
+  if (!at.ok || !down.ok || !up.ok || !(at.simulated > 0) || x_up == x_down) return 0.0;
+  const double relative_x = (x_up - x_down) / (x != 0 ? std::fabs(x) : 1.0);
+  return ((up.simulated - down.simulated) / at.simulated) / relative_x;
+}
+
+std::string setup_key(const CaseSpec& spec) {
+  std::string key = spec.config;
+  for (const auto& s : spec.sets) key += " | " + s;
+  return key;
+}
+
+namespace {
+
+/// "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : (i + 1 == items.size() ? " and " : ", ")) + items[i];
+  return out;
+}
+
+/// Why a parameter is refused: the cases that move it, all of one set-up (or none).
+std::string refusal_text(const FittedParam& f, const FitOptions& options) {
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%g", options.min_case_sensitivity);
+  std::string why = f.determined_by.empty()
+                        ? "no calibration case moves it"
+                        : "only one set-up moves it: case " + and_list(f.determined_by);
+  return "calibrate: " + f.param.path + ": " + why +
+         " (|relative change of the case / relative change of the parameter| >= " + threshold +
+         "); a fitted parameter needs calibration cases of at least two different set-ups. "
+         "Fix it (with its source) in the registry and leave it out of --params, or add a "
+         "measurement of another set-up that depends on it";
+}
+
+}  // namespace
+
 FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
                          CaseRunner& runner, const FitOptions& options) {
+  return fit_parameters(
+      cases, params,
+      [&runner](const std::vector<CaseSpec>& c, const std::vector<std::string>& sets) {
+        return runner.evaluate(c, sets);
+      },
+      options);
+}
+
+FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                         const CaseEvaluator& evaluate, const FitOptions& options) {
   for (const auto& c : cases) {
     if (c.role != CaseRole::Calibration) {
       throw ConfigError(c.where +
@@ -141,12 +192,15 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
   FitResult result;
   std::vector<double> start;
   for (const auto& p : params) start.push_back(p.to_value(p.to_unit(p.start)));
+  const auto values_at = [&](const std::vector<double>& values) {
+    return evaluate(cases, param_sets(params, values));
+  };
   const auto objective_at = [&](const std::vector<double>& values) {
-    return log_error_objective(runner.evaluate(cases, param_sets(params, values)), cases);
+    return log_error_objective(values_at(values), cases);
   };
 
   // The start point: every case must run there.
-  const std::vector<CaseValue> before = runner.evaluate(cases, param_sets(params, start));
+  const std::vector<CaseValue> before = values_at(start);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!before[i].ok) {
       throw ConfigError(cases[i].where +
@@ -155,8 +209,12 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
   }
   result.objective_start = log_error_objective(before, cases);
 
-  // Sensitivity at the start decides which parameters the cases determine.
-  const auto sensitivity_at = [&](const std::vector<double>& values, double j, std::size_t k) {
+  // The ±step probe of parameter k around `values`: the points and each case's value there.
+  struct Probe {
+    double x_down = 0.0, x_up = 0.0;
+    std::vector<CaseValue> down, up;
+  };
+  const auto probe_at = [&](const std::vector<double>& values, std::size_t k) {
     const FitParam& p = params[k];
     const double delta = options.step_fraction * (values[k] != 0 ? std::fabs(values[k]) : 1.0);
     std::vector<double> up = values, down = values;
@@ -166,17 +224,44 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
       up[k] = std::round(up[k]);
       down[k] = std::round(down[k]);
     }
-    return relative_sensitivity(j, objective_at(up), objective_at(down));
+    return Probe{down[k], up[k], values_at(down), values_at(up)};
   };
+  const auto objective_sensitivity = [&](const Probe& probe, double j) {
+    return relative_sensitivity(j, log_error_objective(probe.up, cases),
+                                log_error_objective(probe.down, cases));
+  };
+
+  // Per-case sensitivity at the start decides which parameters the cases determine: cases of
+  // at least two different set-ups must move it, so no figure has a knob of its own.
   std::vector<std::size_t> free;  // indices of the determined parameters
+  std::vector<std::string> refused;
   for (std::size_t k = 0; k < params.size(); ++k) {
     FittedParam f;
     f.param = params[k];
     f.value = start[k];
-    f.sensitivity_start = sensitivity_at(start, result.objective_start, k);
-    f.determined = f.sensitivity_start >= options.min_sensitivity;
+    const Probe probe = probe_at(start, k);
+    f.sensitivity_start = objective_sensitivity(probe, result.objective_start);
+    std::set<std::string> setups;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const double e = case_elasticity(before[i], probe.down[i], probe.up[i], start[k],
+                                       probe.x_down, probe.x_up);
+      f.case_sensitivity.push_back(e);
+      if (std::fabs(e) >= options.min_case_sensitivity) {
+        f.determined_by.push_back(cases[i].name);
+        setups.insert(setup_key(cases[i]));
+      }
+    }
+    f.setups = setups.size();
+    f.determined = f.setups >= 2 && f.sensitivity_start >= options.min_sensitivity;
+    if (f.setups < 2 && options.underdetermined == Underdetermined::Refuse)
+      refused.push_back(refusal_text(f, options));
     if (f.determined) free.push_back(k);
     result.params.push_back(f);
+  }
+  if (!refused.empty()) {
+    std::string text;
+    for (const auto& r : refused) text += (text.empty() ? "" : "\n") + r;
+    throw ConfigError(text);
   }
 
   std::vector<double> fitted = start;
@@ -219,11 +304,12 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
       fitted[free[i]] = params[free[i]].to_value(problem.best_u[i]);
   }
 
-  const std::vector<CaseValue> after = runner.evaluate(cases, param_sets(params, fitted));
+  const std::vector<CaseValue> after = values_at(fitted);
   result.objective_fitted = log_error_objective(after, cases);
   for (std::size_t k = 0; k < params.size(); ++k) {
     result.params[k].value = fitted[k];
-    result.params[k].sensitivity_fitted = sensitivity_at(fitted, result.objective_fitted, k);
+    result.params[k].sensitivity_fitted =
+        objective_sensitivity(probe_at(fitted, k), result.objective_fitted);
   }
   for (std::size_t i = 0; i < cases.size(); ++i)
     result.cases.push_back({cases[i], before[i], after[i]});

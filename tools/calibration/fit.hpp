@@ -2,8 +2,10 @@
 // The calibrate routine: fits parameters to calibration cases by minimising the sum over
 // cases of ln(simulated / measured)^2 with NLopt (LN_BOBYQA, LN_COBYLA if BOBYQA refuses),
 // in each parameter's normalised space, from the registry defaults, deterministically.
-// Parameters the cases cannot determine (the objective does not move when they move by
-// ±10 %) are reported and left at their start value.
+// A parameter is determined only when cases of at least two different set-ups move it
+// (per-case sensitivity: relative change of the case's value per relative change of the
+// parameter); calibrate refuses any other, cross-validation folds hold it at its start.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,12 +15,27 @@
 
 namespace ipusim::cli {
 
+/// What to do with a parameter fewer than two set-ups move.
+enum class Underdetermined {
+  Refuse,      ///< ConfigError naming the parameter and the one case (calibrate: exit 2)
+  HoldAtStart  ///< keep it at its start value (leave-one-out folds, which drop a case)
+};
+
 /// How to fit.
 struct FitOptions {
   unsigned max_evals = 200;       ///< objective evaluations (each simulates every case)
   double min_sensitivity = 1e-6;  ///< below this relative objective change: undetermined
-  double step_fraction = 0.1;     ///< the ±move of the sensitivity probe (10 %)
+  /// A case moves a parameter when |d ln(case) / d ln(parameter)| reaches this (0.01: a
+  /// 10 % parameter change moves the case by 0.1 %).
+  double min_case_sensitivity = 0.01;
+  double step_fraction = 0.1;  ///< the ±move of the sensitivity probe (10 %)
+  Underdetermined underdetermined = Underdetermined::Refuse;
 };
+
+/// Evaluates cases at a parameter point (`--set` texts applied last): CaseRunner::evaluate,
+/// or an analytic model in unit tests.
+using CaseEvaluator = std::function<std::vector<CaseValue>(const std::vector<CaseSpec>&,
+                                                           const std::vector<std::string>&)>;
 
 /// One parameter after the fit.
 struct FittedParam {
@@ -27,6 +44,12 @@ struct FittedParam {
   bool determined = true;
   double sensitivity_start = 0.0;   ///< relative objective change for ±10 % at the start
   double sensitivity_fitted = 0.0;  ///< the same at the fitted point
+  /// Per calibration case (in the order of FitResult::cases): relative change of the case's
+  /// value per relative change of the parameter at the start point (central difference).
+  std::vector<double> case_sensitivity;
+  /// The cases whose |case_sensitivity| reaches FitOptions::min_case_sensitivity.
+  std::vector<std::string> determined_by;
+  std::size_t setups = 0;  ///< distinct set-ups (config + sets) among determined_by
 };
 
 /// One case before and after.
@@ -63,9 +86,23 @@ std::vector<std::string> param_sets(const std::vector<FitParam>& params,
                                     const std::vector<double>& values);
 
 /// Fits `params` to `cases` (all of which must be calibration cases). Throws ConfigError
-/// when a case does not run at the start point.
+/// when a case does not run at the start point, and (Underdetermined::Refuse) when fewer
+/// than two set-ups move a parameter, naming it and the case that does.
+FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
+                         const CaseEvaluator& evaluate, const FitOptions& options);
+
+/// The same through a CaseRunner.
 FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<FitParam>& params,
                          CaseRunner& runner, const FitOptions& options);
+
+/// Relative change of a case's value per relative change of the parameter, by central
+/// difference: ((up − down) / at) / ((x_up − x_down) / |x|) (|x| taken as 1 when x is 0);
+/// 0 when a value did not run or `at` is not positive.
+double case_elasticity(const CaseValue& at, const CaseValue& down, const CaseValue& up, double x,
+                       double x_down, double x_up);
+
+/// A set-up's identity: its config and overrides (two report paths of one run are one set-up).
+std::string setup_key(const CaseSpec& spec);
 
 /// (simulated − measured) / |measured| of a case value; NaN when the case did not run.
 double relative_error_of(const CaseValue& value, const CaseSpec& spec);

@@ -14,12 +14,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> case_names(const FitResult& result) {
-  std::vector<std::string> names;
-  for (const auto& c : result.cases) names.push_back(c.spec.name);
-  return names;
-}
-
 std::string join(const std::vector<std::string>& items, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
@@ -75,7 +69,6 @@ std::string fitted_description(const std::string& old_description,
 }
 
 Json fitted_meta(const FitResult& result, const std::string& date) {
-  const std::vector<std::string> names = case_names(result);
   Json cases = Json::array();
   for (const auto& c : result.cases) {
     Json row = {{"name", c.spec.name},
@@ -96,12 +89,18 @@ Json fitted_meta(const FitResult& result, const std::string& date) {
                 {"status", p.determined ? "fitted" : "undetermined"},
                 {"sensitivity_start", p.sensitivity_start},
                 {"sensitivity_fitted", p.sensitivity_fitted},
-                {"cases", names},
+                {"cases", p.determined_by},
+                {"setups", p.setups},
                 {"date", date},
                 {"previous_description", p.param.description}};
+    // Relative change of each case per relative change of the parameter (at the start).
+    Json per_case = Json::object();
+    for (std::size_t i = 0; i < p.case_sensitivity.size() && i < result.cases.size(); ++i)
+      per_case[result.cases[i].spec.name] = p.case_sensitivity[i];
+    row["case_sensitivity"] = per_case;
     if (p.determined)
       row["description"] =
-          fitted_description(p.param.description, names, date, p.value, p.param.unit);
+          fitted_description(p.param.description, p.determined_by, date, p.value, p.param.unit);
     params[p.param.path] = row;
   }
   return {{"generated_by", "ipusim calibrate"},

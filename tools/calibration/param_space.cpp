@@ -8,6 +8,7 @@
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
 #include "tools/common/cli_util.hpp"
+#include "tools/sweep/sweep_input.hpp"
 
 namespace ipusim::cli {
 
@@ -117,6 +118,36 @@ std::vector<FitParam> resolve_fit_params(const std::string& comma_separated) {
     out.push_back(p);
   }
   return out;
+}
+
+std::vector<FitParam> fit_params_from_assumptions(const std::string& file) {
+  const Json doc = read_json_file(file);
+  StrictObject top(doc, file, "");
+  top.allow_only({"description", "parameters"});
+  StrictObject listed(top.required("parameters"), file, "/parameters");
+  std::string names;
+  for (auto it = doc["parameters"].begin(); it != doc["parameters"].end(); ++it)
+    names += (names.empty() ? "" : ",") + it.key();
+  if (names.empty()) top.fail("parameters", "expected at least one parameter");
+  std::vector<FitParam> params = resolve_fit_params(names);
+  for (FitParam& p : params) {
+    std::string escaped;  // the path as one JSON-pointer token ('/' is "~1")
+    for (char ch : p.path) escaped += ch == '/' ? std::string("~1") : std::string(1, ch);
+    StrictObject entry(doc["parameters"][p.path], file, "/parameters/" + escaped);
+    entry.allow_only({"start", "unit", "source"});
+    if (entry.string("source").empty())
+      entry.fail("source", "expected where the value comes from or the reasoning behind it");
+    const std::string unit = entry.string("unit");
+    if (unit != p.unit)
+      entry.fail("unit", "expected \"" + p.unit + "\" (the registry's unit), got \"" + unit + "\"");
+    const double start = entry.number("start");
+    if (!(start >= p.min && start <= p.max)) {
+      entry.fail("start", "expected a value in the registry range [" + exact_number(p.min) + ", " +
+                              exact_number(p.max) + "]");
+    }
+    p.start = start;
+  }
+  return params;
 }
 
 }  // namespace ipusim::cli

@@ -36,6 +36,13 @@ struct FitParam {
 /// or is not an ASSUMPTION / fitted parameter.
 std::vector<FitParam> resolve_fit_params(const std::string& comma_separated);
 
+/// The parameters listed in an assumptions file (configs/calibration/assumptions.json:
+/// {"description", "parameters": {PATH: {"start", "unit", "source"}}}), resolved as
+/// resolve_fit_params() does, each starting from its "start" (the value fixed before any
+/// fit). ConfigError naming the file and JSON path for unknown keys, a missing source or a
+/// unit that differs from the registry's.
+std::vector<FitParam> fit_params_from_assumptions(const std::string& file);
+
 /// Splits "a,b,c" (empty items dropped).
 std::vector<std::string> split_commas(const std::string& text);
 

@@ -59,7 +59,11 @@ std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& case
     if (verbose)
       std::cerr << "cross-validation " << (i + 1) << "/" << calibration.size()
                 << ": fitting without " << calibration[i].name << "\n";
-    const FitResult fit = fit_parameters(others, params, runner, options);
+    FitOptions fold = options;
+    // Without the left-out case a parameter may rest on one set-up: the fold keeps it at
+    // its start (its assumption) rather than fitting it to one figure.
+    fold.underdetermined = Underdetermined::HoldAtStart;
+    const FitResult fit = fit_parameters(others, params, runner, fold);
     std::vector<double> values;
     for (const auto& p : fit.params) values.push_back(p.value);
     CrossValidationRow row;
@@ -83,8 +87,11 @@ int cmd_validate(const Args& args) {
       "cross-validate", "leave-one-out cross-validation of the calibration cases (needs --params)")(
       "params", po::value<std::string>(),
       "parameters refitted by --cross-validate (comma-separated registry paths)")(
-      "max-evals", po::value<unsigned>()->default_value(200),
-      "objective evaluations per cross-validation fit")(
+      "params-from", po::value<std::string>(),
+      "parameters refitted by --cross-validate, each from its \"start\": an assumptions file "
+      "(configs/calibration/assumptions.json)")("max-evals",
+                                                po::value<unsigned>()->default_value(200),
+                                                "objective evaluations per cross-validation fit")(
       "start-from", po::value<std::string>(),
       "cross-validation fits start from the 'start' values recorded in this calibrate *.meta.json "
       "(the assumptions "
@@ -139,9 +146,12 @@ int cmd_validate(const Args& args) {
   }
   std::vector<FitParam> params;
   if (vm.count("cross-validate")) {
-    if (!vm.count("params"))
-      throw ConfigError("--cross-validate: needs --params NAME,NAME... (the parameters to refit)");
-    params = resolve_fit_params(vm["params"].as<std::string>());
+    if (vm.count("params") == vm.count("params-from"))
+      throw ConfigError(
+          "--cross-validate: needs one of --params NAME,NAME... and --params-from FILE (the "
+          "parameters to refit)");
+    params = vm.count("params") ? resolve_fit_params(vm["params"].as<std::string>())
+                                : fit_params_from_assumptions(vm["params-from"].as<std::string>());
     if (vm.count("start-from")) {
       const std::string file = vm["start-from"].as<std::string>();
       const Json meta = cli::read_json_file(file);

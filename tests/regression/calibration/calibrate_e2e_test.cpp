@@ -1,7 +1,8 @@
 // `ipusim calibrate` end to end: it recovers parameter values that generated synthetic
-// "measurements", leaves a parameter the cases do not depend on alone, and refuses
-// parameters that are not assumptions.
+// "measurements", reports which cases determine each parameter, and refuses parameters that
+// are not assumptions or that fewer than two set-ups move.
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "tests/regression/calibration/toy_cases.hpp"
 
@@ -10,11 +11,12 @@ using namespace ipusim::test;
 
 namespace {
 
-/// Two calibration cases (a small, latency-bound and a large, bandwidth-bound write)
-/// measured by simulating with the given overrides.
+/// Calibration cases (by default a small, latency-bound write, a middle one and a large,
+/// bandwidth-bound one) measured by simulating with the given overrides.
 void write_measured_cases(const Scratch& s, const std::string& config,
-                          const std::vector<std::string>& truth) {
-  for (long bytes : {4096L, 67108864L}) {
+                          const std::vector<std::string>& truth,
+                          const std::vector<long>& sizes = {4096L, 65536L, 67108864L}) {
+  for (long bytes : sizes) {
     const std::vector<std::string> sets = {"workload.steps.0.bytes=" + std::to_string(bytes)};
     std::vector<std::string> with_truth = sets;
     with_truth.insert(with_truth.end(), truth.begin(), truth.end());
@@ -45,12 +47,27 @@ TEST_CASE("calibrate recovers the latency and efficiency that generated the meas
   const Json meta = cli::read_json_file(s.path("fit/fitted.meta.json"));
   CHECK(meta["parameters"][kHostLatency]["status"] == "fitted");
   CHECK(meta["parameters"][kHostLatency]["unit"] == "ns");
+  // The latency moves the 4 KiB and 64 KiB writes, not the 64 MiB one (8 us of 4.3 ms:
+  // a 10 % change moves it by 0.02 %, under the 0.1 % that --min-case-sensitivity 0.01 asks).
   CHECK(meta["parameters"][kHostLatency]["cases"] ==
-        Json::array({"host_write_4096", "host_write_67108864"}));
+        Json::array({"host_write_4096", "host_write_65536"}));
+  CHECK(meta["parameters"][kEfficiency]["cases"] ==
+        Json::array({"host_write_4096", "host_write_65536", "host_write_67108864"}));
+  CHECK(meta["parameters"][kHostLatency]["setups"] == 2);
   CHECK_THAT(
       meta["parameters"][kHostLatency]["description"].get<std::string>(),
       Catch::StartsWith("One-way host link latency (RoCE)") &&
-          Catch::Contains("fitted by ipusim calibrate on host_write_4096, host_write_67108864 ("));
+          Catch::Contains("fitted by ipusim calibrate on host_write_4096, host_write_65536 ("));
+  // The time is linear in the latency L (T = L + the rest), so the central difference of the
+  // relative change is exactly L / T at the start.
+  for (const Json& c : meta["cases"]) {
+    const std::string name = c["name"].get<std::string>();
+    const double start_latency = meta["parameters"][kHostLatency]["start"].get<double>();
+    INFO(name);
+    CHECK(meta["parameters"][kHostLatency]["case_sensitivity"][name].get<double>() ==
+          Approx(start_latency / c["simulated_start"].get<double>()).epsilon(1e-6));
+  }
+  CHECK_THAT(r.out, Catch::Contains("which cases determine each parameter"));
   CHECK_THAT(r.out, Catch::Contains("sens. start"));
 
   // The parameter file is a config fragment: including it reproduces the measurement.
@@ -68,8 +85,7 @@ TEST_CASE("calibrate recovers the latency and efficiency that generated the meas
                                     "fitted by ipusim calibrate on host_write_4096"));
 }
 
-TEST_CASE("calibrate reports a parameter the cases do not depend on as undetermined and leaves it",
-          "[e2e][calibrate]") {
+TEST_CASE("calibrate refuses a parameter no case moves, naming it", "[e2e][calibrate]") {
   Scratch s;
   const std::string config = write_host_setup(s);
   write_measured_cases(s, config, {std::string(kHostLatency) + "=7000"});
@@ -77,16 +93,52 @@ TEST_CASE("calibrate reports a parameter the cases do not depend on as undetermi
       s, {"calibrate", s.path("cases"), "--params", std::string(kHostLatency) + "," + kUnrelated,
           "--out", s.path("fitted.json"), "--quiet"});
   INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(std::string(kUnrelated) + ": no calibration case moves it"));
+  CHECK_THAT(r.err, !Catch::Contains(std::string(kHostLatency) + ":"));
+}
+
+TEST_CASE("calibrate refuses a parameter only one case moves, naming it and the case",
+          "[e2e][calibrate]") {
+  Scratch s;
+  const std::string config = write_host_setup(s);
+  // Of a 4 KiB and a 64 MiB write only the 4 KiB one depends on the host-link latency.
+  write_measured_cases(s, config, {std::string(kHostLatency) + "=7000"}, {4096L, 67108864L});
+  const CliResult r = run_cli(s, {"calibrate", s.path("cases"), "--params", kHostLatency, "--out",
+                                  s.path("fitted.json"), "--quiet"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(std::string(kHostLatency) +
+                                    ": only one set-up moves it: case host_write_4096 ("));
+  CHECK_FALSE(std::filesystem::exists(s.path("fitted.json")));
+}
+
+TEST_CASE("calibrate --params-from fits the parameters of an assumptions file from its starts",
+          "[e2e][calibrate]") {
+  Scratch s;
+  const std::string config = write_host_setup(s);
+  write_measured_cases(s, config, {std::string(kHostLatency) + "=6000"});
+  Json assumptions = {
+      {"description", "test"},
+      {"parameters",
+       {{kHostLatency, {{"start", 2000}, {"unit", "ns"}, {"source", "a guess (test)"}}}}}};
+  const std::string file = s.write("assumptions.json", assumptions.dump(2));
+  const CliResult r = run_cli(s, {"calibrate", s.path("cases"), "--params-from", file, "--out",
+                                  s.path("fitted.json"), "--quiet"});
+  INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains(std::string(kUnrelated) + " is not determined by these cases"));
-  CHECK_THAT(r.out, Catch::Contains("UNDETERMINED"));
   const Json meta = cli::read_json_file(s.path("fitted.meta.json"));
-  CHECK(meta["parameters"][kUnrelated]["status"] == "undetermined");
-  CHECK(meta["parameters"][kUnrelated]["value"].get<double>() == 100.0);
-  CHECK(meta["parameters"][kUnrelated]["sensitivity_start"].get<double>() == 0.0);
-  const Json fitted = cli::read_json_file(s.path("fitted.json"));
-  CHECK_FALSE(fitted.contains("ipu_link"));
-  CHECK(fitted["machine"]["host_link"]["latency_ns"].get<double>() == Approx(7000).epsilon(0.01));
+  CHECK(meta["parameters"][kHostLatency]["start"].get<double>() == 2000.0);
+  CHECK(meta["parameters"][kHostLatency]["value"].get<double>() == Approx(6000).epsilon(0.01));
+
+  // A unit that is not the registry's is bad input naming the file and the JSON path.
+  assumptions["parameters"][kHostLatency]["unit"] = "us";
+  s.write("assumptions.json", assumptions.dump(2));
+  const CliResult bad = run_cli(s, {"calibrate", s.path("cases"), "--params-from", file, "--out",
+                                    s.path("fitted.json"), "--quiet"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains(
+                          "assumptions.json: /parameters/~1machine~1host_link~1latency_ns/unit"));
 }
 
 TEST_CASE("calibrate refuses parameters that are sourced or unknown, naming them",
@@ -133,7 +185,7 @@ TEST_CASE("calibrate --json prints the cases before/after and the fitted paramet
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const Json j = Json::parse(r.out);  // stdout is the JSON document alone
-  REQUIRE(j["cases"].size() == 2);
+  REQUIRE(j["cases"].size() == 3);
   CHECK(j["cases"][0]["measured"].get<double>() > 0);
   CHECK(j["parameters"][kHostLatency]["value"].get<double>() == Approx(8000).epsilon(0.01));
   CHECK(j["objective_fitted"].get<double>() <= j["objective_start"].get<double>());

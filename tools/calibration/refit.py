@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""Re-fits every parameter of configs/calibration/assumptions.json and makes the result the default.
+
+One command after any change to the model or to the parameter list:
+
+    /usr/bin/python3 tools/calibration/refit.py --ipusim build/ci/tools/ipusim
+
+It runs, from the source tree,
+  1. ipusim calibrate configs/validation/cases --params-from configs/calibration/assumptions.json
+     --out configs/calibration/fitted.json   (refuses a parameter fewer than two set-ups move)
+  2. ipusim validate configs/validation/cases --cross-validate --params-from ... --json
+     (leave-one-out over every calibration case, each fold from the assumptions)
+  3. writes each fitted value, rounded to 4 significant digits, as the default of its registry
+     entry (the number after the path and unit in models/params/*.cpp) and of the presets that
+     set it (configs/chips/gc200.json, configs/machines/m2000.json; GC2 and Bow inherit them),
+     and prints a summary (parameter, unit, range, before, after, determining cases; errors).
+Then rebuild, regenerate the goldens whose values change and commit them separately.
+A new fitted parameter needs only an entry in assumptions.json (start, unit, source) and an
+"ASSUMPTION" in its registry description.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PRESETS = ["configs/chips/gc200.json", "configs/machines/m2000.json"]
+
+
+def rounded(value, integer):
+    if integer:
+        return str(int(round(value)))
+    text = "%.4g" % value
+    return text if "e" not in text else repr(float(text))
+
+
+def set_registry_default(path, unit, text):
+    """Replaces the default in `real("PATH", "UNIT", DEFAULT,` / `integer(...)`; True if found."""
+    pattern = re.compile(r'((?:real|integer)\(\s*"' + re.escape(path) + r'",\s*"' + re.escape(unit) +
+                         r'",\s*)([-+0-9.eE]+)')
+    folder = os.path.join(ROOT, "models", "params")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".cpp"):
+            continue
+        file = os.path.join(folder, name)
+        source = open(file).read()
+        new, count = pattern.subn(lambda m: m.group(1) + text, source, count=1)
+        if count:
+            open(file, "w").write(new)
+            return True
+    return False
+
+
+def set_preset(path, value):
+    """Sets the key at JSON pointer `path` in every preset that already has it."""
+    keys = path.strip("/").split("/")
+    for rel in PRESETS:
+        file = os.path.join(ROOT, rel)
+        text = open(file).read()
+        doc = json.loads(text)
+        node = doc
+        for k in keys[:-1]:
+            node = node.get(k) if isinstance(node, dict) else None
+            if node is None:
+                break
+        if not isinstance(node, dict) or keys[-1] not in node:
+            continue
+        # Edit the number in place so the file keeps its layout.
+        key = re.escape('"' + keys[-1] + '"')
+        old = json.dumps(node[keys[-1]])
+        text, n = re.subn(key + r'(\s*:\s*)' + re.escape(old), lambda m: '"' + keys[-1] + '"' + m.group(1) + value,
+                          text, count=1)
+        if n:
+            open(file, "w").write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ipusim", default=os.path.join(ROOT, "build", "ci", "tools", "ipusim"))
+    ap.add_argument("--max-evals", type=int, default=400, help="objective evaluations of the fit")
+    ap.add_argument("--cv-max-evals", type=int, default=150, help="per leave-one-out fold")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-apply", action="store_true", help="fit and cross-validate only")
+    args = ap.parse_args()
+    os.chdir(ROOT)
+    assumptions = "configs/calibration/assumptions.json"
+    cases = "configs/validation/cases"
+    out = "configs/calibration/fitted.json"
+    fit = subprocess.run([args.ipusim, "calibrate", cases, "--params-from", assumptions, "--out", out,
+                          "--max-evals", str(args.max_evals), "--jobs", str(args.jobs), "--json"],
+                         stdout=subprocess.PIPE, text=True)
+    if fit.returncode != 0:
+        sys.exit(fit.returncode)
+    result = json.loads(fit.stdout)
+    # Validate at the fitted point (--set), and leave each calibration case out in turn.
+    fitted_sets = []
+    for path, row in result["parameters"].items():
+        fitted_sets += ["--set", "%s=%s" % (path, json.dumps(row["value"]))]
+    cv = subprocess.run([args.ipusim, "validate", cases, "--cross-validate", "--params-from", assumptions,
+                         "--max-evals", str(args.cv_max_evals), "--jobs", str(args.jobs), "--json", "--quiet"]
+                        + fitted_sets, stdout=subprocess.PIPE, text=True)
+    validation = json.loads(cv.stdout) if cv.stdout.strip() else {}
+    print("parameter | unit | range | start (assumption) | fitted | set-ups | determined by")
+    for path, row in result["parameters"].items():
+        print("%s | %s | [%g, %g] | %g | %.6g | %d | %s" % (path, row["unit"], row["min"], row["max"], row["start"],
+                                                          row["value"], row.get("setups", 0),
+                                                          ", ".join(row["cases"])))
+    for section in ("calibration", "prediction"):
+        block = validation.get(section, {})
+        for c in block.get("cases", []):
+            err = c.get("error")
+            print("%s %s: %s %%" % (section, c["name"], "-" if err is None else "%.2f" % (100 * err)))
+        if block:
+            print("%s geometric-mean |error|: %.2f %%" % (section, 100 * block.get("geomean_abs_error", 0)))
+    cross = validation.get("cross_validation", {})
+    for c in cross.get("cases", []):
+        err = c.get("error")
+        print("leave-one-out %s: %s %%" % (c["name"], "-" if err is None else "%.2f" % (100 * err)))
+    if cross:
+        print("leave-one-out geometric-mean |error|: %.2f %%" % (100 * cross.get("geomean_abs_error", 0)))
+    if args.no_apply:
+        return
+    for path, row in result["parameters"].items():
+        if row["status"] != "fitted":
+            continue
+        integer = isinstance(row["value"], int)
+        text = rounded(row["value"], integer)
+        if not set_registry_default(path, row["unit"], text):
+            print("warning: no registry default found for %s" % path, file=sys.stderr)
+        set_preset(path, text)
+    print("defaults updated (registry and %s): rebuild, then regenerate the goldens" % ", ".join(PRESETS))
+
+
+if __name__ == "__main__":
+    main()
