@@ -308,8 +308,9 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
   result.objective_fitted = log_error_objective(after, cases);
   for (std::size_t k = 0; k < params.size(); ++k) {
     result.params[k].value = fitted[k];
-    result.params[k].sensitivity_fitted =
-        objective_sensitivity(probe_at(fitted, k), result.objective_fitted);
+    if (options.probe_fitted)
+      result.params[k].sensitivity_fitted =
+          objective_sensitivity(probe_at(fitted, k), result.objective_fitted);
   }
   for (std::size_t i = 0; i < cases.size(); ++i)
     result.cases.push_back({cases[i], before[i], after[i]});

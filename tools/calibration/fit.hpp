@@ -30,6 +30,9 @@ struct FitOptions {
   double min_case_sensitivity = 0.01;
   double step_fraction = 0.1;  ///< the ±move of the sensitivity probe (10 %)
   Underdetermined underdetermined = Underdetermined::Refuse;
+  /// Probe the sensitivities again at the fitted point (for the report; leave-one-out folds,
+  /// which only predict the left-out case, skip it).
+  bool probe_fitted = true;
 };
 
 /// Evaluates cases at a parameter point (`--set` texts applied last): CaseRunner::evaluate,

@@ -63,6 +63,7 @@ std::vector<CrossValidationRow> cross_validate(const std::vector<CaseSpec>& case
     // Without the left-out case a parameter may rest on one set-up: the fold keeps it at
     // its start (its assumption) rather than fitting it to one figure.
     fold.underdetermined = Underdetermined::HoldAtStart;
+    fold.probe_fitted = false;
     const FitResult fit = fit_parameters(others, params, runner, fold);
     std::vector<double> values;
     for (const auto& p : fit.params) values.push_back(p.value);
