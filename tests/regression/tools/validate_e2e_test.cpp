@@ -54,10 +54,21 @@ TEST_CASE("validate: within tolerance passes, a wrong value exits 1", "[e2e][val
   CHECK_THAT(wrong.out, Catch::Contains("-50.00"));
 }
 
-TEST_CASE("validate: the shipped reference cases run and are within tolerance", "[e2e][validate]") {
+TEST_CASE(
+    "validate: the shipped cases all run, the consistency checks pass, the headline is the "
+    "prediction error",
+    "[e2e][validate]") {
   Scratch s;
-  const CliResult r = run_cli(s, {"validate", "--quiet"});
+  const CliResult r = run_cli(s, {"validate", "--json", "--quiet"});
   INFO(r.out << r.err);
-  CHECK_THAT(r.out, !Catch::Contains("ERROR"));
-  CHECK(r.exit_code == 0);
+  // Measured cases may miss their tolerance (exit 1: that is what validate reports); none
+  // may fail to run, and the datasheet/formula echoes must hold.
+  CHECK((r.exit_code == 0 || r.exit_code == 1));
+  const Json doc = Json::parse(r.out);
+  for (const char* section : {"prediction", "calibration", "consistency"}) {
+    INFO(section);
+    CHECK(doc[section]["simulated"] == doc[section]["count"]);
+  }
+  CHECK(doc["prediction"]["count"].get<int>() > 0);
+  CHECK(doc["consistency"]["failed"] == 0);
 }
