@@ -7,13 +7,15 @@ One command after any change to the model or to the parameter list:
 
 It runs, from the source tree,
   1. ipusim calibrate configs/validation/cases --params-from configs/calibration/assumptions.json
-     --out configs/calibration/fitted.json   (refuses a parameter fewer than two set-ups move)
+     --out out/calibration/fitted.json   (refuses a parameter fewer than two set-ups move)
   2. ipusim validate configs/validation/cases --cross-validate --params-from ... --json
      (leave-one-out over every calibration case, each fold from the assumptions)
   3. writes each fitted value, rounded to 4 significant digits, as the default of its registry
      entry (the number after the path and unit in models/params/*.cpp) and of the presets that
      set it (configs/chips/gc200.json, configs/machines/m2000.json; GC2 and Bow inherit them),
-     and prints a summary (parameter, unit, range, before, after, determining cases; errors).
+     copies fitted.json and fitted.meta.json into
+     configs/calibration/, and prints a summary (parameter, unit, range, assumption, fitted
+     value, determining cases; every error).
 Then rebuild, regenerate the goldens whose values change and commit them separately.
 A new fitted parameter needs only an entry in assumptions.json (start, unit, source) and an
 "ASSUMPTION" in its registry description.
@@ -22,6 +24,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -87,7 +90,9 @@ def main():
     os.chdir(ROOT)
     assumptions = "configs/calibration/assumptions.json"
     cases = "configs/validation/cases"
-    out = "configs/calibration/fitted.json"
+    # The fit is written under out/ (with its evaluation cache) and copied into
+    # configs/calibration/ only when the defaults are applied.
+    out = "out/calibration/fitted.json"
     fit = subprocess.run([args.ipusim, "calibrate", cases, "--params-from", assumptions, "--out", out,
                           "--max-evals", str(args.max_evals), "--jobs", str(args.jobs), "--json"],
                          stdout=subprocess.PIPE, text=True)
@@ -121,7 +126,10 @@ def main():
     if cross:
         print("leave-one-out geometric-mean |error|: %.2f %%" % (100 * cross.get("geomean_abs_error", 0)))
     if args.no_apply:
+        print("fit written to %s (configs/calibration/ untouched: --no-apply)" % out)
         return
+    for name in ("fitted.json", "fitted.meta.json"):
+        shutil.copyfile(os.path.join("out", "calibration", name), os.path.join("configs", "calibration", name))
     for path, row in result["parameters"].items():
         if row["status"] != "fitted":
             continue
