@@ -191,6 +191,11 @@ std::vector<ConfigPoint> sweep_config_points(const Json& results,
   auto number = [](const Json& row, const std::string& key) {
     return row.contains(key) && row[key].is_number() ? row[key].get<double>() : NAN;
   };
+  // The front maximises throughput when the rows have it (a step's time grows with its
+  // batch, so time alone would favour the smallest batch), else minimises time.
+  bool throughput = false;
+  for (const Json& row : results.value("rows", Json::array()))
+    throughput = throughput || !std::isnan(number(row, "workload.samples_per_s"));
   std::vector<std::pair<double, double>> front_input;
   for (const Json& row : results.value("rows", Json::array())) {
     ConfigPoint p;
@@ -209,8 +214,8 @@ std::vector<ConfigPoint> sweep_config_points(const Json& results,
                                               ? ": " + row["error"].get<std::string>()
                                               : "");
     const bool usable = p.status == "ok" && p.fits;
-    front_input.emplace_back(usable ? p.max_sram_per_tile_bytes : NAN,
-                             usable ? p.step_time_ns : NAN);
+    const double objective = throughput ? -p.samples_per_s : p.step_time_ns;
+    front_input.emplace_back(usable ? p.max_sram_per_tile_bytes : NAN, usable ? objective : NAN);
     points.push_back(p);
   }
   for (std::size_t i : cli::pareto_front(front_input)) points[i].pareto = true;

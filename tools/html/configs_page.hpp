@@ -46,8 +46,9 @@ ConfigPoint config_point_from_row(const Json& row, const std::string& where);
 
 /// The points of a sweep's results.json document: each row's axis values as its config,
 /// time_ns, workload.samples_per_s, `memory_column` (e.g. memory.max_tile_bytes) as the SRAM
-/// per tile, memory.streaming_memory_per_machine_bytes, memory.fits; Pareto front of
-/// time against `memory_column` over the successful rows.
+/// per tile, memory.streaming_memory_per_machine_bytes, memory.fits; Pareto front over the
+/// successful rows that fit: throughput (when the rows have it, else time) against
+/// `memory_column`.
 std::vector<ConfigPoint> sweep_config_points(const Json& results, const std::string& memory_column);
 
 /// Convenience for `plan --html`: renders configurations_page() and writes it to `path`

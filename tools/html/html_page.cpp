@@ -43,6 +43,7 @@ const char* kGlue = R"JS(
           if(item&&item.datum&&item.datum.config!==undefined){copy(JSON.stringify(item.datum.config,null,2),box);}
         });
       }
+      (window.ipusimViews = window.ipusimViews || {})[id] = result.view;
       return id;
     });
   })).then(function(done){

@@ -3,12 +3,15 @@
 no extra Python packages) and checks it as a person would see it.
 
   browser_check.py PAGE --charts ID[,ID...] --screenshot OUT.png [--chromium PATH] [--timing]
+                   [--click CHART]
 
 Passes (exit 0) when: the page loads; every listed chart's element holds a drawn canvas
-(Vega's canvas renderer, non-zero size); the page's own count of drawn charts equals the
+(Vega's canvas renderer) of non-zero size; the page's own count of drawn charts equals the
 number of chart elements; the console got no error (console.error, an uncaught exception or
 a browser log entry of level error); no request left the file (every request is file: or
-data:). Writes a full-page screenshot. --timing prints the load and render times (ms).
+data:); with --click, a mouse click on the chart's first configuration point shows (and
+copies) exactly that configuration. Writes a full-page screenshot. --timing prints the page
+size and the load and render times (ms).
 Exit 77 (CTest's skip) when Chromium is not installed.
 """
 import argparse
@@ -115,6 +118,51 @@ def external_requests(events):
     return urls
 
 
+FIND_POINT = """(function(id){
+  const view = window.ipusimViews[id];
+  let found = null;
+  function walk(mark, ox, oy) {
+    for (const item of mark.items || []) {
+      if (found) return;
+      if (mark.marktype === 'symbol' && item.datum && item.datum.config !== undefined) {
+        found = {x: ox + item.x, y: oy + item.y, config: item.datum.config}; return; }
+      if (mark.marktype === 'group')
+        for (const sub of item.items || []) walk(sub, ox + (item.x || 0), oy + (item.y || 0));
+    }
+  }
+  walk(view.scenegraph().root, 0, 0);
+  if (!found) return JSON.stringify(null);
+  const canvas = view.container().querySelector('canvas') || view.container().querySelector('svg.marks');
+  canvas.scrollIntoView();
+  const r = canvas.getBoundingClientRect();
+  const pad = view.padding();  // the chart's padding sits between the element and the origin
+  return JSON.stringify({x: r.left + (pad.left || 0) + view.origin()[0] + found.x,
+                         y: r.top + (pad.top || 0) + view.origin()[1] + found.y,
+                         config: found.config});
+})(%s)"""
+
+
+def click_copies(b, chart):
+    """Clicks the first point of `chart` that carries a configuration, as a mouse would, and
+    checks that the configuration appears (as JSON) in the chart's copy box."""
+    point = json.loads(b.send("Runtime.evaluate", {"expression": FIND_POINT % json.dumps(chart),
+                                                   "returnByValue": True})["result"]["value"])
+    if point is None:
+        return ["click %s: no point with a configuration" % chart]
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        b.send("Input.dispatchMouseEvent", {"type": kind, "x": point["x"], "y": point["y"], "button": "left",
+                                            "clickCount": 1})
+    time.sleep(0.2)
+    copied = b.send("Runtime.evaluate", {"expression": "document.getElementById(%s).textContent"
+                                         % json.dumps(chart + "-copied"), "returnByValue": True})["result"]
+    text = copied.get("value") or ""
+    try:
+        ok = json.loads(text) == point["config"]
+    except ValueError:
+        ok = False
+    return [] if ok else ["click %s: expected %s copied, the page shows %r" % (chart, point["config"], text)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
@@ -122,6 +170,8 @@ def main():
     ap.add_argument("--screenshot", required=True)
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     ap.add_argument("--timing", action="store_true")
+    ap.add_argument("--click", default="", help="chart id: click its first configuration point and"
+                    " check that the configuration is copied (shown under the chart)")
     ap.add_argument("--timeout-s", type=float, default=60)
     a = ap.parse_args()
     if not os.path.exists(a.chromium):
@@ -170,20 +220,23 @@ def main():
         check = json.loads(b.send("Runtime.evaluate", {"expression": """JSON.stringify({
             elements: Array.from(document.querySelectorAll('div.chart')).map(d => d.id),
             canvases: Object.fromEntries(Array.from(document.querySelectorAll('div.chart')).map(d => {
-              const c = d.querySelector('canvas');
-              return [d.id, c ? [c.width, c.height] : null]; })),
+              const c = d.querySelector('canvas') || d.querySelector('svg.marks');
+              const box = c ? c.getBoundingClientRect() : null;
+              return [d.id, box ? [box.width, box.height] : null]; })),
             height: document.documentElement.scrollHeight,
             render_ms: document.body.dataset.renderMs || null})""", "returnByValue": True})["result"]["value"])
         for c in charts:
             size = check["canvases"].get(c)
             if size is None:
-                failures.append("chart %s: no drawn canvas in #%s" % (c, c))
+                failures.append("chart %s: no drawn canvas or svg in #%s" % (c, c))
             elif size[0] <= 0 or size[1] <= 0:
                 failures.append("chart %s: empty canvas %s" % (c, size))
         if drawn is not None and drawn != len(check["elements"]):
             failures.append("%d charts drawn of %d chart elements" % (drawn, len(check["elements"])))
         failures += ["console: " + e for e in console_errors(b.events)]
         failures += ["request that leaves the file: " + u for u in external_requests(b.events)]
+        if a.click and drawn is not None:
+            failures += click_copies(b, a.click)
         height = min(int(check["height"]), 16000)
         b.send("Emulation.setDeviceMetricsOverride", {"width": 1300, "height": height, "deviceScaleFactor": 1,
                                                       "mobile": False})

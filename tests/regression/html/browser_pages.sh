@@ -27,7 +27,8 @@ case $kind in
     charts=breakdown,time_by_tier,time_by_phase,algorithms,busiest_links,topology ;;
   sweep)
     "$bin" sweep "$src/tests/regression/html/bert_pod16_sweep.json" --out "$dir" --html -q -j 2
-    charts=pareto_sram,pareto_streaming ;;
+    charts=pareto_sram,pareto_streaming
+    timing="$timing --click pareto_sram" ;;  # a mouse click on a point copies its configuration
   validate)
     rc=0  # exit 1 (a case outside its tolerance) is not this test's concern; 2 or 3 is
     "$bin" validate "$src/configs/validation/cases/ipulink_partner_bandwidth.json" \

@@ -181,6 +181,22 @@ TEST_CASE("sweep points: configuration = axis values, Pareto front of time again
   CHECK(points[2].config == Json{{"workload.model.transformer.micro_batch", 2}});
   CHECK(points[1].max_sram_per_tile_bytes == 200);
   CHECK(std::isnan(points[0].samples_per_s));
+  // With throughput, the front maximises it: (SRAM, samples/s) A (100, 10) and B (200, 20)
+  // are on it, C (150, 5) is beaten by A, although C's time would be the shortest.
+  auto training = [](int index, double t, double sram, double samples) {
+    return Json{{"index", index},
+                {"status", "ok"},
+                {"time_ns", t},
+                {"memory.max_tile_bytes", sram},
+                {"workload.samples_per_s", samples}};
+  };
+  const Json trained = {{"axes", Json::array()},
+                        {"rows", Json::array({training(0, 10, 100, 10), training(1, 50, 200, 20),
+                                              training(2, 1, 150, 5)})}};
+  const auto by_throughput = html::sweep_config_points(trained, "memory.max_tile_bytes");
+  CHECK(by_throughput[0].pareto);
+  CHECK(by_throughput[1].pareto);
+  CHECK_FALSE(by_throughput[2].pareto);
 }
 
 TEST_CASE("plan rows: numbers, flags, and type errors that name the row", "[html]") {
