@@ -4,7 +4,8 @@
 #   tools/setup.sh [release|ci|dev]     (default: release)
 # The ci preset also installs slurm-wlm and munge (the real-Slurm test tier
 # (tests/regression/slurm/) starts its own munged, slurmctld and slurmd from them) and
-# clang-format (style:clang_format checks every C++ file against .clang-format).
+# clang-format (style:clang_format checks every C++ file against .clang-format) and chromium
+# (the html:browser:* tests open every --html page in headless Chromium).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 preset="${1:-release}"
@@ -12,7 +13,7 @@ preset="${1:-release}"
 packages=(g++ cmake make pkg-config libsystemc-dev catch2 nlohmann-json3-dev libspdlog-dev
           libboost-dev libboost-program-options-dev libfp16-dev libnlopt-cxx-dev python3 python3-matplotlib
           python3-pytest python3-pandas python3-dev python3-venv pybind11-dev libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx)
-if [ "$preset" = ci ]; then packages+=(slurm-wlm munge clang-format); fi
+if [ "$preset" = ci ]; then packages+=(slurm-wlm munge clang-format chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -17,6 +17,18 @@ Json vector_summary(const std::vector<std::uint64_t>& v) {
   return {{"max", mx}, {"mean", sum / static_cast<double>(v.size())}};
 }
 
+bool g_sram_histogram = false;  // see TileArray::set_sram_histogram_in_stats()
+
+/// Tiles per 1/32 of `capacity` (the last bin counts the tiles above the capacity).
+Json sram_histogram(const std::vector<std::uint64_t>& sram, std::uint64_t capacity) {
+  constexpr std::uint64_t kBins = 32;
+  const std::uint64_t bin = std::max<std::uint64_t>(1, (capacity + kBins - 1) / kBins);
+  std::vector<std::uint64_t> counts(kBins + 1, 0);
+  for (std::uint64_t bytes : sram)
+    ++counts[bytes > capacity ? kBins : std::min<std::uint64_t>(kBins - 1, bytes / bin)];
+  return {{"bin_bytes", bin}, {"counts", counts}};
+}
+
 }  // namespace
 
 TileArray::TileArray(const ChipParams& chip, Fidelity fidelity)
@@ -200,6 +212,8 @@ std::uint64_t TileArray::max_sram_per_tile_bytes() const {
   return sram_.empty() ? 0 : *std::max_element(sram_.begin(), sram_.end());
 }
 
+void TileArray::set_sram_histogram_in_stats(bool on) { g_sram_histogram = on; }
+
 void TileArray::collect_stats(Json& out) const {
   if (exchanges_ > 0) {
     out["bytes_sent"] = total_sent_;
@@ -217,6 +231,8 @@ void TileArray::collect_stats(Json& out) const {
       per_tile["bytes_received"] = vector_summary(received_.values());
     }
     if (sram_known_) per_tile["sram_bytes"] = vector_summary(sram_);
+    if (sram_known_ && g_sram_histogram)
+      per_tile["sram_bytes_histogram"] = sram_histogram(sram_, chip_->sram_per_tile_bytes);
     if (!per_tile.empty()) out["per_tile"] = std::move(per_tile);
   } else if (computes_ > 0) {
     out["busiest_tile_compute_cycles"] = agg_max_cycles_;

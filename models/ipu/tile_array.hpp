@@ -79,6 +79,10 @@ class TileArray {
   /// compute step, SRAM after an allocation (a field that would read 0 only because nothing
   /// went through the model is absent, not zero).
   void collect_stats(Json& out) const;
+  /// Process-wide: when on, collect_stats() also gives per_tile.sram_bytes_histogram
+  /// ({"bin_bytes", "counts"}: tiles per 1/32 of the SRAM, the last count above it) for the
+  /// --html pages; the CLI takes it out of report.json, which stays as without it.
+  static void set_sram_histogram_in_stats(bool on);
 
  private:
   const ChipParams* chip_;

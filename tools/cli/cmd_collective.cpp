@@ -14,6 +14,7 @@
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
 #include "tools/cli/collective_scan.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/cli/run_outputs.hpp"
 #include "tools/cli/trace_options.hpp"
 #include "tools/common/cli_util.hpp"
@@ -79,6 +80,8 @@ int cmd_collective(const Args& args) {
       "override a system parameter (repeatable)")("json", "print the result as JSON")(
       "out", po::value<std::string>(), "also write report.json etc. here")(
       "trace", "also write trace.json (to --out, default out/collective_<op>)")(
+      "html",
+      "also write report.html, a self-contained page (to --out, default out/collective_<op>)")(
       "quiet,q", "print nothing on success")(
       "log-level", po::value<std::string>()->default_value("warn"), "spdlog level");
   add_trace_options(opts);
@@ -226,14 +229,19 @@ int cmd_collective(const Args& args) {
   // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
   if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
-  // Like `run`, a trace without --out goes to a default folder named after the op.
-  if (vm.count("out") || trace) {
+  // Like `run`, a trace or page without --out goes to a default folder named after the op.
+  const bool html = vm.count("html") > 0;
+  if (vm.count("out") || trace || html) {
     const std::string& out = out_dir;
     Json report = result.report;
     report["run_info"] = info.to_json();
     if (const int code = write_run_outputs(out, report, doc.resolved())) return code;
-    if (!vm.count("out") && !vm.count("quiet") && !vm.count("json"))
+    if (!vm.count("out") && trace && !vm.count("quiet") && !vm.count("json"))
       std::cout << "wrote " << out << "/trace.json\n";
+    if (html) {
+      if (const int code = write_run_html(out, report, vm.count("quiet") || vm.count("json")))
+        return code;
+    }
   }
   if (vm.count("json")) {
     Json out = result.report["workload"];

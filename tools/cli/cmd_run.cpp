@@ -8,15 +8,19 @@
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
 #include "sim/trace.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/cli/run_outputs.hpp"
 #include "tools/cli/trace_options.hpp"
 #include "tools/common/cli_util.hpp"
+#include "tools/html/run_page.hpp"
 #include "tools/sweep/sweep_input.hpp"
 
 namespace ipusim::cli {
 
-int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool quiet) {
+int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool quiet,
+                   bool html = false) {
   RunInfo info;
+  if (html) collect_html_details();
   begin_run(out_dir, trace, quiet);
   SimulationResult result = simulate(doc);
   // From here on nothing throws (run_outputs.hpp: SystemC's stacks are alive after sc_start).
@@ -24,6 +28,9 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   if (const int code = report_simulation_failure(result)) return code;
   Json report = std::move(result.report);
   report["run_info"] = info.to_json();
+  // The page sees the SRAM histogram; report.json stays as it is without --html.
+  const Json page_report = html ? report : Json();
+  if (html) html::strip_sram_histograms(report);
   std::string report_path;
   if (const int code = write_run_outputs(out_dir, report, doc.resolved(), &report_path))
     return code;
@@ -32,6 +39,7 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
     std::cout << "  wrote " << report_path << ", resolved_config.json"
               << (trace ? ", trace.json" : "") << "\n";
   }
+  if (html) return write_run_html(out_dir, page_report, quiet);
   return 0;
 }
 
@@ -39,7 +47,7 @@ int cmd_run(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
       "ipusim run CONFIG [--system SYSTEM] [--set path.to.key=value]... [--out DIR] [--trace] "
-      "[--quiet]\n"
+      "[--html] [--quiet]\n"
       "CONFIG and SYSTEM paths that do not exist here are looked up in the ipusim checkout\n"
       "(configs/default.json works from any folder). Sizes and rates in --set take units:\n"
       "--set workload.bytes=1GiB, --set ipu_link.bandwidth_GBps_per_link=128Gbit/s.");
@@ -54,6 +62,7 @@ int cmd_run(const Args& args) {
       "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
       "out", po::value<std::string>(), "output folder (default out/<config name>)")(
       "trace", "also write trace.json (Chrome/Perfetto trace events)")(
+      "html", "also write report.html: one self-contained page of the run (opens offline)")(
       "quiet,q", "print nothing on success")("json",
                                              "print report.json to stdout instead of the summary")(
       "log-level", po::value<std::string>()->default_value("warn"),
@@ -82,7 +91,8 @@ int cmd_run(const Args& args) {
   const std::string out = vm.count("out") ? vm["out"].as<std::string>()
                                           : "out/" + std::filesystem::path(config).stem().string();
   const bool json = vm.count("json") > 0;
-  const int code = run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0 || json);
+  const int code = run_config_doc(doc, out, vm.count("trace") > 0, vm.count("quiet") > 0 || json,
+                                  vm.count("html") > 0);
   if (json && code == 0)
     std::cout << read_json_file((std::filesystem::path(out) / "report.json").string()).dump(2)
               << "\n";

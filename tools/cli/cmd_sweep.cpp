@@ -8,6 +8,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/common/cli_util.hpp"
 #include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_input.hpp"
@@ -101,10 +102,11 @@ std::vector<std::size_t> fail_not_fitting(std::vector<Json>& rows) {
   return marked;
 }
 
-/// Writes results.csv / results.json for `rows`, prints the summary (unless quiet), or
-/// the results document (with --json).
-void write_results(const SweepSpec& spec, const std::string& out_dir, const std::vector<Json>& rows,
-                   bool quiet, bool json) {
+/// Writes results.csv / results.json for `rows` (and report.html with `html`), prints the
+/// summary (unless quiet), or the results document (with --json). Returns 0 or the exit code
+/// of a failed page write.
+int write_results(const SweepSpec& spec, const std::string& out_dir, const std::vector<Json>& rows,
+                  bool quiet, bool json, bool html) {
   const std::vector<std::string> columns = collect_columns(spec, rows);
   const fs::path out(out_dir);
   write_text(out / "results.csv", to_csv(columns, rows));
@@ -116,6 +118,10 @@ void write_results(const SweepSpec& spec, const std::string& out_dir, const std:
     print_summary(spec, columns, rows);
     std::cout << "\n";
   }
+  if (!html) return 0;
+  const std::string memory =
+      spec.memory_column.empty() ? summary_memory_column(columns, rows) : spec.memory_column;
+  return write_sweep_html(out_dir, doc, memory, quiet || json);
 }
 
 /// --slurm / --slurm-script-only: writes the job-array script and (unless script only)
@@ -200,7 +206,9 @@ int cmd_sweep(const Args& args) {
       "Slurm array tasks K (default: one per point, at most 1000)")(
       "partition", po::value<std::string>(), "Slurm partition (default: the cluster's)")(
       "time", po::value<std::string>(), "Slurm time limit per task, e.g. 30, 1:00:00, 2-00:00:00")(
-      "require-fit", "count points whose model does not fit in memory (memory.fits = 0) as failed");
+      "require-fit", "count points whose model does not fit in memory (memory.fits = 0) as failed")(
+      "html",
+      "also write DIR/report.html: the points as an interactive Pareto scatter (offline page)");
   po::positional_options_description positional;
   positional.add("sweep", 1);
   const auto vm = parse_options(opts, positional, args);
@@ -272,7 +280,9 @@ int cmd_sweep(const Args& args) {
       for (std::size_t i : fail_not_fitting(c.rows)) c.failed.push_back(i);
       std::sort(c.failed.begin(), c.failed.end());
     }
-    write_results(spec, options.out_dir, c.rows, quiet, json);
+    if (const int code =
+            write_results(spec, options.out_dir, c.rows, quiet, json, vm.count("html") > 0))
+      return code;
     if (!json) {
       std::cout << points.size()
                 << " points: " << (points.size() - c.missing.size() - c.failed.size()) << " ok, "
@@ -292,7 +302,9 @@ int cmd_sweep(const Args& args) {
 
   SweepRunResult result = run_sweep(spec, points, options);
   if (vm.count("require-fit")) result.failures += fail_not_fitting(result.rows).size();
-  write_results(spec, options.out_dir, result.rows, quiet, json);
+  if (const int code =
+          write_results(spec, options.out_dir, result.rows, quiet, json, vm.count("html") > 0))
+    return code;
   if (!json) {
     std::cout << points.size() << " points (" << result.ran << " run, " << result.reused
               << " reused), " << result.failures

@@ -15,6 +15,7 @@
 #include "tools/calibration/fit.hpp"
 #include "tools/calibration/param_space.hpp"
 #include "tools/calibration/validate_sections.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/common/cli_util.hpp"
 #include "tools/common/subprocess.hpp"
 #include "tools/regress/regress_junit.hpp"
@@ -99,6 +100,8 @@ int cmd_validate(const Args& args) {
       "before calibration), not from the current (fitted) defaults, so no fit starts at a point "
       "that saw the left-out case")("junit", po::value<std::string>(),
                                     "also write JUnit XML to this file")(
+      "html", po::value<std::string>(),
+      "also write this self-contained page (e.g. report.html): predicted against measured")(
       "json", "print the results as JSON instead of tables")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
       "set", po::value<std::vector<std::string>>()->composing(),
@@ -115,6 +118,7 @@ int cmd_validate(const Args& args) {
   }
   if (vm.count("junit"))
     check_output_file_flag("--junit", vm["junit"].as<std::string>());  // before any case runs
+  if (vm.count("html")) check_output_file_flag("--html", vm["html"].as<std::string>());
   std::vector<std::string> inputs =
       vm.count("cases") ? vm["cases"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (inputs.empty()) {
@@ -206,6 +210,12 @@ int cmd_validate(const Args& args) {
   if (vm.count("junit")) {
     const std::string file = vm["junit"].as<std::string>();
     write_text_file_atomic(file, junit_xml("ipusim.validate", validation_junit(outcomes)));
+  }
+  if (vm.count("html")) {
+    if (const int code = write_validation_html(vm["html"].as<std::string>(),
+                                               validation_json(outcomes, cross_ptr),
+                                               vm.count("json") > 0 || !verbose))
+      return code;
   }
   for (const auto& o : outcomes) {
     if (!o.pass) return 1;
