@@ -40,9 +40,11 @@ Pruning, before any simulation (counted by reason):
   memory          a lower bound of the busiest tile's SRAM (resident weights, optimizer
                   state and accumulators over all tiles, plus the code reserve) is above
                   the tile's SRAM: the simulator could not fit it either
-  slow_estimate   estimated samples/s below --keep-ratio x the best estimate (a ranking
-                  heuristic; --keep-ratio 0 simulates every configuration that may fit;
-                  not applied with --objective memory)
+  slow_estimate   the survivors are simulated in waves, highest estimated samples/s
+                  first; the plan stops when even the next estimate x the largest
+                  simulated/estimated ratio seen x (1 + --margin) is below the best
+                  fitting simulation (a heuristic: the estimate ranks, the simulator
+                  decides; not applied with --objective memory or --exhaustive)
 Objectives: throughput (most samples/s that fit), memory (least SRAM per tile that fits),
 balanced (the Pareto configuration nearest to the best samples/s at no SRAM, in units of
 the best samples/s and of the tile's SRAM).
@@ -83,14 +85,14 @@ struct Pruning {
   std::map<std::string, std::size_t> reasons;  ///< pruned count per reason
 };
 
-/// Estimates every candidate and prunes (see kPlanHelp).
+/// Estimates every candidate and prunes the invalid ones and (unless `exhaustive`) those
+/// whose SRAM lower bound is above the tile's SRAM; the survivors are ordered by estimated
+/// samples/s, highest first (ties by index).
 Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& facts,
-              double keep_ratio, bool prune_slow, bool prune_memory) {
+              bool exhaustive) {
   Pruning p;
   for (const char* r : {"global_batch", "pipeline_depth", "memory", "slow_estimate"})
     p.reasons[r] = 0;
-  std::vector<PlanEstimate> estimates(candidates.size());
-  double best = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlanCandidate& c = candidates[i];
     Json e = {{"index", i},          {"config", candidate_json(c)},
@@ -100,28 +102,15 @@ Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& fa
       e["pruned_reason"] = c.invalid;
       e["pruned_detail"] = c.invalid_detail;
     } else {
-      estimates[i] = estimate_candidate(c, facts);
-      e["estimate"] = estimate_json(estimates[i]);
-      const double lb = estimates[i].sram_bytes_per_tile_lower_bound;
-      if (prune_memory && lb > static_cast<double>(facts.sram_per_tile_bytes)) {
+      const PlanEstimate estimate = estimate_candidate(c, facts);
+      e["estimate"] = estimate_json(estimate);
+      const double lb = estimate.sram_bytes_per_tile_lower_bound;
+      if (!exhaustive && lb > static_cast<double>(facts.sram_per_tile_bytes)) {
         e["pruned_reason"] = "memory";
         e["pruned_detail"] = "at least " + std::to_string(static_cast<long long>(lb)) +
                              " B on the busiest tile, more than its " +
                              std::to_string(facts.sram_per_tile_bytes) + " B of SRAM";
-      } else {
-        best = std::max(best, estimates[i].samples_per_s);
       }
-    }
-    p.entries.push_back(std::move(e));
-  }
-  for (std::size_t i = 0; i < p.entries.size(); ++i) {
-    Json& e = p.entries[i];
-    if (e["pruned_reason"].is_null() && prune_slow &&
-        estimates[i].samples_per_s < keep_ratio * best) {
-      e["pruned_reason"] = "slow_estimate";
-      e["pruned_detail"] = "estimated " + std::to_string(estimates[i].samples_per_s) +
-                           " samples/s, below " + std::to_string(keep_ratio) +
-                           " x the best estimate " + std::to_string(best);
     }
     if (e["pruned_reason"].is_null()) {
       e["status"] = "pending";
@@ -129,8 +118,65 @@ Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& fa
     } else {
       ++p.reasons[e["pruned_reason"].get<std::string>()];
     }
+    p.entries.push_back(std::move(e));
   }
+  auto estimated = [&](std::size_t i) {
+    return p.entries[i]["estimate"]["samples_per_s"].get<double>();
+  };
+  std::stable_sort(p.survivors.begin(), p.survivors.end(),
+                   [&](std::size_t a, std::size_t b) { return estimated(a) > estimated(b); });
   return p;
+}
+
+/// Simulates the survivors (sweep points 1..n, highest estimate first; point 0 is the
+/// baseline) in waves, and stops when even the next estimate, scaled by the largest
+/// simulated/estimated ratio seen and by 1 + margin, is below the best fitting simulation
+/// (not with `all`: Slurm results, the memory objective, --exhaustive). Returns the rows
+/// (null for points not run), or the interrupting signal.
+struct WaveResult {
+  std::vector<Json> rows;
+  std::size_t run_points = 0;  ///< points 0..run_points-1 were simulated
+  double ratio = 0, best_fit = 0;
+  int interrupted_signal = 0;
+  std::size_t pending = 0;
+};
+
+WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                     const std::vector<Json>& entries, const std::vector<std::size_t>& survivors,
+                     SweepRunOptions run, double margin, bool all) {
+  WaveResult w;
+  w.rows.assign(points.size(), Json());
+  run.point_count = points.size();
+  const std::size_t wave = std::max<std::size_t>(8, 4 * static_cast<std::size_t>(run.jobs));
+  std::size_t next = 0;
+  while (next < points.size()) {
+    if (!all && next > 0 && w.best_fit > 0) {
+      const double estimate =
+          entries[survivors[next - 1]]["estimate"]["samples_per_s"].get<double>();
+      if (estimate * w.ratio * (1 + margin) < w.best_fit) break;
+    }
+    const std::size_t end = std::min(points.size(), next + wave + (next == 0 ? 1 : 0));
+    const std::vector<SweepPoint> part(points.begin() + static_cast<std::ptrdiff_t>(next),
+                                       points.begin() + static_cast<std::ptrdiff_t>(end));
+    SweepRunResult r = run_sweep(spec, part, run);
+    for (std::size_t k = next; k < end; ++k) {
+      w.rows[k] = r.rows[k];
+      if (k == 0 || w.rows[k].value("status", "") != "ok") continue;
+      const Json& row = w.rows[k];
+      const double simulated = row.value("workload.samples_per_s", 0.0);
+      const double estimate = entries[survivors[k - 1]]["estimate"]["samples_per_s"].get<double>();
+      if (estimate > 0) w.ratio = std::max(w.ratio, simulated / estimate);
+      if (row.value("memory.fits", 0.0) != 0) w.best_fit = std::max(w.best_fit, simulated);
+    }
+    next = end;
+    if (r.interrupted_signal) {
+      w.interrupted_signal = r.interrupted_signal;
+      w.pending = r.pending;
+      break;
+    }
+  }
+  w.run_points = next;
+  return w;
 }
 
 /// The sweep file of the survivors (zip over every override path; the last point is the
@@ -143,17 +189,19 @@ SweepSpec write_plan_sweep(const fs::path& out, const Json& base, const ModelFac
   Json axes = Json::array();
   for (std::size_t a = 0; a < paths.size(); ++a)
     axes.push_back(Json{{"path", paths[a]}, {"values", Json::array()}});
+  for (std::size_t a = 0; a < paths.size(); ++a)
+    axes[a]["values"].push_back(*find_pointer(base, pointer_of(paths[a])));
   for (std::size_t i : survivors) {
     const std::vector<Json> values = override_values(candidates[i], facts);
     for (std::size_t a = 0; a < paths.size(); ++a) axes[a]["values"].push_back(values[a]);
   }
-  for (std::size_t a = 0; a < paths.size(); ++a)
-    axes[a]["values"].push_back(*find_pointer(base, pointer_of(paths[a])));
-  const Json sweep = {{"description", "generated by ipusim plan: its survivors, then the baseline"},
-                      {"base", "plan_base.json"},
-                      {"mode", "zip"},
-                      {"axes", axes},
-                      {"columns", {{"step_time_ns", "/workload/step_time_ns"}}}};
+  const Json sweep = {
+      {"description",
+       "generated by ipusim plan: the config as given, then the survivors, best estimate first"},
+      {"base", "plan_base.json"},
+      {"mode", "zip"},
+      {"axes", axes},
+      {"columns", {{"step_time_ns", "/workload/step_time_ns"}}}};
   write_json_pretty((out / "plan_base.json").string(), base);
   write_json_pretty((out / "plan_sweep.json").string(), sweep);
   return load_sweep((out / "plan_sweep.json").string());
@@ -189,11 +237,11 @@ int cmd_plan(const Args& args) {
                                     "configurations to list")(
       "space", po::value<std::string>(),
       "space file (JSON): replaces the default of each axis it names")(
-      "keep-ratio", po::value<double>()->default_value(0.5),
-      "simulate only configurations estimated at least this fraction of the best estimate (0: "
-      "all)")("jobs,j", po::value<unsigned>()->default_value(default_jobs()),
-              "simulations at once")("out,o", po::value<std::string>(),
-                                     "output folder (default out/plan_<config stem>)")(
+      "margin", po::value<double>()->default_value(0.05),
+      "time pruning: stop when the next estimate x the largest simulated/estimated ratio x (1 + "
+      "margin) is below the best fitting simulation")(
+      "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
+      "out,o", po::value<std::string>(), "output folder (default out/plan_<config stem>)")(
       "resume", "reuse the simulations that already finished in DIR")(
       "exhaustive",
       "no memory or time pruning: simulate every valid configuration (to check the plan)")(
@@ -213,10 +261,9 @@ int cmd_plan(const Args& args) {
   if (!vm.count("config")) throw ConfigError("plan: missing the config file (see --help)");
   const std::string config = resolve_input_path(vm["config"].as<std::string>());
   const PlanObjective objective = parse_objective(vm["objective"].as<std::string>());
-  const double keep_ratio = vm["keep-ratio"].as<double>();
-  if (!(keep_ratio >= 0 && keep_ratio <= 1))
-    throw ConfigError("--keep-ratio: expected a number in [0, 1], got " +
-                      std::to_string(keep_ratio));
+  const double margin = vm["margin"].as<double>();
+  if (!(margin >= 0 && margin <= 10))
+    throw ConfigError("--margin: expected a number in [0, 10], got " + std::to_string(margin));
   const std::size_t top_k = vm["top"].as<std::size_t>();
   if (top_k == 0) throw ConfigError("--top: expected at least 1, got 0");
   const bool slurm = vm.count("slurm") || vm.count("slurm-script-only");
@@ -246,8 +293,7 @@ int cmd_plan(const Args& args) {
                       ": the space has no configuration for " + std::to_string(facts.total_ipus) +
                       " IPUs (check ipus_per_replica and execution)");
   const bool exhaustive = vm.count("exhaustive") > 0;
-  Pruning pruning = prune(candidates, facts, keep_ratio,
-                          !exhaustive && objective != PlanObjective::Memory, !exhaustive);
+  Pruning pruning = prune(candidates, facts, exhaustive);
   if (pruning.reasons["global_batch"] == candidates.size())
     throw ConfigError("--global-batch " + std::to_string(global_batch) +
                       ": impossible: no replicas x micro_batch of the space divides it");
@@ -303,14 +349,28 @@ int cmd_plan(const Args& args) {
   run.jobs = vm["jobs"].as<unsigned>();
   run.resume = vm.count("resume") > 0;
   run.progress = !quiet && !json;
-  const SweepRunResult result = run_sweep(spec, points, run);
+  const WaveResult result = run_waves(spec, points, pruning.entries, pruning.survivors, run, margin,
+                                      exhaustive || objective == PlanObjective::Memory);
 
   std::vector<Json>& entries = pruning.entries;
-  std::size_t failed = 0;
+  std::size_t failed = 0, simulated = 0;
   for (std::size_t k = 0; k < pruning.survivors.size(); ++k) {
     Json& e = entries[pruning.survivors[k]];
-    fill_measured(e, result.rows[k]);
-    e["point"] = k;
+    if (k + 1 >= result.run_points) {
+      e["status"] = "pruned";
+      e["pruned_reason"] = "slow_estimate";
+      e["pruned_detail"] =
+          "estimated " + std::to_string(e["estimate"]["samples_per_s"].get<double>()) +
+          " samples/s x " + std::to_string(result.ratio) +
+          " (the largest simulated/estimated ratio) x (1 + margin) is below the best fitting "
+          "simulation, " +
+          std::to_string(result.best_fit) + " samples/s";
+      ++pruning.reasons["slow_estimate"];
+      continue;
+    }
+    fill_measured(e, result.rows[k + 1]);
+    e["point"] = k + 1;
+    ++simulated;
     if (e["status"] == "failed") ++failed;
   }
   for (Json& e : entries)
@@ -321,7 +381,7 @@ int cmd_plan(const Args& args) {
       e["error"] = "";
     }
   Json baseline = {{"config", "the config as given"}};
-  fill_measured(baseline, result.rows.back());
+  fill_measured(baseline, result.rows.front());
   const std::vector<std::size_t> front = mark_pareto(entries);
   const std::vector<std::size_t> ranked =
       rank_entries(entries, objective, static_cast<double>(facts.sram_per_tile_bytes));
@@ -335,14 +395,14 @@ int cmd_plan(const Args& args) {
                   {"system", base.value("system", Json::object()).value("name", "")},
                   {"global_batch", global_batch},
                   {"objective", vm["objective"].as<std::string>()},
-                  {"keep_ratio", keep_ratio},
+                  {"margin", margin},
                   {"exhaustive", exhaustive},
                   {"space", space_to_json(space)},
                   {"counts",
                    {{"enumerated", candidates.size()},
                     {"pruned", pruning.reasons},
-                    {"pruned_total", candidates.size() - pruning.survivors.size()},
-                    {"simulated", pruning.survivors.size()},
+                    {"pruned_total", candidates.size() - simulated},
+                    {"simulated", simulated},
                     {"failed", failed},
                     {"fit", fit},
                     {"pareto", front.size()}}},
@@ -385,8 +445,7 @@ int cmd_plan(const Args& args) {
       std::cout << (first ? "" : ", ") << reason << " " << n;
       first = false;
     }
-    std::cout << "), " << pruning.survivors.size() << " simulated (" << failed << " failed, " << fit
-              << " fit)\n";
+    std::cout << "), " << simulated << " simulated (" << failed << " failed, " << fit << " fit)\n";
     if (baseline["status"] == "ok")
       std::cout << "  the config as given: " << baseline["samples_per_s"].get<double>()
                 << " samples/s, " << baseline["sram_bytes_per_tile"] << " B/tile, fits "

@@ -64,7 +64,7 @@ TEST_CASE("plan's memory bound never drops a configuration the simulator fits", 
   const CliResult full = plan(s, "full", {"--exhaustive"});
   INFO(full.out << full.err);
   REQUIRE(full.exit_code == 0);
-  const CliResult pruned = plan(s, "pruned", {"--keep-ratio", "0"});
+  const CliResult pruned = plan(s, "pruned", {"--objective", "memory"});
   INFO(pruned.out << pruned.err);
   REQUIRE(pruned.exit_code == 0);
   const Json all = plan_json(s, "full")["configurations"];
