@@ -16,6 +16,7 @@ int cmd_groups(const Args& args);
 int cmd_collective(const Args& args);
 int cmd_cbr(const Args& args);
 int cmd_sweep(const Args& args);
+int cmd_plan(const Args& args);
 int cmd_regress(const Args& args);
 int cmd_validate(const Args& args);
 int cmd_calibrate(const Args& args);

@@ -33,6 +33,7 @@ commands:
                     --min-bytes A --max-bytes B [--step-factor F]: over a range of sizes
   cbr               a collective-balanced-reorder layout for a tile mapping
   sweep SWEEP       a grid of runs -> results.csv / results.json (and plots)
+  plan CONFIG       search replicas, pipelining, batch, RTS, tensor locations -> plan.json
   regress DIR       compare collective/workload timings with golden baselines
   validate [CASES]  prediction errors, calibration fit, consistency checks
   calibrate CASES   fit ASSUMPTION parameters to measurements -> parameter file
@@ -55,6 +56,7 @@ int dispatch(const std::string& command, const Args& args) {
       {"collective", cmd_collective},
       {"cbr", cmd_cbr},
       {"sweep", cmd_sweep},
+      {"plan", cmd_plan},
       {"regress", cmd_regress},
       {"validate", cmd_validate},
       {"calibrate", cmd_calibrate},

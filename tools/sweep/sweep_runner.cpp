@@ -55,12 +55,14 @@ SweepRunResult run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
   const std::string config = fs::absolute(spec.base).lexically_normal().string();
   const fs::path points_dir = fs::path(options.out_dir) / "points";
   SweepRunResult result;
-  result.rows.resize(points.size());
+  const std::size_t count = options.point_count ? options.point_count : points.size();
+  result.rows.resize(count);
 
   std::vector<RunJob> jobs;
-  std::vector<std::size_t> job_point;  // job index -> point index
-  for (const auto& point : points) {
-    const fs::path dir = points_dir / point_dir_name(point.index, points.size());
+  std::vector<std::size_t> job_point;  // job index -> position in `points`
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const SweepPoint& point = points[p];
+    const fs::path dir = points_dir / point_dir_name(point.index, count);
     if (options.resume) {
       if (auto report = reusable_report(dir, config, point)) {
         result.rows[point.index] = make_row(spec, point, "ok", "", *report);
@@ -71,11 +73,11 @@ SweepRunResult run_sweep(const SweepSpec& spec, const std::vector<SweepPoint>& p
     std::error_code ec;
     fs::remove(dir / "done.json", ec);
     jobs.push_back(RunJob{config, point.sets, dir.string()});
-    job_point.push_back(point.index);
+    job_point.push_back(p);
   }
 
   Progress progress(points.size(), result.reused, options.progress);
-  std::vector<bool> finished(points.size(), false);
+  std::vector<bool> finished(count, false);
   for (const auto& point : points) finished[point.index] = !result.rows[point.index].is_null();
   try {
     run_jobs(jobs, options.jobs, [&](std::size_t j, const RunOutcome& outcome) {

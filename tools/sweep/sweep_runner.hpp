@@ -16,6 +16,9 @@ struct SweepRunOptions {
   unsigned jobs = 1;     ///< child processes at once
   bool resume = false;   ///< reuse points whose done.json says ok with the same inputs
   bool progress = true;  ///< draw the progress line on stderr
+  /// Points of the whole sweep when `points` is only a part of it (plan runs its sweep in
+  /// waves): rows and folder names follow it (0 = points.size()).
+  std::size_t point_count = 0;
 };
 
 /// What a sweep produced: one row per point in point order, and counters.

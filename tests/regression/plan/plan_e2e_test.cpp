@@ -1,0 +1,188 @@
+// `ipusim plan` end to end on MLPerf BERT-Large (Pod16) over small spaces: the memory bound
+// against every simulated configuration, plan against the exhaustive search, bad input,
+// --resume, and the best configuration as a runnable config.
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "tests/regression/tools/cli_harness.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+/// SRAM per tile of the GC200 (chips/gc200.json, IPU Programmer's Guide: 624 KiB).
+constexpr double kSramPerTile = 638976;
+
+std::string bert() { return source_path("configs/workloads/mlperf_v1.0_bert_pod16.json"); }
+
+/// 32 configurations: 4 replicas x 4-IPU pipelines, both splits, 2 micro-batches, RTS off
+/// or over all replicas, optimizer state on or off chip, no or pipeline recomputation.
+const char* kSmallSpace = R"({"ipus_per_replica": [4], "execution": ["pipelined"],
+  "pipeline_split": ["time", "memory"], "micro_batch": [1, 2], "rts": ["off", "all"],
+  "weights": ["on_chip"], "optimizer_state": ["on_chip", "off_chip"], "activations": ["on_chip"],
+  "io_tiles": [0], "recomputation": ["none", "pipeline"], "batch_serialisation": [1]})";
+
+Json plan_json(const Scratch& s, const std::string& dir) {
+  return Json::parse(read_text(s.path(dir + "/plan.json")));
+}
+
+CliResult plan(const Scratch& s, const std::string& dir, std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "plan",   bert(), "--space", s.write("space.json", kSmallSpace), "--out", s.path(dir),
+      "--jobs", "2",    "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_cli(s, args);
+}
+
+}  // namespace
+
+TEST_CASE("plan enumerates the space and balances the pipeline as worked by hand", "[e2e][plan]") {
+  Scratch s;
+  const CliResult r = plan(s, "out", {"--exhaustive"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json doc = plan_json(s, "out");
+  // 2 splits x 2 micro-batches x 2 RTS x 2 locations x 2 recomputations.
+  CHECK(doc["counts"]["enumerated"] == 32);
+  CHECK(doc["counts"]["simulated"] == 32);
+  std::set<std::string> splits;
+  for (const Json& e : doc["configurations"]) {
+    splits.insert(e["config"]["layers_per_ipu"].dump());
+    // MLPerf's global batch: 4 replicas x 2 packs x 192 = 1536.
+    CHECK(e["config"]["replicas"].get<int>() * e["config"]["micro_batch"].get<int>() *
+              e["config"]["accumulation_factor"].get<int>() ==
+          1536);
+  }
+  // h = 1024, vocab 30522, 76 head tokens, seq 512: IPU 0's embedding + heads weigh 2.57
+  // layers of parameters -> [4, 6, 7, 7]; 0.35 layers of flops -> [6, 6, 6, 6].
+  CHECK(splits == std::set<std::string>{"[4,6,7,7]", "[6,6,6,6]"});
+}
+
+TEST_CASE("plan's memory bound never drops a configuration the simulator fits", "[e2e][plan]") {
+  Scratch s;
+  const CliResult full = plan(s, "full", {"--exhaustive"});
+  INFO(full.out << full.err);
+  REQUIRE(full.exit_code == 0);
+  const CliResult pruned = plan(s, "pruned", {"--objective", "memory"});
+  INFO(pruned.out << pruned.err);
+  REQUIRE(pruned.exit_code == 0);
+  const Json all = plan_json(s, "full")["configurations"];
+  const Json cut = plan_json(s, "pruned")["configurations"];
+  REQUIRE(all.size() == cut.size());
+  std::size_t dropped = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    INFO("configuration " << i << ": " << all[i]["config"].dump());
+    REQUIRE(all[i]["status"] == "ok");
+    // The bound is below what the simulator accounts, for every configuration...
+    CHECK(all[i]["estimate"]["sram_bytes_per_tile_lower_bound"].get<double>() <=
+          all[i]["sram_bytes_per_tile"].get<double>());
+    // ...so whatever the plan drops on memory does not fit in the full search either.
+    if (cut[i]["pruned_reason"] == "memory") {
+      ++dropped;
+      CHECK(all[i]["fits"] == false);
+      CHECK(all[i]["sram_bytes_per_tile"].get<double>() > kSramPerTile);
+    }
+  }
+  // Optimizer state on chip without RTS (LAMB: 8 B + weights 2 B + accumulators 2 B per
+  // parameter, 7 layers x 12.6 M parameters = 1.06 GB on 1472 tiles) cannot fit: 8 of 32.
+  CHECK(dropped == 8);
+}
+
+TEST_CASE("plan's best equals the exhaustive best", "[e2e][plan]") {
+  Scratch s;
+  REQUIRE(plan(s, "full", {"--exhaustive"}).exit_code == 0);
+  const CliResult r = plan(s, "plan", {});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json full = plan_json(s, "full"), planned = plan_json(s, "plan");
+  REQUIRE(full["best"].is_number());
+  REQUIRE(planned["best"].is_number());
+  CHECK(planned["counts"]["simulated"].get<int>() < full["counts"]["simulated"].get<int>());
+  const double best_full =
+      full["configurations"][full["best"].get<std::size_t>()]["samples_per_s"].get<double>();
+  const double best_plan =
+      planned["configurations"][planned["best"].get<std::size_t>()]["samples_per_s"].get<double>();
+  CHECK(best_plan >= 0.99 * best_full);
+  // The best of the exhaustive search is the maximum over every fitting configuration.
+  for (const Json& e : full["configurations"])
+    if (e["fits"] == true) CHECK(e["samples_per_s"].get<double>() <= best_full);
+}
+
+TEST_CASE("plan writes a best configuration that ipusim run runs at the planned throughput",
+          "[e2e][plan]") {
+  Scratch s;
+  REQUIRE(plan(s, "out", {}).exit_code == 0);
+  const Json doc = plan_json(s, "out");
+  const CliResult r =
+      run_cli(s, {"run", s.path("out/best_config.json"), "--out", s.path("run"), "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json report = Json::parse(read_text(s.path("run/report.json")));
+  CHECK(report["memory"]["fits"] == 1);
+  CHECK(
+      report["workload"]["samples_per_s"].get<double>() ==
+      Approx(doc["configurations"][doc["best"].get<std::size_t>()]["samples_per_s"].get<double>()));
+}
+
+TEST_CASE("plan --resume after an interruption prints and writes the same result", "[e2e][plan]") {
+  Scratch s;
+  const CliResult first = plan(s, "out", {});
+  REQUIRE(first.exit_code == 0);
+  const std::string before = read_text(s.path("out/plan.json"));
+  // An interruption leaves some simulations without their done.json marker.
+  std::size_t removed = 0, kept = 0;
+  for (const auto& point : fs::directory_iterator(s.path("out/points"))) {
+    if ((removed + kept) % 2 == 0) {
+      fs::remove(point.path() / "done.json");
+      ++removed;
+    } else {
+      ++kept;
+    }
+  }
+  REQUIRE(removed > 0);
+  REQUIRE(kept > 0);
+  fs::remove(s.path("out/plan.json"));
+  const CliResult again = plan(s, "out", {"--resume"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(read_text(s.path("out/plan.json")) == before);
+  CHECK(again.out == first.out);
+}
+
+TEST_CASE("plan refuses bad input with exit 2 naming the file, flag or JSON path", "[e2e][plan]") {
+  Scratch s;
+  const std::string unknown = s.write("unknown.json", R"({"micro_batches": [1]})");
+  CliResult r = run_cli(s, {"plan", bert(), "--space", unknown, "--out", s.path("a")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown.json") && Catch::Contains("micro_batches"));
+
+  const std::string bad_value = s.write("bad.json", R"({"weights": ["on_chip", "offchip"]})");
+  r = run_cli(s, {"plan", bert(), "--space", bad_value, "--out", s.path("b")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/weights/1") && Catch::Contains("offchip"));
+
+  // 16 replicas of 1 IPU: no micro-batch makes 1000 samples (1000 / 16 is not whole).
+  const std::string data_parallel = s.write("dp.json", R"({"ipus_per_replica": [1]})");
+  r = run_cli(s, {"plan", bert(), "--space", data_parallel, "--global-batch", "1000", "--out",
+                  s.path("c")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--global-batch 1000"));
+
+  // Everything on chip, one IPU per replica, no sharding: 336 M parameters cannot fit.
+  const std::string resident = s.write("resident.json", R"({"ipus_per_replica": [1],
+    "execution": ["phased"], "rts": ["off"], "weights": ["on_chip"], "optimizer_state": ["on_chip"]})");
+  r = run_cli(s, {"plan", bert(), "--space", resident, "--out", s.path("d")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::Contains("no configuration survives pruning") && Catch::Contains("memory"));
+
+  r = run_cli(s, {"plan", bert(), "--objective", "speed", "--out", s.path("e")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--objective"));
+
+  r = run_cli(
+      s, {"plan", source_path("configs/workloads/allreduce_pod16.json"), "--out", s.path("f")});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/workload/kind"));
+}
