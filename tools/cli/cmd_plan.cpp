@@ -9,6 +9,7 @@
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/common/cli_util.hpp"
 #include "tools/common/subprocess.hpp"
 #include "tools/plan/plan_estimate.hpp"
@@ -225,7 +226,7 @@ int cmd_plan(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
       "ipusim plan CONFIG [--system S] [--global-batch N] [--objective throughput|memory|balanced] "
-      "[--top K] [--jobs N | --slurm] [--out DIR] [--json] [--resume]");
+      "[--top K] [--jobs N | --slurm] [--out DIR] [--json] [--html] [--resume]");
   opts.add_options()("help", "show this help")("config", po::value<std::string>(),
                                                "training config")(
       "system", po::value<std::string>(),
@@ -245,6 +246,9 @@ int cmd_plan(const Args& args) {
       "resume", "reuse the simulations that already finished in DIR")(
       "exhaustive",
       "no memory or time pruning: simulate every valid configuration (to check the plan)")(
+      "html",
+      "also write DIR/report.html: the simulated configurations as an interactive Pareto "
+      "scatter (offline page)")(
       "json", "print plan.json's summary (counts, best, top, Pareto) instead of the tables")(
       "quiet,q", "no progress line")("slurm",
                                      "run the simulations as a Slurm job array (then --resume)")(
@@ -427,6 +431,9 @@ int cmd_plan(const Args& args) {
     return 128 + result.interrupted_signal;
   }
   write_json_pretty((out / "plan.json").string(), doc_out);
+  if (vm.count("html")) {
+    if (const int rc = write_plan_html(out.string(), doc_out, json)) return rc;
+  }
 
   if (json) {
     Json summary = doc_out;

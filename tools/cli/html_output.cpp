@@ -59,6 +59,44 @@ int write_sweep_html(const std::string& out_dir, const Json& results,
   return write(page_path(out_dir), html::configurations_page(points, options), quiet);
 }
 
+int write_plan_html(const std::string& out_dir, const Json& plan, bool quiet) {
+  html::ConfigPageOptions options;
+  options.title = "ipusim plan: " + std::filesystem::path(plan.value("config", "")).stem().string();
+  options.subtitle = "Every simulated configuration of the plan; the Pareto front is plan's.";
+  options.summary.push_back({"system", plan.value("system", "")});
+  options.summary.push_back(
+      {"global batch", plan.contains("global_batch") ? plan["global_batch"].dump() : ""});
+  options.summary.push_back({"objective", plan.value("objective", "")});
+  const Json counts = plan.value("counts", Json::object());
+  options.summary.push_back(
+      {"enumerated / pruned / simulated", counts.value("enumerated", Json(0)).dump() + " / " +
+                                              counts.value("pruned_total", Json(0)).dump() + " / " +
+                                              counts.value("simulated", Json(0)).dump()});
+  std::vector<html::ConfigPoint> points;
+  const Json entries = plan.value("configurations", Json::array());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Json& e = entries[i];
+    const std::string status = e.value("status", "");
+    if (status != "ok" && status != "failed") continue;  // pruned / pending: no result to draw
+    // plan.json's keys, renamed to the page's row keys (tools/plan/README.md has the schema).
+    Json row = {{"config", e.value("config", Json::object())},
+                {"label", "#" + std::to_string(e.value("index", i))},
+                {"samples_per_s", e.value("samples_per_s", Json())},
+                {"step_time_ns", e.value("time_per_step_ns", Json())},
+                {"max_sram_per_tile_bytes", e.value("sram_bytes_per_tile", Json())},
+                {"streaming_memory_bytes", e.value("streaming_memory_bytes", Json())},
+                {"fits", e.value("fits", Json(false)).is_boolean() ? e["fits"] : Json(false)},
+                {"pareto", e.value("pareto", Json(false)).is_boolean() ? e["pareto"] : Json(false)},
+                {"status", status == "ok" ? "ok" : "failed: " + e.value("error", Json("")).dump()}};
+    for (const char* key :
+         {"samples_per_s", "step_time_ns", "max_sram_per_tile_bytes", "streaming_memory_bytes"})
+      if (row[key].is_null()) row.erase(key);
+    points.push_back(
+        html::config_point_from_row(row, "plan.json: /configurations/" + std::to_string(i)));
+  }
+  return write(page_path(out_dir), html::configurations_page(points, options), quiet);
+}
+
 int write_validation_html(const std::string& path, const Json& validation, bool quiet) {
   return write(path, html::validation_page(validation), quiet);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// `--html` of run, collective, sweep and validate: the self-contained report.html pages
+// `--html` of run, collective, sweep, plan and validate: the self-contained report.html pages
 // (tools/html/). Writes never throw (run and collective write after sc_start) and return
 // the exit code of a failure after printing it: 2 (the folder is missing) or 3 (write failed).
 #include <string>
@@ -21,6 +21,10 @@ int write_run_html(const std::string& out_dir, const Json& report, bool quiet);
 /// document with `memory_column` as the SRAM per tile.
 int write_sweep_html(const std::string& out_dir, const Json& results,
                      const std::string& memory_column, bool quiet);
+
+/// Writes `out_dir`/report.html, the configurations page of a plan.json document: every
+/// simulated configuration (pruned ones are counted in the summary, not drawn).
+int write_plan_html(const std::string& out_dir, const Json& plan, bool quiet);
 
 /// Writes `path`, the page of a validation document (validate --json's).
 int write_validation_html(const std::string& path, const Json& validation, bool quiet);
