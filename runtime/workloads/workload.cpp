@@ -2,12 +2,12 @@
 
 #include <systemc>
 
-#include "runtime/workloads/collective_workload.hpp"
-#include "runtime/workloads/microbenchmark.hpp"
-#include "runtime/workloads/microbenchmark_params.hpp"
+#include "runtime/workloads/collective/collective_workload.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark_params.hpp"
 #include "runtime/workloads/runtime_params.hpp"
-#include "runtime/workloads/sharded_tensor_workload.hpp"
-#include "runtime/workloads/training_workload.hpp"
+#include "runtime/workloads/sharded_tensor/sharded_tensor_workload.hpp"
+#include "runtime/workloads/training/training_workload.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {

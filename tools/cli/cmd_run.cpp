@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "runtime/exec/simulation.hpp"
+#include "runtime/workloads/simulation.hpp"
 #include "sim/logging.hpp"
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"

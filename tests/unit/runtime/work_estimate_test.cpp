@@ -1,6 +1,6 @@
 // Program-size estimates behind the guards before work (runtime/workloads/work_estimate.hpp),
 // against hand-counted programs and against the real lowering.
-#include "runtime/workloads/work_estimate.hpp"
+#include "runtime/workloads/training/work_estimate.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 #include "runtime/passes/pass_locations.hpp"
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_phases.hpp"
-#include "runtime/workloads/graph_checks.hpp"
+#include "runtime/workloads/training/graph_checks.hpp"
 
 using namespace ipusim::rt;
 

@@ -1,5 +1,5 @@
 // Microbenchmark workload: parse steps, play them in one SC_THREAD, report per-step timing.
-#include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
 
 #include <algorithm>
 #include <cstdio>

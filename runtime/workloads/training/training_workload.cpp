@@ -1,6 +1,6 @@
 // The training workload: read the model and session, lower, account memory, elaborate the
 // executor; report afterwards.
-#include "runtime/workloads/training_workload.hpp"
+#include "runtime/workloads/training/training_workload.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -14,10 +14,10 @@
 #include "runtime/ir/ir_json.hpp"
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
-#include "runtime/workloads/graph_checks.hpp"
-#include "runtime/workloads/onnx_model.hpp"
-#include "runtime/workloads/training_state.hpp"
-#include "runtime/workloads/work_estimate.hpp"
+#include "runtime/workloads/training/graph_checks.hpp"
+#include "runtime/workloads/training/onnx_model.hpp"
+#include "runtime/workloads/training/training_state.hpp"
+#include "runtime/workloads/training/work_estimate.hpp"
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
 

@@ -1,4 +1,4 @@
-#include "runtime/exec/simulation.hpp"
+#include "runtime/workloads/simulation.hpp"
 
 #include <cstdio>
 #include <sstream>

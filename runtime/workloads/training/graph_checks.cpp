@@ -1,4 +1,4 @@
-#include "runtime/workloads/graph_checks.hpp"
+#include "runtime/workloads/training/graph_checks.hpp"
 
 #include <map>
 #include <tuple>

@@ -7,7 +7,7 @@
 
 #include "models/system/system.hpp"
 #include "runtime/generators/model_gen.hpp"
-#include "runtime/workloads/training_state.hpp"
+#include "runtime/workloads/training/training_state.hpp"
 
 namespace ipusim::rt {
 namespace {

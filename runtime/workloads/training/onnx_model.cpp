@@ -1,5 +1,5 @@
 // Reads `/workload/model/onnx` and builds the model with the ONNX generator (onnx_model.hpp).
-#include "runtime/workloads/onnx_model.hpp"
+#include "runtime/workloads/training/onnx_model.hpp"
 
 #include <filesystem>
 

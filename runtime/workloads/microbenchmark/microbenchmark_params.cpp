@@ -1,6 +1,6 @@
 // Microbenchmark step fields. Each field is declared for top-level steps and for the steps
 // nested one level inside a `concurrent` step.
-#include "runtime/workloads/microbenchmark_params.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark_params.hpp"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 // TrainingSession / InferenceSession::createFromOnnxModel): path (relative to the config
 // file), input_shapes (PopART's InputShapeInfo), loss, dtype.
 #include "runtime/generators/model_gen_optimizer.hpp"
-#include "runtime/workloads/training_state.hpp"
+#include "runtime/workloads/training/training_state.hpp"
 #include "sim/config.hpp"
 
 namespace ipusim::rt {

@@ -1,4 +1,4 @@
-#include "runtime/workloads/sharded_tensor_workload.hpp"
+#include "runtime/workloads/sharded_tensor/sharded_tensor_workload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "collectives/sharding/rts.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
-#include "runtime/workloads/collective_estimate.hpp"
+#include "runtime/workloads/collective/collective_estimate.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 

@@ -1,4 +1,4 @@
-#include "runtime/workloads/collective_workload.hpp"
+#include "runtime/workloads/collective/collective_workload.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -19,8 +19,8 @@
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "runtime/exec/trace_estimate.hpp"
-#include "runtime/workloads/collective_estimate.hpp"
-#include "runtime/workloads/forked_trial.hpp"
+#include "runtime/workloads/collective/collective_estimate.hpp"
+#include "runtime/workloads/collective/forked_trial.hpp"
 #include "sim/errors.hpp"
 #include "sim/kernel_run.hpp"
 #include "sim/params.hpp"

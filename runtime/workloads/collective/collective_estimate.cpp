@@ -1,4 +1,4 @@
-#include "runtime/workloads/collective_estimate.hpp"
+#include "runtime/workloads/collective/collective_estimate.hpp"
 
 #include <algorithm>
 #include <cmath>

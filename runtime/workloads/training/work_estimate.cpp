@@ -1,4 +1,4 @@
-#include "runtime/workloads/work_estimate.hpp"
+#include "runtime/workloads/training/work_estimate.hpp"
 
 #include <algorithm>
 #include <cstdio>

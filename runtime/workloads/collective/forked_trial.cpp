@@ -1,4 +1,4 @@
-#include "runtime/workloads/forked_trial.hpp"
+#include "runtime/workloads/collective/forked_trial.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
