@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "models/network/traffic_patterns.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"
+#include "tests/support/network/traffic_patterns.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "models/network/traffic_patterns.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
+#include "tests/support/network/traffic_patterns.hpp"
 
 using namespace ipusim;
 

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "models/network/engine_driver.hpp"
+#include "tests/support/network/engine_driver.hpp"
 
 using namespace ipusim;
 

@@ -1,5 +1,5 @@
 // Random traffic patterns and the fluid/packet comparison.
-#include "models/network/traffic_patterns.hpp"
+#include "tests/support/network/traffic_patterns.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/network/engine_driver.hpp"
 #include "models/network/routing.hpp"
+#include "tests/support/network/engine_driver.hpp"
 
 namespace ipusim {
 

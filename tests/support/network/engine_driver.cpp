@@ -1,5 +1,5 @@
 // Offline driver of the two network engines (no SystemC).
-#include "models/network/engine_driver.hpp"
+#include "tests/support/network/engine_driver.hpp"
 
 #include <algorithm>
 #include <cstdint>
