@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 
 using namespace ipusim::cli;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 #include "tools/sweep/sweep_lock.hpp"
 #include "tools/sweep/sweep_slurm.hpp"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 #include "tools/regress/regress_case.hpp"
 #include "tools/regress/regress_compare.hpp"
 #include "tools/regress/regress_junit.hpp"

@@ -14,7 +14,7 @@
 #include "sim/config.hpp"
 #include "sim/json_parse.hpp"
 #include "sim/output.hpp"
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace ipusim;

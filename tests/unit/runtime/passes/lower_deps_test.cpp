@@ -9,7 +9,7 @@
 #include "runtime/passes/pass_locations.hpp"
 #include "runtime/passes/pass_lower.hpp"
 #include "runtime/passes/pass_phases.hpp"
-#include "tests/unit/runtime/lowered_ancestors.hpp"
+#include "tests/unit/runtime/passes/lowered_ancestors.hpp"
 
 using namespace ipusim::rt;
 using ipusim::rt::test::ancestors;

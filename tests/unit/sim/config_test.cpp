@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "sim/params.hpp"
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 
 using namespace ipusim;
 using ipusim::test::config_error_of;

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "models/network/flow_engine.hpp"
-#include "tests/unit/models/resource_spec_helper.hpp"
+#include "tests/unit/models/network/resource_spec_helper.hpp"
 
 using namespace ipusim;
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "tests/unit/models/resource_spec_helper.hpp"
+#include "tests/unit/models/network/resource_spec_helper.hpp"
 
 using namespace ipusim;
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 #include "tools/validate/validate_reference.hpp"
 
 using namespace ipusim;

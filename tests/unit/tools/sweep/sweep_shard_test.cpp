@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_runner.hpp"
 #include "tools/sweep/sweep_slurm.hpp"

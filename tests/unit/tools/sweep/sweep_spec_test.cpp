@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/errors.hpp"
-#include "tests/unit/tools/scratch.hpp"
+#include "tests/support/scratch.hpp"
 
 using namespace ipusim;
 using namespace ipusim::cli;
