@@ -1,7 +1,5 @@
 #include "runtime/workloads/collective/collective_workload.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,11 +17,11 @@
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
 #include "runtime/exec/trace_estimate.hpp"
+#include "runtime/workloads/collective/collective_best.hpp"
 #include "runtime/workloads/collective/collective_estimate.hpp"
-#include "runtime/workloads/collective/forked_trial.hpp"
+#include "runtime/workloads/collective/collective_spec.hpp"
 #include "sim/errors.hpp"
 #include "sim/kernel_run.hpp"
-#include "sim/params.hpp"
 #include "sim/sim_time.hpp"
 
 namespace ipusim {
@@ -31,60 +29,6 @@ namespace {
 
 /// Largest replicas x working elements played on real buffers (8 bytes each).
 constexpr std::uint64_t kMaxFunctionalElems = 64ull << 20;
-
-struct CollectiveSpec {
-  coll::CollectiveRequest request;
-  std::uint32_t replicas = 0;
-  std::string grouping_text;
-  std::string data;  // none | replica-id | iota | random:SEED
-  Json input;        // explicit per-replica input
-  bool output_values = false;
-  std::uint64_t repeat = 1;
-  bool best = false;        ///< algorithm "best": the fastest candidate, found by simulating each
-  bool check_auto = false;  ///< algorithm "auto" checked against the same candidates
-  double auto_warn_pct = 20;
-  Json best_report;  ///< best / check_auto: the candidates' times and what auto picks
-};
-
-/// The report's `auto_vs_best` (with best or check_auto): auto's and the fastest candidate's
-/// times, and whether auto is more than `warn_pct` slower.
-Json auto_vs_best(const Json& b, double warn_pct) {
-  const Json slowdown = b["auto_slowdown_pct"];
-  return Json{{"auto", b["auto_choice"]},
-              {"auto_time_ns", b["auto_time_ns"]},
-              {"best", b["chosen"]},
-              {"best_time_ns", b["chosen_time_ns"]},
-              {"auto_slowdown_pct", slowdown},
-              {"warn_above_pct", warn_pct},
-              {"warning", slowdown.is_number() && slowdown.get<double>() > warn_pct}};
-}
-
-/// Summary lines of algorithm "best": the choice, auto's, and every candidate's time.
-std::string best_summary(const Json& b) {
-  std::ostringstream out;
-  char line[200];
-  std::snprintf(line, sizeof line, "  best             %s in %.3f ns; auto (GCL's rule) picks %s",
-                b["chosen"].get<std::string>().c_str(), b["chosen_time_ns"].get<double>(),
-                b["auto_choice"].get<std::string>().c_str());
-  out << line;
-  if (b["auto_agrees"].get<bool>()) {
-    out << " too\n";
-  } else if (b["auto_time_ns"].is_number()) {
-    std::snprintf(line, sizeof line, ", %.3f ns (+%.2f %%)\n", b["auto_time_ns"].get<double>(),
-                  b["auto_slowdown_pct"].get<double>());
-    out << line;
-  } else {
-    out << "\n";
-  }
-  for (const Json& c : b["candidates"]) {
-    std::snprintf(line, sizeof line, "    %-20s %16.3f ns\n",
-                  c["algorithm"].get<std::string>().c_str(), c["time_ns"].get<double>());
-    out << line;
-  }
-  for (const Json& c : b["not_applicable"])
-    out << "    " << c["algorithm"].get<std::string>() << ": not applicable\n";
-  return out.str();
-}
 
 /// Parses "all", "none", "consecutive:K", "orthogonal:K" into a CommGroup.
 coll::CommGroup parse_group_spec(ConfigNode& node, const std::string& key,
@@ -322,6 +266,18 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   bool done_ = false;
 };
 
+/// One candidate of algorithm "best" in the forked child: elaborates the workload on the copy
+/// of the system and runs it (see PlayTrial).
+Json play_trial(System& system, const CollectiveSpec& trial, double limit_s) {
+  auto* w = new CollectiveWorkload("collective", system, trial);
+  // The trial stops itself at the run's deadline (the clock is inherited across fork).
+  const std::string wall = run_kernel(0, limit_s);
+  if (!wall.empty()) return {{"error", wall}, {"wall_limit", wall}};
+  if (!w->finished())
+    return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
+  return {{"time_ns", w->results()["time_ns"]}};
+}
+
 /// The config key of the input a RequestError is about.
 std::string request_key(coll::RequestField field, bool by_group_size, bool by_elements) {
   switch (field) {
@@ -337,111 +293,6 @@ std::string request_key(coll::RequestField field, bool by_group_size, bool by_el
       break;
   }
   return "algorithm";
-}
-
-/// algorithm "best": simulates every algorithm that can run this request, each in a forked
-/// trial (its own copy of the elaborated system, so the reported run carries no trial
-/// traffic), and sets the request to the fastest (unless `keep_auto`: check_auto, the same
-/// trials with auto still played); ties go to the earlier candidate in best_candidates()
-/// order. Warns when auto is more than auto_warn_pct slower than the fastest. Records every
-/// candidate's time and what auto picks. The trials share the run's /sim/max_wall_s deadline: a
-/// trial still running at it stops (between events) and the run ends with a SimulationError (exit
-/// 3) naming the candidate and the simulated time it had reached.
-void choose_best(ConfigNode& node, System& system, CollectiveSpec& spec, bool keep_auto) {
-  coll::CollectiveRequest req = spec.request;
-  req.algorithm = coll::Algorithm::Auto;
-  const coll::Algorithm auto_choice = coll::select_algorithm(req);
-  Json candidates = Json::array(), not_applicable = Json::array(), failed = Json::array();
-  coll::Algorithm chosen = coll::Algorithm::Auto;
-  double chosen_ns = 0, auto_ns = -1;
-  for (const coll::Algorithm a : coll::best_candidates()) {
-    req.algorithm = a;
-    const std::string reason = coll::why_not_candidate(req);
-    if (!reason.empty()) {
-      not_applicable.push_back({{"algorithm", coll::to_string(a)}, {"reason", reason}});
-      continue;
-    }
-    CollectiveSpec trial = spec;
-    trial.request.algorithm = a;
-    trial.best = false;
-    trial.check_auto = false;
-    trial.repeat = 1;
-    trial.data = "none";
-    trial.input = Json();
-    const std::string which = "algorithm best: the trial of candidate '" + coll::to_string(a) + "'";
-    const double limit_s = wall_limit_s();
-    std::ostringstream limit_text;
-    limit_text << limit_s;
-    if (limit_s > 0 && wall_seconds_left() <= 0) {
-      throw SimulationError(which + " did not start: the /sim/max_wall_s limit of " +
-                            limit_text.str() +
-                            " s was reached before it (building the system or simulating the "
-                            "earlier candidates; raise /sim/max_wall_s, or name an algorithm)");
-    }
-    const Json got = run_forked_trial(
-        [&system, &trial, limit_s]() -> Json {
-          auto* w = new CollectiveWorkload("collective", system, trial);
-          // The trial stops itself at the run's deadline (the clock is inherited across fork).
-          const std::string wall = run_kernel(0, limit_s);
-          if (!wall.empty()) return {{"error", wall}, {"wall_limit", wall}};
-          if (!w->finished())
-            return {{"error", w->failure().empty() ? "the trial did not finish" : w->failure()}};
-          return {{"time_ns", w->results()["time_ns"]}};
-        },
-        // Backstop: a trial that cannot stop itself (e.g. still elaborating) is killed 1 s after
-        // the deadline.
-        limit_s > 0 ? std::max(0.0, wall_seconds_left()) + 1.0 : 0.0);
-    if (got.contains("wall_limit")) {
-      throw SimulationError(which + " was stopped: " + got["wall_limit"].get<std::string>() +
-                            "; naming an algorithm instead of best skips the trials");
-    }
-    if (got.value("timed_out", false)) {
-      throw SimulationError(
-          which + " was stopped: it was still running 1 s after the /sim/max_wall_s limit of " +
-          limit_text.str() + " s (raise /sim/max_wall_s, or name an algorithm)");
-    }
-    if (!got.contains("time_ns")) {
-      failed.push_back(
-          {{"algorithm", coll::to_string(a)}, {"error", got.value("error", std::string("?"))}});
-      continue;
-    }
-    const double ns = got["time_ns"].get<double>();
-    candidates.push_back({{"algorithm", coll::to_string(a)}, {"time_ns", ns}});
-    if (a == auto_choice) auto_ns = ns;
-    if (chosen == coll::Algorithm::Auto || ns < chosen_ns) {
-      chosen = a;
-      chosen_ns = ns;
-    }
-  }
-  if (chosen == coll::Algorithm::Auto) {
-    node.fail("algorithm", "best: no candidate algorithm could be simulated" +
-                               (failed.empty() ? std::string() : " (" + failed.dump() + ")"));
-  }
-  if (!keep_auto) spec.request.algorithm = chosen;
-  Json r = Json::object();
-  r["chosen"] = coll::to_string(chosen);
-  r["chosen_time_ns"] = chosen_ns;
-  r["auto_choice"] = coll::to_string(auto_choice);
-  r["auto_time_ns"] = auto_ns >= 0 ? Json(auto_ns) : Json(nullptr);
-  r["auto_agrees"] = auto_choice == chosen;
-  // How much slower GCL's rule is than the model's fastest (0 when they agree).
-  r["auto_slowdown_pct"] = auto_ns >= 0 && chosen_ns > 0
-                               ? Json(100.0 * (auto_ns - chosen_ns) / chosen_ns)
-                               : Json(nullptr);
-  r["candidates"] = candidates;
-  r["not_applicable"] = not_applicable;
-  if (!failed.empty()) r["failed"] = failed;
-  spec.best_report = r;
-  const Json check = auto_vs_best(r, spec.auto_warn_pct);
-  if (check["warning"].get<bool>()) {
-    spdlog::warn(
-        "algorithm auto (GCL's rule) picks {} and takes {:.3f} ns, {:.1f} % slower than {} ({:.3f} "
-        "ns), the "
-        "fastest algorithm the model finds (warns above /workload/auto_warn_pct = {} %)",
-        check["auto"].get<std::string>(), check["auto_time_ns"].get<double>(),
-        check["auto_slowdown_pct"].get<double>(), check["best"].get<std::string>(),
-        check["best_time_ns"].get<double>(), spec.auto_warn_pct);
-  }
 }
 
 /// Settings that contradict each other are refused, not silently resolved: both sizes, a
@@ -496,177 +347,6 @@ std::unique_ptr<Workload> as_workload(T* module) {
 }
 
 }  // namespace
-
-void register_collective_params() {
-  const std::string w = "/workload/";
-  ParamRegistry::instance().add({
-      {w + "op",
-       ParamType::Enum,
-       "",
-       "allreduce",
-       {},
-       {},
-       {"allreduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"},
-       "Collective operation (GCL names)"},
-      {w + "bytes",
-       ParamType::Int,
-       "B",
-       0,
-       0,
-       {},
-       {},
-       "Input size per replica in bytes, a whole number of dtype elements (give bytes or elements, "
-       "not both)"},
-      {w + "elements",
-       ParamType::Int,
-       "",
-       0,
-       0,
-       {},
-       {},
-       "Input elements per replica (give bytes or elements, not both)"},
-      {w + "size_bytes",
-       ParamType::Int,
-       "B",
-       0,
-       0,
-       {},
-       {},
-       "nccl-tests size instead of bytes/elements: the output per replica for all_gather (group "
-       "size x input), the input for every other op; rounded down to whole elements per member"},
-      {w + "dtype", ParamType::Enum, "", "float32", {}, {}, {"float32", "float16"}, "Element type"},
-      {w + "replicas",
-       ParamType::Int,
-       "",
-       0,
-       0,
-       {},
-       {},
-       "Replicas (0 = all IPUs / ipus_per_replica); replicas x ipus_per_replica must divide the "
-       "system's IPUs"},
-      {w + "ipus_per_replica",
-       ParamType::Int,
-       "",
-       1,
-       1,
-       64,
-       {},
-       "IPUs per replica (consecutive IPUs)"},
-      {w + "comm_group",
-       ParamType::String,
-       "",
-       "all",
-       {},
-       {},
-       {},
-       "all | none | consecutive:K | orthogonal:K (PopART CommGroup); not together with "
-       "stride/group_size"},
-      {w + "stride",
-       ParamType::Int,
-       "",
-       1,
-       1,
-       {},
-       {},
-       "ReplicaGrouping stride (needs group_size > 0)"},
-      {w + "group_size",
-       ParamType::Int,
-       "",
-       0,
-       0,
-       {},
-       {},
-       "ReplicaGrouping group size (0 = use comm_group; > 0 = stride + group_size, not together "
-       "with comm_group)"},
-      {w + "algorithm",
-       ParamType::Enum,
-       "",
-       "auto",
-       {},
-       {},
-       {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle",
-        "quad_directional", "direct", "hierarchical"},
-       "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every "
-       "algorithm that can run and takes the fastest (the report lists each candidate's time and "
-       "auto's choice)"},
-      {w + "link_config",
-       ParamType::Enum,
-       "",
-       "default",
-       {},
-       {},
-       {"default", "sliding_window", "barley_twist"},
-       "GCL IPU-Link configuration"},
-      {w + "reduce",
-       ParamType::Enum,
-       "",
-       "add",
-       {},
-       {},
-       {"add", "mean", "mul", "min", "max", "local"},
-       "Reduction operator of allreduce and reduce_scatter (not given for other ops); local (each "
-       "replica keeps its own slice) with reduce_scatter only"},
-      {w + "direct_max_bytes",
-       ParamType::Int,
-       "B",
-       0,
-       0,
-       {},
-       {},
-       "auto also picks direct at or below this size (0 = only by its small-message rule, "
-       "collectives/README.md)"},
-      {w + "check_auto",
-       ParamType::Bool,
-       "",
-       false,
-       {},
-       {},
-       {},
-       "with algorithm auto: also simulate every candidate of best (slower) and report "
-       "auto_vs_best; warns when auto is more than auto_warn_pct slower"},
-      {w + "auto_warn_pct",
-       ParamType::Double,
-       "%",
-       20.0,
-       0.0,
-       {},
-       {},
-       "best and check_auto warn (stderr) when auto is more than this much slower than the fastest "
-       "candidate"},
-      {w + "repeat",
-       ParamType::Int,
-       "",
-       1,
-       1,
-       1000000,
-       {},
-       "Run the collective this many times back to back"},
-      {w + "data",
-       ParamType::String,
-       "",
-       "none",
-       {},
-       {},
-       {},
-       "Functional data: none | replica-id | iota | random:SEED"},
-      {w + "input",
-       ParamType::Json,
-       "",
-       Json(),
-       {},
-       {},
-       {},
-       "Explicit input: one array of numbers per replica"},
-      {w + "output_values",
-       ParamType::Bool,
-       "",
-       false,
-       {},
-       {},
-       {},
-       "Include per-replica output values in the report (needs data or input)"},
-  });
-}
 
 std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode node) {
   CollectiveSpec spec;
@@ -837,7 +517,7 @@ std::unique_ptr<Workload> make_collective_workload(System& system, ConfigNode no
   } catch (const coll::RequestError& e) {
     node.fail(request_key(e.field(), group_size > 0, elements > 0), e.what());
   }
-  if (spec.best || spec.check_auto) choose_best(node, system, spec, !spec.best);
+  if (spec.best || spec.check_auto) choose_best(node, system, spec, !spec.best, play_trial);
   auto* w = new CollectiveWorkload("collective", system, std::move(spec));
   try {
     w->run_functional_check();
