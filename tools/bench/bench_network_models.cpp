@@ -1,5 +1,5 @@
 // Fluid vs packet network model on seeded random traffic (not a test; the test with bounds is
-// tests/unit/models/network_models_compare_test.cpp):
+// tests/unit/models/network/network_models_compare_test.cpp):
 //   bench_network_models [patterns] [max_bytes] [credits_bytes]
 //   (defaults: 300 patterns per system, 1 MiB, the configured credits; credits_bytes > 0 gives
 //   every tier that receiver buffer per flow: the "full buffers" case)

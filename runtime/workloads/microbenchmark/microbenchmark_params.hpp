@@ -1,6 +1,6 @@
 #pragma once
 // Parameter specs of the microbenchmark workload (`/workload/steps/...`): they belong with the
-// workload that reads them (runtime/workloads/microbenchmark.*), not with the hardware models.
+// workload that reads them (runtime/workloads/microbenchmark/), not with the hardware models.
 #include <vector>
 
 #include "sim/params.hpp"

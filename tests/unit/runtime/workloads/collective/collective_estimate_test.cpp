@@ -1,6 +1,6 @@
-// Guards before work of the collective kinds (runtime/workloads/collective_estimate.hpp):
-// estimates worked by hand from the ring's closed form (2(k-1) supersteps of k transfers)
-// and the functional check's buffers.
+// Guards before work of the collective kinds
+// (runtime/workloads/collective/collective_estimate.hpp): estimates worked by hand from the ring's
+// closed form (2(k-1) supersteps of k transfers) and the functional check's buffers.
 #include "runtime/workloads/collective/collective_estimate.hpp"
 
 #include <catch2/catch.hpp>

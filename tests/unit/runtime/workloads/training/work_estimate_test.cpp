@@ -1,5 +1,6 @@
-// Program-size estimates behind the guards before work (runtime/workloads/work_estimate.hpp),
-// against hand-counted programs and against the real lowering.
+// Program-size estimates behind the guards before work
+// (runtime/workloads/training/work_estimate.hpp), against hand-counted programs and against the
+// real lowering.
 #include "runtime/workloads/training/work_estimate.hpp"
 
 #include <catch2/catch.hpp>
