@@ -4,7 +4,7 @@
 // `/sim/max_memory_bytes` (default 80 % of the memory this process may use) or
 // `/sim/max_events`, with the estimate and what to change, instead of running for hours or
 // being killed by the kernel's OOM killer with nothing written. No Graphcore knowledge: the
-// workloads make the estimates (runtime/workloads/work_estimate.hpp).
+// workloads make the estimates (runtime/workloads/training/work_estimate.hpp).
 #include <cstdint>
 #include <string>
 #include <utility>

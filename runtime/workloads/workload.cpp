@@ -2,17 +2,20 @@
 
 #include <systemc>
 
-#include "runtime/workloads/collective_workload.hpp"
-#include "runtime/workloads/microbenchmark.hpp"
-#include "runtime/workloads/microbenchmark_params.hpp"
 #include "runtime/workloads/runtime_params.hpp"
-#include "runtime/workloads/sharded_tensor_workload.hpp"
-#include "runtime/workloads/training_workload.hpp"
+#include "runtime/workloads/workload_kinds.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {
 
 void register_runtime_params() {
+  register_workload_kinds();
+  const NamedTable<WorkloadKind>& table = workload_kind_table();
+  // "What to simulate: a, b, ..., or z" from the kinds' summaries.
+  std::string what;
+  const std::vector<WorkloadKind>& kinds = table.entries();
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    what += (i == 0 ? "" : i + 1 == kinds.size() ? ", or " : ", ") + kinds[i].summary;
   ParamRegistry::instance().add({
       {"/workload/kind",
        ParamType::Enum,
@@ -20,15 +23,11 @@ void register_runtime_params() {
        Json(),
        {},
        {},
-       {"microbenchmark", "collective", "sharded_tensor", "training", "inference"},
-       "What to simulate: microbenchmark steps, one collective, one RTS-sharded tensor's "
-       "collectives, a replicated training step, or "
-       "inference batches of an ONNX model (PopART's InferenceSession)"},
+       table.names(),
+       "What to simulate: " + what},
   });
-  register_microbenchmark_params();
-  register_collective_params();
-  register_training_params();
-  register_sharded_tensor_params();
+  for (const WorkloadKind& k : kinds)
+    if (k.register_params) k.register_params();
 }
 
 bool run_guarded(const std::function<void()>& body, std::string& failure) {
@@ -43,11 +42,9 @@ bool run_guarded(const std::function<void()>& body, std::string& failure) {
 }
 
 std::unique_ptr<Workload> make_workload(System& system, ConfigNode node) {
+  // get_enum refuses a name not in the table (with "did you mean"), so the kind exists.
   const std::string kind = node.get_enum("kind");
-  if (kind == "collective") return make_collective_workload(system, node);
-  if (kind == "training" || kind == "inference") return make_training_workload(system, node);
-  if (kind == "sharded_tensor") return make_sharded_tensor_workload(system, node);
-  return make_microbenchmark_workload(system, node);
+  return workload_kind_table().find(kind)->make(system, node);
 }
 
 }  // namespace ipusim

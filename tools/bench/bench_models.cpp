@@ -14,7 +14,7 @@
 #include <systemc>
 
 #include "models/system/system.hpp"
-#include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"

@@ -1,5 +1,5 @@
 // Fluid vs packet network model on seeded random traffic (not a test; the test with bounds is
-// tests/unit/models/network_models_compare_test.cpp):
+// tests/unit/models/network/network_models_compare_test.cpp):
 //   bench_network_models [patterns] [max_bytes] [credits_bytes]
 //   (defaults: 300 patterns per system, 1 MiB, the configured credits; credits_bytes > 0 gives
 //   every tier that receiver buffer per flow: the "full buffers" case)
@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "models/network/traffic_patterns.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"
+#include "tests/support/network/traffic_patterns.hpp"
 
 namespace {
 

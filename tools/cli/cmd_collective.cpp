@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "collectives/algorithms/algorithm_catalog.hpp"
-#include "runtime/exec/simulation.hpp"
+#include "runtime/workloads/simulation.hpp"
 #include "sim/errors.hpp"
 #include "sim/json_parse.hpp"
 #include "sim/logging.hpp"

@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "runtime/exec/simulation.hpp"
+#include "runtime/workloads/simulation.hpp"
+#include "runtime/workloads/training/model_generators.hpp"
+#include "runtime/workloads/workload_kinds.hpp"
 #include "sim/logging.hpp"
 #include "sim/output.hpp"
 #include "sim/run_info.hpp"
@@ -72,7 +74,10 @@ int cmd_run(const Args& args) {
   pos.add("config", 1);
   const auto vm = parse_options(opts, pos, args);
   if (vm.count("help") || !vm.count("config")) {
-    std::cout << opts << "\n";
+    std::cout << opts << "\nWorkload kinds (/workload/kind):\n"
+              << workload_kinds_help()
+              << "Model generators of training and inference (/workload/model/generator):\n"
+              << model_generators_help() << "\n";
     return vm.count("help") ? 0 : 2;
   }
   setup_logging(vm["log-level"].as<std::string>());

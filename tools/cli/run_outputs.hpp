@@ -5,7 +5,7 @@
 // paths print what main() would print for the exception and return its exit code instead.
 #include <string>
 
-#include "runtime/exec/simulation.hpp"
+#include "runtime/workloads/simulation.hpp"
 #include "sim/json.hpp"
 
 namespace ipusim::cli {

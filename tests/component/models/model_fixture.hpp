@@ -8,7 +8,7 @@
 
 #include "models/params/model_params.hpp"
 #include "models/system/system.hpp"
-#include "runtime/workloads/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
 #include "runtime/workloads/runtime_params.hpp"
 #include "sim/config.hpp"
 #include "sim/json.hpp"

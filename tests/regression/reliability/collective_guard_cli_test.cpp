@@ -1,7 +1,7 @@
 // Guards before work of the collective and sharded_tensor kinds, end to end: the estimate
-// (runtime/workloads/collective_estimate.hpp) counts exactly the model events a run reports
-// (one per transfer and one per superstep), so a limit one below refuses and the limit itself
-// runs; a functional AllReduce that would need ~100 GB of buffers is refused at once.
+// (runtime/workloads/collective/collective_estimate.hpp) counts exactly the model events a run
+// reports (one per transfer and one per superstep), so a limit one below refuses and the limit
+// itself runs; a functional AllReduce that would need ~100 GB of buffers is refused at once.
 #include "tests/regression/tools/cli_harness.hpp"
 
 using namespace ipusim;
