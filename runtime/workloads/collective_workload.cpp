@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "collectives/algorithms/algorithm_bandwidth.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 #include "collectives/algorithms/best_candidates.hpp"
 #include "collectives/functional/functional.hpp"
@@ -584,8 +585,7 @@ void register_collective_params() {
        "auto",
        {},
        {},
-       {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle",
-        "quad_directional", "direct", "hierarchical"},
+       coll::algorithm_name_list(true),
        "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every "
        "algorithm that can run and takes the fastest (the report lists each candidate's time and "
        "auto's choice)"},
