@@ -9,6 +9,7 @@
 #include "collectives/algorithms/algorithm_flat.hpp"
 #include "collectives/algorithms/algorithm_groups.hpp"
 #include "collectives/algorithms/algorithm_hierarchical.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 
 namespace ipusim::coll {
@@ -39,11 +40,12 @@ void validate_topology(const CollectiveTopology& t) {
 
 /// Checks that a (resolved) method is usable for this op and topology.
 void validate_method(Algorithm a, const CollectiveRequest& r, const char* where) {
-  if (a == Algorithm::QuadDirectional && r.topology.link_config != LinkConfig::BarleyTwist) {
+  const AlgorithmInfo& info = algorithm_info(a);
+  if (info.needs_barley_twist && r.topology.link_config != LinkConfig::BarleyTwist) {
     reject(RequestField::Algorithm,
-           std::string(where) + "quad_directional needs the barley_twist link configuration");
+           std::string(where) + info.name + " needs the barley_twist link configuration");
   }
-  if (r.op == CollectiveOp::AllToAll && a != Algorithm::Direct) {
+  if (r.op == CollectiveOp::AllToAll && !info.runs_all_to_all) {
     reject(RequestField::Algorithm,
            std::string(where) + "all_to_all supports only the direct algorithm");
   }

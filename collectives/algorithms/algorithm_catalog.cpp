@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "collectives/algorithms/algorithm_table.hpp"
+
 namespace ipusim::coll {
 namespace {
 
@@ -42,43 +44,12 @@ void markdown_rows(std::ostringstream& out, const std::vector<CatalogEntry>& ent
 }  // namespace
 
 const std::vector<CatalogEntry>& algorithm_catalog() {
-  static const std::vector<CatalogEntry> all = {
-      {"auto", "auto",
-       "GCL's choice: direct (GCL's broadcast method) for small messages on consecutive groups; "
-       "hierarchical for groups spanning IPU-Link domains; otherwise GCL's ring rules by size and "
-       "ranks.",
-       ""},
-      {"best", "",
-       "Simulates every algorithm that can run the request and plays the fastest; the report lists "
-       "each "
-       "candidate's time and how far auto is from it.",
-       "one simulation per candidate (slower)"},
-      {"clockwise", "clockwise_ring",
-       "One ring direction: N-1 reduce steps, then N-1 gather steps.", ""},
-      {"anticlockwise", "anticlockwise_ring", "The same ring, the other direction.", ""},
-      {"bidirectional_pair", "bidirectional_ring_pair",
-       "Half the data clockwise, half anticlockwise, at the same time: every link used both ways.",
-       ""},
-      {"meet_in_the_middle", "meet_in_middle_ring",
-       "Each fragment travels half way round in each direction: about N/2 steps per phase, larger "
-       "fragments; the last step uses one direction only.",
-       ""},
-      {"quad_directional", "quad_directional_ring",
-       "Four parts over two rings (serpent and mirrored serpent), both directions.",
-       "--link-config barley_twist (a torus, 1 IPU per replica)"},
-      {"direct", "broadcast (closest)",
-       "Every member sends each other member its piece in one step (AllReduce: a reduce-scatter "
-       "step, "
-       "then a gather step): the fewest syncs, the most link traffic; the only algorithm of "
-       "all_to_all.",
-       ""},
-      {"hierarchical", "",
-       "Groups spanning IPU-Link domains: reduce-scatter inside each domain, all-reduce over "
-       "GW-Links "
-       "between domains, all-gather inside each domain (GCL's three-phase collectives).",
-       "every group spans 2 or more IPU-Link domains with the same number of members in each "
-       "(an error otherwise)"},
-  };
+  static const std::vector<CatalogEntry> all = [] {
+    std::vector<CatalogEntry> out;
+    for (const AlgorithmInfo& a : algorithm_table())
+      out.push_back({a.name, a.gcl_name, a.what, a.needs});
+    return out;
+  }();
   return all;
 }
 

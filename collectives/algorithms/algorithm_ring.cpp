@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "collectives/algorithms/algorithm_table.hpp"
+
 namespace ipusim::coll::detail {
 namespace {
 
@@ -65,42 +67,21 @@ bool uniform_fragments(const RingSet& set) {
 
 }  // namespace
 
-std::uint32_t parts_of(Algorithm algorithm) {
-  switch (algorithm) {
-    case Algorithm::BidirectionalPair:
-      return 2;
-    case Algorithm::QuadDirectional:
-      return 4;
-    default:
-      return 1;
-  }
-}
+std::uint32_t parts_of(Algorithm algorithm) { return algorithm_info(algorithm).parts; }
 
 std::vector<Lane> ring_lanes(Algorithm algorithm, const RingSet& primary, const RingSet* mirrored,
                              std::uint32_t layout_parts) {
-  const std::uint32_t n = primary.length;
-  const std::uint32_t full = n == 0 ? 0 : n - 1;
-  const std::uint32_t span = layout_parts / parts_of(algorithm);  // layout parts per lane
-  switch (algorithm) {
-    case Algorithm::Clockwise:
-      return {{&primary, +1, 0, span, full}};
-    case Algorithm::Anticlockwise:
-      return {{&primary, -1, 0, span, full}};
-    case Algorithm::BidirectionalPair:
-      return {{&primary, +1, 0, span, full}, {&primary, -1, span, span, full}};
-    case Algorithm::MeetInTheMiddle:
-      // Same data both ways; each fragment's chain is cut so the two halves of the ring
-      // (ceil and floor of (N-1)/2 hops) meet at the owner.
-      return {{&primary, +1, 0, span, (full + 1) / 2}, {&primary, -1, 0, span, full / 2}};
-    case Algorithm::QuadDirectional:
-      if (mirrored == nullptr) throw std::logic_error("quad-directional needs a mirrored ring");
-      return {{&primary, +1, 0, span, full},
-              {&primary, -1, span, span, full},
-              {mirrored, +1, 2 * span, span, full},
-              {mirrored, -1, 3 * span, span, full}};
-    default:
-      throw std::logic_error("not a ring method: " + to_string(algorithm));
+  const AlgorithmInfo& info = algorithm_info(algorithm);
+  if (info.kind != AlgorithmKind::Ring)
+    throw std::logic_error("not a ring method: " + to_string(algorithm));
+  const std::uint32_t span = layout_parts / info.parts;  // layout parts per lane
+  std::vector<Lane> lanes;
+  for (const LaneSpec& l : info.lanes) {
+    const RingSet* rings = l.ring == LaneRing::Mirrored ? mirrored : &primary;
+    if (rings == nullptr) throw std::logic_error(to_string(algorithm) + " needs a mirrored ring");
+    lanes.push_back({rings, l.direction, l.part * span, span, lane_hops(l.hops, primary.length)});
   }
+  return lanes;
 }
 
 void emit_ring_phase(StepEmitter& emitter, const Layout& layout, const std::vector<Lane>& lanes,

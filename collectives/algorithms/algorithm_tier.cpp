@@ -2,6 +2,7 @@
 
 #include "collectives/algorithms/algorithm_direct.hpp"
 #include "collectives/algorithms/algorithm_ring.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 
 namespace ipusim::coll::detail {
 
@@ -9,7 +10,7 @@ TierRings make_tier_rings(const std::vector<std::vector<RingMember>>& rings_by_p
                           Algorithm algorithm, RingPattern pattern) {
   TierRings tier;
   tier.algorithm = algorithm;
-  if (algorithm == Algorithm::QuadDirectional) {
+  if (algorithm_info(algorithm).serpent_rings) {
     tier.primary = make_ring_set(rings_by_position, RingPattern::Serpent);
     tier.mirrored = make_ring_set(rings_by_position, RingPattern::SerpentMirrored);
   } else {
@@ -21,7 +22,7 @@ TierRings make_tier_rings(const std::vector<std::vector<RingMember>>& rings_by_p
 void emit_tier_reduce_scatter(StepEmitter& emitter, const Layout& layout, const TierRings& tier,
                               const std::string& phase) {
   if (tier.primary.length <= 1) return;
-  if (tier.algorithm == Algorithm::Direct) {
+  if (algorithm_info(tier.algorithm).kind == AlgorithmKind::Direct) {
     emit_direct_reduce_scatter(emitter, layout, tier.primary, phase);
     return;
   }
@@ -32,7 +33,7 @@ void emit_tier_reduce_scatter(StepEmitter& emitter, const Layout& layout, const 
 void emit_tier_all_gather(StepEmitter& emitter, const Layout& layout, const TierRings& tier,
                           const std::string& phase) {
   if (tier.primary.length <= 1) return;
-  if (tier.algorithm == Algorithm::Direct) {
+  if (algorithm_info(tier.algorithm).kind == AlgorithmKind::Direct) {
     emit_direct_all_gather(emitter, layout, tier.primary, phase);
     return;
   }

@@ -1,12 +1,16 @@
 #include "collectives/algorithms/best_candidates.hpp"
 
+#include "collectives/algorithms/algorithm_table.hpp"
+
 namespace ipusim::coll {
 
 const std::vector<Algorithm>& best_candidates() {
-  static const std::vector<Algorithm> all = {
-      Algorithm::Clockwise,       Algorithm::Anticlockwise,   Algorithm::BidirectionalPair,
-      Algorithm::MeetInTheMiddle, Algorithm::QuadDirectional, Algorithm::Direct,
-      Algorithm::Hierarchical};
+  static const std::vector<Algorithm> all = [] {
+    std::vector<Algorithm> out;
+    for (const AlgorithmInfo& a : algorithm_table())
+      if (a.best_candidate) out.push_back(a.algorithm);
+    return out;
+  }();
   return all;
 }
 

@@ -7,6 +7,7 @@
 #include "collectives/algorithms/algorithm_groups.hpp"
 #include "collectives/algorithms/algorithm_hierarchical.hpp"
 #include "collectives/algorithms/algorithm_ring.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 
 namespace ipusim::coll {
@@ -34,26 +35,19 @@ struct Shape {
 StepCount tier_phase(Algorithm algorithm, std::uint64_t length, std::uint64_t runs_total,
                      const Shape& shape) {
   if (length <= 1) return {};
-  const std::uint64_t full = length - 1;
-  if (algorithm == Algorithm::Direct) {
-    return {1, full * runs_total * shape.ipus * shape.parts};
+  const AlgorithmInfo& info = algorithm_info(algorithm);
+  if (info.kind == AlgorithmKind::Direct) {
+    return {1, (length - 1) * runs_total * shape.ipus * shape.parts};
   }
-  std::uint64_t longest = full;
-  std::uint64_t lane_steps = full;  // sum over lanes
-  switch (algorithm) {
-    case Algorithm::BidirectionalPair:
-      lane_steps = 2 * full;
-      break;
-    case Algorithm::QuadDirectional:
-      lane_steps = 4 * full;
-      break;
-    case Algorithm::MeetInTheMiddle:
-      longest = (full + 1) / 2;  // the other lane takes full / 2 steps
-      break;
-    default:
-      break;  // clockwise, anticlockwise
+  // The table's lanes, as detail::ring_lanes builds them.
+  std::uint64_t longest = 0;
+  std::uint64_t lane_steps = 0;  // sum over lanes
+  for (const LaneSpec& l : info.lanes) {
+    const std::uint64_t hops = lane_hops(l.hops, static_cast<std::uint32_t>(length));
+    longest = std::max(longest, hops);
+    lane_steps += hops;
   }
-  const std::uint64_t span = shape.parts / detail::parts_of(algorithm);
+  const std::uint64_t span = shape.parts / info.parts;
   return {longest, lane_steps * runs_total * shape.ipus * span};
 }
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "collectives/algorithms/algorithm_table.hpp"
+
 namespace ipusim::coll {
 namespace {
 
@@ -20,14 +22,6 @@ const NameTable<ReduceOp> kReduces = {{ReduceOp::Add, "add"}, {ReduceOp::Mean, "
                                       {ReduceOp::Mul, "mul"}, {ReduceOp::Min, "min"},
                                       {ReduceOp::Max, "max"}, {ReduceOp::Local, "local"}};
 const NameTable<DType> kDTypes = {{DType::Float32, "float32"}, {DType::Float16, "float16"}};
-const NameTable<Algorithm> kAlgorithms = {{Algorithm::Auto, "auto"},
-                                          {Algorithm::Clockwise, "clockwise"},
-                                          {Algorithm::Anticlockwise, "anticlockwise"},
-                                          {Algorithm::BidirectionalPair, "bidirectional_pair"},
-                                          {Algorithm::MeetInTheMiddle, "meet_in_the_middle"},
-                                          {Algorithm::QuadDirectional, "quad_directional"},
-                                          {Algorithm::Direct, "direct"},
-                                          {Algorithm::Hierarchical, "hierarchical"}};
 const NameTable<LinkConfig> kLinkConfigs = {{LinkConfig::Default, "default"},
                                             {LinkConfig::SlidingWindow, "sliding_window"},
                                             {LinkConfig::BarleyTwist, "barley_twist"}};
@@ -57,7 +51,7 @@ E parse_name(const NameTable<E>& table, const std::string& s, const char* what) 
 std::string to_string(CollectiveOp op) { return name_of(kOps, op); }
 std::string to_string(ReduceOp op) { return name_of(kReduces, op); }
 std::string to_string(DType t) { return name_of(kDTypes, t); }
-std::string to_string(Algorithm a) { return name_of(kAlgorithms, a); }
+std::string to_string(Algorithm a) { return algorithm_info(a).name; }
 std::string to_string(LinkConfig c) { return name_of(kLinkConfigs, c); }
 
 CollectiveOp parse_collective_op(const std::string& s) {
@@ -66,7 +60,12 @@ CollectiveOp parse_collective_op(const std::string& s) {
 ReduceOp parse_reduce_op(const std::string& s) { return parse_name(kReduces, s, "reduce op"); }
 DType parse_dtype(const std::string& s) { return parse_name(kDTypes, s, "dtype"); }
 Algorithm parse_algorithm(const std::string& s) {
-  return parse_name(kAlgorithms, s, "collective algorithm");
+  // The algorithm table's names ("best" is the runtime's, not an Algorithm).
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (a.kind != AlgorithmKind::Best && s == a.name) return a.algorithm;
+  }
+  throw std::invalid_argument("unknown collective algorithm '" + s +
+                              "' (allowed: " + algorithm_names("|", false) + ")");
 }
 LinkConfig parse_link_config(const std::string& s) {
   return parse_name(kLinkConfigs, s, "link configuration");

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "collectives/algorithms/algorithm_catalog.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "runtime/workloads/simulation.hpp"
 #include "sim/errors.hpp"
 #include "sim/json_parse.hpp"
@@ -34,6 +35,7 @@ int cmd_collective(const Args& args) {
       "size = the output per replica for all_gather, the input for every other op; algbw =\n"
       "size / time; busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n for reduce_scatter,\n"
       "all_gather and all_to_all, 1 for broadcast), time per link tier.\n\noptions");
+  const std::string algorithm_help = coll::algorithm_names("|", true);
   opts.add_options()("help", "show this help")(
       "system", po::value<std::string>(),
       "system config (JSON) or preset name (pod16, pod64, pod256, ...)")(
@@ -53,9 +55,7 @@ int cmd_collective(const Args& args) {
       "all|none|consecutive:K|orthogonal:K")("stride", po::value<std::uint64_t>(),
                                              "ReplicaGrouping stride (with --group-size)")(
       "group-size", po::value<std::uint64_t>(), "ReplicaGrouping group size")(
-      "algorithm", po::value<std::string>()->default_value("auto"),
-      "auto|best|clockwise|anticlockwise|bidirectional_pair|meet_in_the_middle|quad_directional|"
-      "direct|hierarchical")(
+      "algorithm", po::value<std::string>()->default_value("auto"), algorithm_help.c_str())(
       "check-auto",
       "with --algorithm auto: also simulate every candidate (as best does) and report\n"
       "auto_vs_best; warns on stderr when auto is more than workload.auto_warn_pct (20 %) slower")(

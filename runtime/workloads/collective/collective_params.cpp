@@ -1,4 +1,5 @@
 // The `/workload/...` parameters of the collective kind (registered by the workload kind table).
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "runtime/workloads/collective/collective_workload.hpp"
 #include "sim/params.hpp"
 
@@ -91,8 +92,7 @@ void register_collective_params() {
        "auto",
        {},
        {},
-       {"auto", "best", "clockwise", "anticlockwise", "bidirectional_pair", "meet_in_the_middle",
-        "quad_directional", "direct", "hierarchical"},
+       coll::algorithm_name_list(true),
        "Collective algorithm; auto chooses as GCL does (its thresholds), best simulates every "
        "algorithm that can run and takes the fastest (the report lists each candidate's time and "
        "auto's choice)"},

@@ -9,6 +9,7 @@
 #include <systemc>
 
 #include "collectives/algorithms/algorithm_bandwidth.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "collectives/algorithms/auto_select.hpp"
 #include "collectives/algorithms/best_candidates.hpp"
 #include "collectives/functional/functional.hpp"

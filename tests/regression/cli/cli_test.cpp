@@ -74,6 +74,10 @@ TEST_CASE("bad input exits 2: missing file, unknown command, bad option, bad ove
   Scratch s;
   CHECK(run_cli(s, {"run", s.path("missing.json")}).exit_code == 2);
   CHECK(run_cli(s, {"frobnicate"}).exit_code == 2);
+  const CliResult typo = run_cli(s, {"colective"});
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("unknown command 'colective'; did you mean 'collective'?") !=
+        std::string::npos);
   CHECK(run_cli(s, {"run", "--no-such-option"}).exit_code == 2);
   const CliResult r = run_cli(s, {"run", source_path("configs/workloads/allreduce_pod16.json"),
                                   "--set", "workload.bites=4", "--out", s.path("o")});

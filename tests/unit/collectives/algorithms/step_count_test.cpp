@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
+#include "collectives/algorithms/algorithm_table.hpp"
 #include "request_helpers.hpp"
 
 using namespace ipusim::coll;
@@ -20,20 +21,24 @@ namespace {
 const CollectiveOp kOps[] = {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter,
                              CollectiveOp::AllGather, CollectiveOp::AllToAll,
                              CollectiveOp::Broadcast};
-const Algorithm kAlgorithms[] = {Algorithm::Auto,
-                                 Algorithm::Clockwise,
-                                 Algorithm::Anticlockwise,
-                                 Algorithm::BidirectionalPair,
-                                 Algorithm::MeetInTheMiddle,
-                                 Algorithm::QuadDirectional,
-                                 Algorithm::Direct,
-                                 Algorithm::Hierarchical};
-const Algorithm kTierMethods[] = {Algorithm::Auto,
-                                  Algorithm::Clockwise,
-                                  Algorithm::BidirectionalPair,
-                                  Algorithm::MeetInTheMiddle,
-                                  Algorithm::QuadDirectional,
-                                  Algorithm::Direct};
+/// Every algorithm of the table (a new row is swept without touching this test).
+std::vector<Algorithm> all_algorithms() {
+  std::vector<Algorithm> out;
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (a.kind != AlgorithmKind::Best) out.push_back(a.algorithm);
+  }
+  return out;
+}
+
+/// The methods a hierarchical tier can take: auto and every ring or direct method.
+std::vector<Algorithm> tier_methods() {
+  std::vector<Algorithm> out{Algorithm::Auto};
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (a.kind == AlgorithmKind::Ring || a.kind == AlgorithmKind::Direct)
+      out.push_back(a.algorithm);
+  }
+  return out;
+}
 
 /// Groups of size k over R replicas taking every (R/k)-th replica (orthogonal:R/k).
 Groups strided(std::uint32_t R, std::uint32_t k) {
@@ -103,7 +108,7 @@ int sweep(const CollectiveTopology& topo, const std::vector<Groups>& groupings) 
   for (const auto& groups : groupings) {
     for (auto op : kOps) {
       for (std::uint64_t n : {0ull, 1ull, 7ull, 96ull, 1000ull}) {
-        for (auto algorithm : kAlgorithms) {
+        for (auto algorithm : all_algorithms()) {
           CollectiveRequest r;
           r.op = op;
           r.elements_per_replica = n;
@@ -112,8 +117,8 @@ int sweep(const CollectiveTopology& topo, const std::vector<Groups>& groupings) 
           r.algorithm = algorithm;
           accepted += check_one(r);
           if (algorithm != Algorithm::Hierarchical) continue;
-          for (auto ild : kTierMethods) {
-            for (auto gw : kTierMethods) {
+          for (auto ild : tier_methods()) {
+            for (auto gw : tier_methods()) {
               r.hierarchical_ild_algorithm = ild;
               r.hierarchical_gw_algorithm = gw;
               accepted += check_one(r);
@@ -166,6 +171,31 @@ TEST_CASE("count_steps equals the generator on a sliding-window torus", "[step_c
   const auto topo = topology(2, 8, true, LinkConfig::SlidingWindow);
   const int accepted = sweep(topo, {consecutive(4, 4), consecutive(8, 8), strided(8, 2)});
   CHECK(accepted > 300);
+}
+
+TEST_CASE("every row of the algorithm table schedules, and count_steps agrees", "[step_count]") {
+  // A BarleyTwist torus of 8-IPU domains, 16 replicas in one group: 2 domains, so every method
+  // (quad-directional, hierarchical) is valid; each must emit steps that its closed form counts.
+  const auto topo = topology(1, 8, true, LinkConfig::BarleyTwist);
+  for (const AlgorithmInfo& a : algorithm_table()) {
+    if (a.kind == AlgorithmKind::Best) continue;
+    for (auto op : {CollectiveOp::AllReduce, CollectiveOp::AllGather}) {
+      CollectiveRequest r;
+      r.op = op;
+      r.elements_per_replica = 1000;
+      r.groups = consecutive(16, 16);
+      r.topology = topo;
+      r.algorithm = a.algorithm;
+      INFO(a.name << " " << to_string(op));
+      const Schedule s = build_schedule(r);
+      CHECK(s.num_steps > 0);
+      const StepCount c = count_steps(r);
+      CHECK(c.steps == s.num_steps);
+      CHECK(c.transfers == s.num_transfers);
+      CHECK(to_string(r.algorithm) == a.name);
+      CHECK(parse_algorithm(a.name) == a.algorithm);
+    }
+  }
 }
 
 TEST_CASE("count_steps: local reductions move nothing, closed form on a flat ring",
