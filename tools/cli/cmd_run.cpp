@@ -23,7 +23,7 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
   Json report = std::move(result.report);
-  report["run_info"] = info.to_json();
+  report["run_info"] = info.to_json(result.num_ipus);
   std::string report_path;
   if (const int code = write_run_outputs(out_dir, report, doc.resolved(), &report_path))
     return code;
