@@ -5,15 +5,17 @@
 namespace ipusim {
 namespace {
 
-// Bytes per item, peak-RSS growth measured on the ci build (gcc 12, -O2), rounded down so
-// that the estimate stays a lower bound (2026-11-25, `ipusim describe` of pod64 ... pod64k):
-//   per_tile fidelity: the tile counters of every IPU (bytes sent, received, compute cycles
-//     with their range-add differences, SRAM in use: 7 x 8 bytes per tile);
-//   IPU: its SystemC modules, lanes and aggregated counters;
-//   network resource: its engine state, stats and name.
-constexpr double kBytesPerTileState = 56;
-constexpr double kBytesPerIpu = 2000;
-constexpr double kBytesPerResource = 150;
+// Bytes per item, peak-RSS growth measured on the ci build (gcc 12, -O2) with `ipusim
+// describe multipod` (4096 IPUs, 29,697 resources), rounded down so that the estimate stays a
+// lower bound (2026-11-25):
+//   per_tile fidelity: 214 MiB against 35 MiB aggregated = 31 bytes per tile (6,029,312
+//     tiles) for the tile counters of every IPU, before any op has run;
+//   IPU and network resource: the aggregated 35 MiB less ~10 MiB of start-up, shared out as
+//     4,000 bytes per IPU (modules, lanes, counters) and 100 per resource (engine state, stats
+//     and name).
+constexpr double kBytesPerTileState = 30;
+constexpr double kBytesPerIpu = 4000;
+constexpr double kBytesPerResource = 100;
 
 }  // namespace
 
