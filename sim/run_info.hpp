@@ -18,7 +18,9 @@ double peak_rss_MiB();
 class RunInfo {
  public:
   RunInfo();
-  Json to_json() const;
+  /// The run_info object; with `num_ipus` > 0 also `peak_rss_bytes_per_ipu` (memory per
+  /// simulated IPU endpoint, how the simulator's footprint grows with the system).
+  Json to_json(std::uint32_t num_ipus = 0) const;
 
  private:
   std::chrono::steady_clock::time_point start_;

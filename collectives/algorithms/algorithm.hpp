@@ -62,6 +62,9 @@ struct CollectiveTopology {
   std::uint32_t ild_size_ipus = 64;    ///< IPU-Link domain size; ILD of IPU i = i / size
   bool torus = false;                  ///< the ladder closes into a torus
   LinkConfig link_config = LinkConfig::Default;
+  /// IPU-Link domains under one GW-Link leaf switch (gw_topology leaf_spine), 0 otherwise:
+  /// then the hierarchical algorithm adds a leaf tier between the ILD and spine tiers.
+  std::uint32_t ilds_per_leaf = 0;
 };
 
 /// Everything an algorithm needs to build a schedule.

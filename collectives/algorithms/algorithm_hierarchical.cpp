@@ -12,6 +12,65 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
+/// Leaf rings (the group's D domains under leaf b, same local index l) and spine rings
+/// (domain d of every leaf, same l) of one group, each member owning the cells it reduces.
+template <typename CellOf>
+void add_leaf_spine_rings(const IldStructure& s, std::size_t grp, std::uint32_t D,
+                          const CellOf& cell_of, std::vector<std::vector<RingMember>>& leaf_rings,
+                          std::vector<std::vector<RingMember>>& spine_rings) {
+  const std::uint32_t L = s.num_ilds, NL = L / D, kl = s.members_per_ild;
+  for (std::uint32_t l = 0; l < kl; ++l) {
+    for (std::uint32_t b = 0; b < NL; ++b) {
+      std::vector<RingMember> ring;
+      for (std::uint32_t d = 0; d < D; ++d) {
+        RingMember m{s.at(grp, b * D + d, l), {}};
+        std::vector<std::uint32_t> cells;
+        for (std::uint32_t bb = 0; bb < NL; ++bb) cells.push_back(cell_of(grp, bb * D + d, l));
+        m.fragment = runs_of(std::move(cells));
+        ring.push_back(std::move(m));
+      }
+      leaf_rings.push_back(std::move(ring));
+    }
+    for (std::uint32_t d = 0; d < D; ++d) {
+      std::vector<RingMember> ring;
+      for (std::uint32_t b = 0; b < NL; ++b) {
+        RingMember m{s.at(grp, b * D + d, l), {}};
+        m.fragment.push_back({cell_of(grp, b * D + d, l), 1});
+        ring.push_back(std::move(m));
+      }
+      spine_rings.push_back(std::move(ring));
+    }
+  }
+}
+
+/// The phases of a three-tier collective: inside each ILD, under each leaf, across the spine.
+void emit_leaf_spine(StepEmitter& emitter, const Layout& layout, CollectiveOp op,
+                     const TierRings& ild, const TierRings& leaf, const TierRings& spine) {
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
+      emit_tier_reduce_scatter(emitter, layout, leaf, "leaf_reduce_scatter");
+      emit_tier_reduce_scatter(emitter, layout, spine, "spine_all_reduce");
+      emit_tier_all_gather(emitter, layout, spine, "spine_all_reduce");
+      emit_tier_all_gather(emitter, layout, leaf, "leaf_all_gather");
+      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
+      break;
+    case CollectiveOp::ReduceScatter:
+      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
+      emit_tier_reduce_scatter(emitter, layout, leaf, "leaf_reduce_scatter");
+      emit_tier_reduce_scatter(emitter, layout, spine, "spine_reduce_scatter");
+      break;
+    case CollectiveOp::AllGather:
+      emit_tier_all_gather(emitter, layout, spine, "spine_all_gather");
+      emit_tier_all_gather(emitter, layout, leaf, "leaf_all_gather");
+      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
+      break;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::AllToAll:
+      break;  // Broadcast stays two-tier; AllToAll is rejected by validation
+  }
+}
+
 }  // namespace
 
 void choose_tier_methods(const CollectiveRequest& request, const IldStructure& s,
@@ -34,6 +93,32 @@ void choose_tier_methods(const CollectiveRequest& request, const IldStructure& s
   schedule.gw_algorithm = request.hierarchical_gw_algorithm != Algorithm::Auto
                               ? request.hierarchical_gw_algorithm
                               : pick_gw_method(s.num_ilds);
+}
+
+std::uint32_t leaf_block(const CollectiveRequest& request, const IldStructure& s) {
+  const auto& topo = request.topology;
+  if (topo.ilds_per_leaf == 0 || s.num_ilds < 4) return 0;
+  const auto leaf_of_g = [&](std::size_t grp, std::uint32_t g) {
+    const std::uint64_t ipu = static_cast<std::uint64_t>(s.at(grp, g, 0)) * topo.ipus_per_replica;
+    return ipu / topo.ild_size_ipus / topo.ilds_per_leaf;
+  };
+  std::uint32_t block = 0;
+  for (std::size_t grp = 0; grp < s.members.size(); ++grp) {
+    std::uint32_t d = 1;
+    while (d < s.num_ilds && leaf_of_g(grp, d) == leaf_of_g(grp, 0)) ++d;
+    if (block != 0 && d != block) return 0;
+    block = d;
+  }
+  if (block < 2 || block >= s.num_ilds || s.num_ilds % block != 0) return 0;
+  // Every block of D consecutive domains lies under one leaf, and blocks under distinct ones.
+  for (std::size_t grp = 0; grp < s.members.size(); ++grp) {
+    for (std::uint32_t g = 0; g < s.num_ilds; ++g) {
+      const bool first = g % block == 0;
+      if (!first && leaf_of_g(grp, g) != leaf_of_g(grp, g - 1)) return 0;
+      if (first && g > 0 && leaf_of_g(grp, g) == leaf_of_g(grp, g - 1)) return 0;
+    }
+  }
+  return block;
 }
 
 void build_hierarchical(const CollectiveRequest& request, const GroupIndex& index,
@@ -61,10 +146,15 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
   // Cell finally owned by member (g, l). AllReduce's layout is free, so local index l owns
   // the contiguous cells [lL, lL+L) and every tier moves one run; ReduceScatter and
   // AllGather must put rank r's data in cell r (the PopART output layout).
+  // On a leaf/spine fabric (D domains per leaf, NL leaves), domain g = b D + d: AllReduce
+  // then lays member l's cells out as [d NL + b] so that each tier's fragment is one run.
+  const std::uint32_t D = broadcast ? 0 : leaf_block(request, s);
+  const std::uint32_t NL = D == 0 ? 1 : L / D;
   const auto cell_of = [&](std::size_t grp, std::uint32_t g, std::uint32_t l) -> std::uint32_t {
-    if (op == CollectiveOp::AllReduce) return l * L + g;
+    if (op == CollectiveOp::AllReduce) return l * L + (D == 0 ? g : (g % D) * NL + g / D);
     return index.rank_of[s.at(grp, g, l)];
   };
+  std::vector<std::vector<RingMember>> leaf_rings;
   std::vector<std::vector<RingMember>> ild_rings;
   std::vector<std::vector<RingMember>> gw_rings;
   std::vector<std::uint32_t> ild_roots;
@@ -93,6 +183,10 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
       ild_rings.push_back(std::move(ring));
       ild_roots.push_back(s.at(grp, g, l0));
     }
+    if (D != 0) {
+      add_leaf_spine_rings(s, grp, D, cell_of, leaf_rings, gw_rings);
+      continue;
+    }
     for (std::uint32_t l = 0; l < kl; ++l) {
       if (broadcast && l != l0) continue;  // only the root's peers cross the GW-Links
       std::vector<RingMember> ring;
@@ -109,6 +203,11 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
       make_tier_rings(ild_rings, schedule.ild_algorithm,
                       ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config));
   const TierRings gw = make_tier_rings(gw_rings, schedule.gw_algorithm, RingPattern::Flat);
+  if (D != 0) {
+    const TierRings leaf = make_tier_rings(leaf_rings, schedule.gw_algorithm, RingPattern::Flat);
+    emit_leaf_spine(emitter, layout, op, ild, leaf, gw);
+    return;
+  }
 
   switch (op) {
     case CollectiveOp::AllReduce:

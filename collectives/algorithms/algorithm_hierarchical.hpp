@@ -1,7 +1,10 @@
 #pragma once
 // Two-tier collectives for groups spanning several IPU-Link domains (reference §4.7):
 // the IPU-Link tier runs rings inside each ILD, the GW-Link tier runs rings between the
-// members that share a local index (position inside their ILD) in different ILDs.
+// members that share a local index (position inside their ILD) in different ILDs. On a
+// leaf/spine GW-Link fabric the GW-Link tier splits in two, as GCL tiers by link class: a
+// leaf tier (rings over the group's domains under one leaf switch) and a spine tier (rings
+// over the same position in every leaf).
 #include "collectives/algorithms/algorithm.hpp"
 #include "collectives/algorithms/algorithm_emit.hpp"
 #include "collectives/algorithms/algorithm_groups.hpp"
@@ -13,6 +16,10 @@ namespace ipusim::coll::detail {
 /// pick_gw_method. Broadcast is direct on both tiers.
 void choose_tier_methods(const CollectiveRequest& request, const IldStructure& structure,
                          Schedule& schedule);
+
+/// Domains of a group under one leaf switch (D) when every group spans at least two leaves
+/// in blocks of D >= 2 consecutive domains of one leaf each; 0 otherwise (two tiers).
+std::uint32_t leaf_block(const CollectiveRequest& request, const IldStructure& structure);
 
 /// Fills the layout, maps and steps of `schedule` for the hierarchical algorithm, using the
 /// tier methods already in schedule.ild_algorithm / gw_algorithm.

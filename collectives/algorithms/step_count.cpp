@@ -115,6 +115,22 @@ std::uint64_t ild_fragment_runs(const CollectiveRequest& r, const GroupIndex& in
   return runs;
 }
 
+/// Runs of the fragment of member (b, d, l) in group `grp`'s leaf rings (the same for every
+/// leaf b): the cells of the members (b', d, l) over all b', merged where consecutive.
+std::uint64_t leaf_fragment_runs(const CollectiveRequest& r, const GroupIndex& index,
+                                 const IldStructure& s, std::size_t grp, std::uint32_t l,
+                                 std::uint32_t d, std::uint32_t D) {
+  if (r.op == CollectiveOp::AllReduce) return 1;
+  std::vector<std::uint32_t> cells;
+  for (std::uint32_t g = d; g < s.num_ilds; g += D) cells.push_back(index.rank_of[s.at(grp, g, l)]);
+  std::sort(cells.begin(), cells.end());
+  std::uint64_t runs = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (i == 0 || cells[i] != cells[i - 1] + 1) ++runs;
+  }
+  return runs;
+}
+
 /// build_hierarchical's phases: G x L ILD rings of k_l members, G x k_l GW rings of L.
 StepCount count_hierarchical(const CollectiveRequest& r, const GroupIndex& index, std::uint64_t k) {
   const auto& topo = r.topology;
@@ -146,6 +162,28 @@ StepCount count_hierarchical(const CollectiveRequest& r, const GroupIndex& index
   ild_runs *= L;  // every ILD ring of a group has the same fragments
   const std::uint64_t gw_runs = groups * kl * L;
   const StepCount ild = tier_phase(tiers.ild_algorithm, kl, ild_runs, shape);
+  const std::uint64_t D = detail::leaf_block(r, *s);
+  if (D != 0) {
+    // Leaf tier: rings of D under each leaf; spine tier: rings of L / D across leaves.
+    std::uint64_t leaf_runs = 0;
+    for (std::size_t grp = 0; grp < s->members.size(); ++grp) {
+      for (std::uint32_t l = 0; l < kl; ++l) {
+        for (std::uint32_t d = 0; d < D; ++d) {
+          leaf_runs += leaf_fragment_runs(r, index, *s, grp, l, d, static_cast<std::uint32_t>(D));
+        }
+      }
+    }
+    leaf_runs *= L / D;  // every leaf ring of a group has the same fragments
+    const StepCount leaf = tier_phase(tiers.gw_algorithm, D, leaf_runs, shape);
+    const StepCount spine = tier_phase(tiers.gw_algorithm, L / D, gw_runs, shape);
+    const int passes = r.op == CollectiveOp::AllReduce ? 2 : 1;
+    for (int i = 0; i < passes; ++i) {
+      c += ild;
+      c += leaf;
+      c += spine;
+    }
+    return c;
+  }
   const StepCount gw = tier_phase(tiers.gw_algorithm, L, gw_runs, shape);
   switch (r.op) {
     case CollectiveOp::AllReduce:

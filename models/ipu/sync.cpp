@@ -34,7 +34,8 @@ SyncModel::SyncModel(const HwParams& p, const Topology& topology)
       clock_GHz_(p.chip.clock_GHz),
       gw_latency_ns_(p.machine.gw_link_latency_ns),
       switch_latency_ns_(p.system.gw_topology == GwTopology::Switch ? p.machine.switch_latency_ns
-                                                                    : 0.0) {}
+                                                                    : 0.0),
+      leaf_switch_latency_ns_(p.machine.switch_latency_ns) {}
 
 SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
   // Collectives call this every superstep with a sorted list: avoid copying it then.
@@ -60,14 +61,29 @@ SyncCost SyncModel::cost(const std::vector<std::uint32_t>& ipus) const {
     c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, static_cast<std::uint32_t>(s.size()));
     c.scope = SyncScope::External;
   } else {
+    if (topo_.gw_topology() == GwTopology::LeafSpine) {
+      // One GW-Link hop through the leaf switch, or leaf, spine and leaf when the IPUs span
+      // several leaves (the spine's latency is charged as a switch traversal, as in routing).
+      const bool spans_leaves =
+          topo_.leaf_of_ild(topo_.ild_of(s.front())) != topo_.leaf_of_ild(topo_.ild_of(s.back()));
+      const double one_way_ns =
+          gw_latency_ns_ + (spans_leaves ? 3.0 : 1.0) * leaf_switch_latency_ns_;
+      c.cycles = external_sync_cycles(ns_per_hop_, clock_GHz_, topo_.ild_size()) +
+                 static_cast<std::uint64_t>(std::ceil(2.0 * one_way_ns * clock_GHz_ - 1e-9));
+      c.scope = SyncScope::GwLink;
+      c.ns = static_cast<double>(c.cycles) / clock_GHz_;
+      return c;
+    }
     // Sorted IPUs give sorted domain ids.
     std::vector<std::uint32_t> ilds;
     for (std::uint32_t i : s) {
       const std::uint32_t d = topo_.ild_of(i);
       if (ilds.empty() || ilds.back() != d) ilds.push_back(d);
     }
-    std::uint32_t hops = 0;
-    for (std::size_t a = 0; a < ilds.size(); ++a) {
+    // A switch is one hop between any two domains: no need to look at every pair.
+    const bool one_hop = topo_.gw_topology() == GwTopology::Switch;
+    std::uint32_t hops = one_hop ? 1 : 0;
+    for (std::size_t a = 0; !one_hop && a < ilds.size(); ++a) {
       for (std::size_t b = a + 1; b < ilds.size(); ++b)
         hops = std::max(hops, topo_.gw_hops(ilds[a], ilds[b]));
     }

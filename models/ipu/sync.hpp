@@ -43,6 +43,7 @@ class SyncModel {
   const Topology& topo_;
   std::uint64_t internal_cycles_;
   double ns_per_hop_, clock_GHz_, gw_latency_ns_, switch_latency_ns_;
+  double leaf_switch_latency_ns_;  ///< leaf_spine: per leaf or spine switch traversal
 };
 
 /// The system's sync controller: computes sync costs and counts the syncs that ran.

@@ -3,6 +3,7 @@
 #include "models/network/routing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "sim/errors.hpp"
@@ -164,6 +165,10 @@ void Topology::build_gw_links(const HwParams& p) {
         "/machine/gw_link/links_per_machine is 0 but the system has several IPU-Link domains");
   const double link = m.gw_link_bandwidth_GBps * m.gw_link_efficiency;
   const std::uint32_t machines = num_machines();
+  if (gw_ == GwTopology::LeafSpine) {
+    build_leaf_spine(p);
+    return;
+  }
   if (gw_ == GwTopology::Switch) {
     uplink_.assign(machines, kNone);
     downlink_.assign(machines, kNone);
@@ -197,6 +202,43 @@ void Topology::build_gw_links(const HwParams& p) {
                                         ResourceKind::GwLink, "gw_link", west_links * link,
                                         m.gw_link_latency_ns, west_links, mi);
     }
+  }
+}
+
+void Topology::build_leaf_spine(const HwParams& p) {
+  const MachineParams& m = p.machine;
+  const std::uint32_t g = m.gw_links_per_machine;
+  const double link = m.gw_link_bandwidth_GBps * m.gw_link_efficiency;
+  leaf_ilds_ = p.system.gw_leaf_ilds;
+  const std::uint32_t leaves = num_ilds_ / leaf_ilds_;
+  const std::uint32_t machines_per_leaf = leaf_ilds_ * machines_per_ild_;
+  // A leaf's uplink bundle to the spine: its machines' GW-Link capacity / oversubscription.
+  const double leaf_up_Bpns = machines_per_leaf * g * link / m.leaf_oversubscription;
+  const auto leaf_up_links = static_cast<std::uint32_t>(
+      std::ceil(static_cast<double>(machines_per_leaf) * g / m.leaf_oversubscription));
+  leaf_switch_.assign(leaves, kNone);
+  leaf_up_.assign(leaves, kNone);
+  leaf_down_.assign(leaves, kNone);
+  for (std::uint32_t x = 0; x < leaves; ++x) {
+    const std::string ln = "leaf" + std::to_string(x);
+    leaf_switch_[x] = add(ln + ".gw_switch", ResourceKind::GwSwitch, "gw_switch",
+                          m.switch_bandwidth_GBps, m.switch_latency_ns, 1, kNone);
+    // The spine is non-blocking (ASSUMPTION, /machine/gw_link/leaf_oversubscription): its
+    // traversal latency is paid on the uplink, its capacity is the leaves' uplinks.
+    leaf_up_[x] = add(ln + "->spine", ResourceKind::GwLink, "gw_spine_link", leaf_up_Bpns,
+                      m.switch_latency_ns, leaf_up_links, kNone);
+    leaf_down_[x] = add("spine->" + ln, ResourceKind::GwLink, "gw_spine_link", leaf_up_Bpns, 0.0,
+                        leaf_up_links, kNone);
+  }
+  const std::uint32_t machines = num_machines();
+  uplink_.assign(machines, kNone);
+  downlink_.assign(machines, kNone);
+  for (std::uint32_t mi = 0; mi < machines; ++mi) {
+    const std::string ln = "leaf" + std::to_string(mi / machines_per_leaf);
+    uplink_[mi] = add(machine_name(mi) + "->" + ln, ResourceKind::GwLink, "gw_link", g * link,
+                      m.gw_link_latency_ns, g, mi);
+    downlink_[mi] =
+        add(ln + "->" + machine_name(mi), ResourceKind::GwLink, "gw_link", g * link, 0.0, g, mi);
   }
 }
 
@@ -239,7 +281,7 @@ void Topology::append_ild_route(Route& out, std::uint32_t src, std::uint32_t dst
 
 std::uint32_t Topology::gw_hops(std::uint32_t ild_a, std::uint32_t ild_b) const {
   if (ild_a == ild_b) return 0;
-  if (gw_ == GwTopology::Switch) return 1;
+  if (gw_ == GwTopology::Switch || gw_ == GwTopology::LeafSpine) return 1;
   const std::uint32_t d = (ild_b + num_ilds_ - ild_a) % num_ilds_;
   if (west_.empty() || west_[0] == kNone) return d;  // eastward only
   return std::min(d, num_ilds_ - d);
@@ -251,6 +293,19 @@ void Topology::append_gw_route(Route& out, std::uint32_t src, std::uint32_t dst)
   if (gw_ == GwTopology::Switch) {
     out.push_back(uplink_[ms]);
     out.push_back(switch_);
+    out.push_back(downlink_[md]);
+    out.push_back(gw_to_ipu_[dst]);
+    return;
+  }
+  if (gw_ == GwTopology::LeafSpine) {
+    const std::uint32_t ls = leaf_of_ild(ild_of(src)), ld = leaf_of_ild(ild_of(dst));
+    out.push_back(uplink_[ms]);
+    out.push_back(leaf_switch_[ls]);
+    if (ls != ld) {
+      out.push_back(leaf_up_[ls]);
+      out.push_back(leaf_down_[ld]);
+      out.push_back(leaf_switch_[ld]);
+    }
     out.push_back(downlink_[md]);
     out.push_back(gw_to_ipu_[dst]);
     return;

@@ -76,8 +76,14 @@ class Topology {
   ResourceId gateway_to_ipu(std::uint32_t ipu) const { return gw_to_ipu_[ipu]; }
   ResourceId ipu_to_gateway(std::uint32_t ipu) const { return ipu_to_gw_[ipu]; }
 
-  /// Ring distance (in GW-Link hops) between two domains; 1 for a switch.
+  /// Ring distance (in GW-Link hops) between two domains; 1 for a switch or leaf_spine.
   std::uint32_t gw_hops(std::uint32_t ild_a, std::uint32_t ild_b) const;
+  /// leaf_spine: IPU-Link domains per leaf switch pair (0 for other GW topologies).
+  std::uint32_t ilds_per_leaf() const { return leaf_ilds_; }
+  /// leaf_spine: the leaf switch pair of a domain (0 for other GW topologies).
+  std::uint32_t leaf_of_ild(std::uint32_t ild) const { return leaf_ilds_ ? ild / leaf_ilds_ : 0; }
+  /// leaf_spine: number of leaf switch pairs (0 for other GW topologies).
+  std::uint32_t num_leaves() const { return leaf_ilds_ ? num_ilds_ / leaf_ilds_ : 0; }
 
  private:
   ResourceId add(std::string name, ResourceKind kind, std::string group, double cap_Bpns,
@@ -87,6 +93,9 @@ class Topology {
   void build_ipu_links(const HwParams& p);
   void build_machines(const HwParams& p);
   void build_gw_links(const HwParams& p);
+  /// leaf_spine: per machine an up- and downlink to its leaf, per leaf a switch and an up- and
+  /// downlink bundle to the (non-blocking) spine.
+  void build_leaf_spine(const HwParams& p);
   void append_ild_route(Route& out, std::uint32_t src, std::uint32_t dst) const;
   void append_gw_route(Route& out, std::uint32_t src, std::uint32_t dst) const;
   std::uint32_t step_rail(std::uint32_t ipu, bool up) const;
@@ -101,6 +110,8 @@ class Topology {
   std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
   std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;
   ResourceId switch_ = kNone;
+  std::uint32_t leaf_ilds_ = 0;
+  std::vector<ResourceId> leaf_switch_, leaf_up_, leaf_down_;
 };
 
 }  // namespace ipusim

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 #include "models/params/model_params.hpp"
@@ -123,6 +124,8 @@ MachineParams read_machine(ConfigNode n) {
   m.gw_link_latency_ns = gl.get_double("latency_ns");
   m.switch_latency_ns = gl.get_double("switch_latency_ns");
   m.switch_bandwidth_GBps = gl.get_double("switch_bandwidth_GBps");
+  m.leaf_oversubscription = gl.get_double("leaf_oversubscription");
+  m.switch_radix_ports = get_u32(gl, "switch_radix_ports");
   m.gw_link_flow = read_flow_control(gl, "");
   gl.finish();
   ConfigNode hl = n.child("host_link");
@@ -143,12 +146,15 @@ SystemParams read_system(ConfigNode n) {
   s.ipu_link_topology = n.get_enum("ipu_link_topology") == "ladder" ? IpuLinkTopology::Ladder
                                                                     : IpuLinkTopology::Torus;
   const std::string gw = n.get_enum("gw_topology");
-  s.gw_topology = gw == "ring"     ? GwTopology::Ring
-                  : gw == "switch" ? GwTopology::Switch
-                                   : GwTopology::None;
+  s.gw_topology = gw == "ring"         ? GwTopology::Ring
+                  : gw == "switch"     ? GwTopology::Switch
+                  : gw == "leaf_spine" ? GwTopology::LeafSpine
+                                       : GwTopology::None;
+  s.gw_leaf_ilds = get_u32(n, "gw_leaf_ilds");
   s.sync_ns_per_hop = n.get_double("sync_ns_per_hop");
   if (s.num_ilds > 1 && s.gw_topology == GwTopology::None) {
-    n.fail("gw_topology", "must be ring or switch when num_ilds (" + std::to_string(s.num_ilds) +
+    n.fail("gw_topology", "must be ring, switch or leaf_spine when num_ilds (" +
+                              std::to_string(s.num_ilds) +
                               ") > 1: IPU-Link domains are joined by GW-Links");
   }
   if (s.num_ilds == 1 && s.gw_topology != GwTopology::None) {
@@ -169,8 +175,42 @@ SystemParams read_system(ConfigNode n) {
                            " IPU-Link domains cannot form a Pod of Pods: expected a power of two "
                            "(2 = Pod128, 4 = Pod256, ... 64; PODDA)");
   }
+  if (s.gw_topology == GwTopology::LeafSpine &&
+      (!is_power_of_two(s.gw_leaf_ilds) || s.gw_leaf_ilds > s.num_ilds)) {
+    n.fail("gw_leaf_ilds", std::to_string(s.gw_leaf_ilds) +
+                               " IPU-Link domains per leaf switch: expected a power of two no "
+                               "larger than num_ilds (" +
+                               std::to_string(s.num_ilds) + ")");
+  }
   n.finish();
   return s;
+}
+
+/// A leaf_spine fabric must fit its switches: a leaf's down ports (its machines' GW-Links)
+/// plus its up ports (down / oversubscription), and the number of leaves (each spine switch
+/// reaches every leaf on one port), within /machine/gw_link/switch_radix_ports.
+void check_leaf_spine_radix(ConfigNode& root, const HwParams& p) {
+  const std::uint64_t down = static_cast<std::uint64_t>(p.system.gw_leaf_ilds) *
+                             p.system.machines_per_ild * p.machine.gw_links_per_machine;
+  const auto up = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(down) / p.machine.leaf_oversubscription));
+  const std::uint64_t leaves = p.system.num_ilds / p.system.gw_leaf_ilds;
+  const std::uint64_t radix = p.machine.switch_radix_ports;
+  if (down + up > radix) {
+    root.child("system").fail(
+        "gw_leaf_ilds", "a leaf of " + std::to_string(p.system.gw_leaf_ilds) + " domains needs " +
+                            std::to_string(down) + " down + " + std::to_string(up) +
+                            " up ports, more than /machine/gw_link/switch_radix_ports (" +
+                            std::to_string(radix) +
+                            "): expected fewer domains per leaf or a higher leaf_oversubscription");
+  }
+  if (leaves > radix) {
+    root.child("system").fail(
+        "num_ilds", std::to_string(leaves) + " leaves exceed the spine's radix (" +
+                        std::to_string(radix) +
+                        " ports, /machine/gw_link/switch_radix_ports): expected more domains "
+                        "per leaf (gw_leaf_ilds) or fewer domains");
+  }
 }
 
 /// Packet mode needs a real transfer unit on every tier and receiver buffers that can hold
@@ -277,11 +317,13 @@ HwParams read_hw_params(ConfigDoc& doc) {
         "links_per_machine", "is 0, but the system has " + std::to_string(p.system.num_ilds) +
                                  " IPU-Link domains joined by GW-Links: expected > 0");
   }
-  if (p.num_machines() > 1024) {
+  if (p.num_machines() > 1024 && p.system.gw_topology != GwTopology::LeafSpine) {
     ConfigNode s = root.child("system");
     s.fail("num_ilds", "num_ilds x machines_per_ild = " + std::to_string(p.num_machines()) +
-                           " machines exceeds the 1024 supported (M2K-DS)");
+                           " machines exceeds the 1024 a GW-Link ring or one switch supports "
+                           "(M2K-DS): expected at most 1024, or gw_topology leaf_spine");
   }
+  if (p.system.gw_topology == GwTopology::LeafSpine) check_leaf_spine_radix(root, p);
   p.system.name = name_as_run(p.system.name, p.num_ipus());
   return p;
 }
@@ -312,7 +354,10 @@ std::string to_string(IpuLinkTopology t) {
 std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
 std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
 std::string to_string(GwTopology t) {
-  return t == GwTopology::None ? "none" : t == GwTopology::Ring ? "ring" : "switch";
+  return t == GwTopology::None     ? "none"
+         : t == GwTopology::Ring   ? "ring"
+         : t == GwTopology::Switch ? "switch"
+                                   : "leaf_spine";
 }
 
 }  // namespace ipusim

@@ -20,7 +20,7 @@ enum class Fidelity { PerTile, Aggregated };
 /// IPU-Link wiring inside one IPU-Link domain.
 enum class IpuLinkTopology { Ladder, Torus };
 /// How IPU-Link domains (Pod64 racks) are joined by GW-Links.
-enum class GwTopology { None, Ring, Switch };
+enum class GwTopology { None, Ring, Switch, LeafSpine };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
 /// Which engine times the network: flow-level max-min sharing, or chunks with credits.
@@ -99,6 +99,8 @@ struct MachineParams {
   double gw_link_latency_ns{};
   double switch_latency_ns{};
   double switch_bandwidth_GBps{};
+  double leaf_oversubscription{};      ///< leaf_spine: leaf down capacity / up capacity
+  std::uint32_t switch_radix_ports{};  ///< leaf_spine: ports per switch pair
   double host_link_GBps{};
   double host_link_efficiency{};
   double host_link_latency_ns{};
@@ -120,6 +122,7 @@ struct SystemParams {
   std::uint32_t machines_per_ild{};
   IpuLinkTopology ipu_link_topology{};
   GwTopology gw_topology{};
+  std::uint32_t gw_leaf_ilds{};  ///< leaf_spine: IPU-Link domains per leaf switch pair
   double sync_ns_per_hop{};
   Fidelity fidelity{};
   bool fast_paths{};  ///< `/sim/fast_paths`: exact network fast paths (same report either way)

@@ -246,6 +246,17 @@ std::vector<ParamSpec> machine_specs() {
                      "Switching capacity of the GW-Link switch pair per direction. ASSUMPTION: 2 x "
                      "32 x 400 Gbit/s (Arista DCS-7060PX4-32, SWGW)."),
                 100, 12800),
+      real("/machine/gw_link/leaf_oversubscription", "", 2, 1, 64,
+           "gw_topology leaf_spine: a leaf switch's downlink capacity (its machines' GW-Links) "
+           "over its uplink capacity to the spine. ASSUMPTION: 2 (128 ports down, 64 up): a "
+           "usual leaf/spine cost trade-off; a hierarchical collective crosses the spine with "
+           "1/(64 x gw_leaf_ilds) of each IPU's data, so the spine is rarely its bottleneck."),
+      integer("/machine/gw_link/switch_radix_ports", "", 256, 2, 65536,
+              "Ports at the GW-Link rate of one switch pair (gw_topology leaf_spine, leaf and "
+              "spine alike): a leaf's down + up ports and the number of leaves (each spine "
+              "switch reaches every leaf on one port) must fit. ASSUMPTION: 256 = 2 x 32 x 400 "
+              "Gbit/s in 4 x 100 Gbit/s breakout (the Pod256 switch pair, SWGW); 256 leaves of "
+              "4 Pod64 make the largest two-level fabric, 1024 Pod64 = 65,536 IPUs."),
       plausible(real("/machine/host_link/bandwidth_GBps", "GB/s", 25, 0.001, 1e6,
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
@@ -266,18 +277,27 @@ std::vector<ParamSpec> system_specs() {
   using namespace spec;
   return {
       text("/system/name", "pod64", "System name (pod4 ... pod256, multipod); informational."),
-      integer("/system/num_ilds", "", 1, 1, 64,
+      integer("/system/num_ilds", "", 1, 1, 1024,
               "IPU-Link domains (Pod64 racks) joined by GW-Links: a power of two (PODDA); up to "
-              "1024 machines (M2K-DS)."),
+              "1024 machines (M2K-DS) on a ring or one switch, up to 1024 domains (65,536 IPUs; "
+              "the IPU-M2000 generation was designed to scale to 64,000 IPUs) on leaf_spine."),
+      integer("/system/gw_leaf_ilds", "", 4, 1, 1024,
+              "gw_topology leaf_spine: IPU-Link domains under one leaf switch pair, a power of two "
+              "dividing num_ilds. ASSUMPTION: 4: a leaf is the Pod256's switch pair, whose 128 "
+              "downlink ports take 4 Pod64 racks x 16 machines x 2 GW-Links."),
       integer("/system/machines_per_ild", "", 16, 1, 16,
               "Machines per IPU-Link domain: 1 (Pod4), 2, 4 (Pod16), 8 or 16 (Pod64): a power of "
               "two (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),
       choice("/system/ipu_link_topology", "torus", {"ladder", "torus"},
              "IPU-Link wiring inside a domain: ladder (PLTEST model) or torus (ends looped; POD-DS "
              "'2D torus', GCLUG 8.2.1)."),
-      choice("/system/gw_topology", "none", {"none", "ring", "switch"},
-             "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring "
-             "(direct east/west cables, SWGW 1.2; Pod128) or switch (SWGW 1.4; Pod256)."),
+      choice(
+          "/system/gw_topology", "none", {"none", "ring", "switch", "leaf_spine"},
+          "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring "
+          "(direct east/west cables, SWGW 1.2; Pod128), switch (SWGW 1.4; Pod256) or "
+          "leaf_spine (gw_leaf_ilds domains per leaf switch pair, leaves joined by a "
+          "non-blocking spine through uplinks oversubscribed by leaf_oversubscription; "
+          "ASSUMPTION: a two-level Clos of the SWGW switch pairs, for Pods of up to 1024 Pod64)."),
       real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,
            "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) "
            "(PLTEST setGlobalSyncLatency; HC33)."),

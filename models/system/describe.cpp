@@ -3,6 +3,7 @@
 #include "models/system/describe.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -28,6 +29,7 @@ std::pair<double, double> group_rate(const HwParams& p, const std::string& g) {
   if (g == "ddr") return {p.machine.ddr_bandwidth_GBps, p.machine.ddr_efficiency};
   if (g == "gw_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
   if (g == "gw_switch") return {p.machine.switch_bandwidth_GBps, 1.0};
+  if (g == "gw_spine_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
   if (g == "host_link") return {p.machine.host_link_GBps, p.machine.host_link_efficiency};
   return {0, 1};
 }
@@ -64,12 +66,41 @@ Json bisection(const System& s) {
     // Two ring segments are cut (one when there are only two domains, but then both cables
     // of each machine join the same pair); each segment has m cables of g/2 links.
     gw = n == 2 ? static_cast<double>(m) * g * gw_link : 2.0 * m * ((g + 1) / 2) * gw_link;
+  } else if (n >= 2 && s.gw_topology() == GwTopology::LeafSpine) {
+    // Half the leaves against the other half through the non-blocking spine: each leaf's
+    // uplink (its machines' GW-Links / oversubscription), capped by its switch; one leaf is
+    // the single switch's cut.
+    const double leaf_machines_links = static_cast<double>(p.system.gw_leaf_ilds) * m * g * gw_link;
+    const std::uint32_t leaves = n / p.system.gw_leaf_ilds;
+    if (leaves >= 2) {
+      const double up = leaf_machines_links / p.machine.leaf_oversubscription;
+      gw = leaves / 2 * std::min(up, p.machine.switch_bandwidth_GBps);
+    } else {
+      gw = std::min(static_cast<double>(n / 2) * m * g * gw_link, p.machine.switch_bandwidth_GBps);
+    }
   } else if (n >= 2 && s.gw_topology() == GwTopology::Switch) {
     const double half_uplinks = static_cast<double>(n / 2) * m * g * gw_link;
     gw = std::min(half_uplinks, p.machine.switch_bandwidth_GBps);
   }
   b["gw_GBps_per_direction"] = gw;
   return b;
+}
+
+/// leaf_spine: the fabric's shape, ports per leaf and how traffic is routed.
+Json gw_fabric(const HwParams& p) {
+  const std::uint64_t down = static_cast<std::uint64_t>(p.system.gw_leaf_ilds) *
+                             p.system.machines_per_ild * p.machine.gw_links_per_machine;
+  const double up = std::ceil(static_cast<double>(down) / p.machine.leaf_oversubscription);
+  return {{"leaves", p.system.num_ilds / p.system.gw_leaf_ilds},
+          {"ilds_per_leaf", p.system.gw_leaf_ilds},
+          {"leaf_down_ports", down},
+          {"leaf_up_ports", static_cast<std::uint64_t>(up)},
+          {"leaf_oversubscription", p.machine.leaf_oversubscription},
+          {"switch_radix_ports", p.machine.switch_radix_ports},
+          {"routing",
+           "same domain: IPU-Links (ladder/torus); same leaf: IPU -> gateway -> machine uplink -> "
+           "leaf switch -> machine downlink -> gateway -> IPU; other leaf: ... leaf switch -> "
+           "leaf uplink -> spine -> leaf downlink -> leaf switch -> ..."}};
 }
 
 }  // namespace
@@ -114,9 +145,9 @@ Json describe_system(const System& s) {
     gi.links_per_bundle_max = std::max(gi.links_per_bundle_max, r.links);
     gi.latency_ns = std::max(gi.latency_ns, r.latency_ns);
   }
-  static const char* const order[] = {"ipu_link.partner", "ipu_link.cross", "ipu_link.rail",
-                                      "ipu_link.wrap",    "gateway_link",   "ddr",
-                                      "gw_link",          "gw_switch",      "host_link"};
+  static const char* const order[] = {
+      "ipu_link.partner", "ipu_link.cross", "ipu_link.rail", "ipu_link.wrap", "gateway_link", "ddr",
+      "gw_link",          "gw_switch",      "gw_spine_link", "host_link"};
   Json links = Json::array();
   for (const char* g : order) {
     auto it = groups.find(g);
@@ -141,6 +172,7 @@ Json describe_system(const System& s) {
   }
   d["ipu_links_total"] = ipu_links;
   d["bisection"] = bisection(s);
+  if (p.system.gw_topology == GwTopology::LeafSpine) d["gw_fabric"] = gw_fabric(p);
   return d;
 }
 
@@ -187,6 +219,17 @@ std::string describe_table(const Json& d) {
                   static_cast<unsigned long long>(d["bisection"].value("ild_links", 0ull)),
                   d["bisection"].value("gw_GBps_per_direction", 0.0));
     o << buf;
+  }
+  if (d.contains("gw_fabric")) {
+    const Json& f = d["gw_fabric"];
+    std::snprintf(buf, sizeof buf,
+                  "  leaf/spine: %u leaves of %u domains, %llu down + %llu up ports per leaf "
+                  "(%.3g:1 oversubscribed, radix %u)\n",
+                  f.value("leaves", 0u), f.value("ilds_per_leaf", 0u),
+                  static_cast<unsigned long long>(f.value("leaf_down_ports", 0ull)),
+                  static_cast<unsigned long long>(f.value("leaf_up_ports", 0ull)),
+                  f.value("leaf_oversubscription", 0.0), f.value("switch_radix_ports", 0u));
+    o << buf << "  routing: " << f.value("routing", "?") << "\n";
   }
   return o.str();
 }

@@ -2,6 +2,8 @@
 #include "models/system/system.hpp"
 
 #include "models/params/model_params.hpp"
+#include "models/system/system_estimate.hpp"
+#include "models/system/system_retire.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 
@@ -30,8 +32,8 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   for (ResourceId id = 0; link_modules && id < topo_.num_resources(); ++id) {
     const std::uint32_t m = topo_.owner_machine(id);
     if (m == Topology::kNone) {
-      gw_switch_ = std::make_unique<LinkModule>(
-          link_module_name(network_->engine().resource(id).name).c_str(), *network_, id);
+      gw_switch_.push_back(std::make_unique<LinkModule>(
+          link_module_name(network_->engine().resource(id).name).c_str(), *network_, id));
     } else {
       by_machine[m].push_back(id);
     }
@@ -92,7 +94,16 @@ void System::collect_stats(Json& out) const {
 std::unique_ptr<System> build_system(ConfigDoc& doc, const std::string& name) {
   register_model_params();
   const HwParams params = read_hw_params(doc);
+  // Refused before elaboration when it would not fit (exit 2 naming /sim/fidelity).
+  check_work_estimate(system_work_estimate(params), ConfigNode(doc, "").child("sim"));
   return std::make_unique<System>(name.c_str(), params);
+}
+
+void retire_system(std::unique_ptr<System> system) {
+  if (!system || system->num_ipus() <= 512) return;
+  // Reachable from a static, so leak checkers do not report it; never destroyed.
+  static auto* retired = new std::vector<std::unique_ptr<System>>();
+  retired->push_back(std::move(system));
 }
 
 }  // namespace ipusim

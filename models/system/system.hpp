@@ -87,7 +87,9 @@ class System : public sc_core::sc_module, public StatsProvider {
   std::vector<std::unique_ptr<IpuLinkDomain>> ilds_;
   std::vector<Ipu*> ipus_;
   std::vector<Gateway*> gateways_;
-  std::unique_ptr<LinkModule> gw_switch_;  ///< the GW-Link switch (switched multi-Pod systems)
+  /// The GW-Link switch (switched multi-Pod systems) or, on leaf_spine, each leaf's switch and
+  /// spine up/downlinks: the resources no machine owns.
+  std::vector<std::unique_ptr<LinkModule>> gw_switch_;
 };
 
 /// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/{fidelity,

@@ -27,6 +27,7 @@ coll::CollectiveTopology collective_topology(const System& system, std::uint32_t
   topo.ild_size_ipus = system.ild_size_ipus();
   topo.torus = system.torus();
   topo.link_config = link_config;
+  topo.ilds_per_leaf = system.topology().ilds_per_leaf();
   return topo;
 }
 

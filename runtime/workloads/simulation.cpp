@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include "models/system/system.hpp"
+#include "models/system/system_retire.hpp"
 #include "runtime/workloads/workload.hpp"
 #include "sim/clock.hpp"
 #include "sim/format.hpp"
@@ -20,6 +21,9 @@ SimulationResult simulate(ConfigDoc& doc) {
   ConfigNode root(doc, "");
   const std::string name = root.get_string("name");
   root.get_string("description");
+  // The limits first: building the system checks its own memory estimate against them.
+  ConfigNode sim = root.child("sim");
+  read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   std::unique_ptr<System> system = build_system(doc);
   // `--trace-ipus` beyond the system is bad input, refused before anything runs.
   if (TraceWriter::instance().enabled())
@@ -28,14 +32,12 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.mark_used("ipu_link");
   root.mark_used("machine");
   root.mark_used("system");
-  ConfigNode sim = root.child("sim");
   sim.mark_used("fidelity");  // read by the system builder
   sim.mark_used("fast_paths");
   sim.mark_used("network_model");          // read by the system builder
   sim.mark_used("packet_max_chunk_hops");  // read by the system builder
   const double max_time_ns = sim.get_double("max_time_ns");
   const double max_wall_s = sim.get_double("max_wall_s");
-  read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   sim.finish();
   // The wall limit covers elaboration too: algorithm "best" simulates its candidates there.
   start_wall_clock(max_wall_s);
@@ -92,7 +94,10 @@ SimulationResult simulate(ConfigDoc& doc) {
     summary << line;
   }
   summary << workload->summary();
-  return {std::move(report), summary.str(), "", 0};
+  const std::uint32_t num_ipus = system->num_ipus();
+  workload.reset();
+  retire_system(std::move(system));
+  return {std::move(report), summary.str(), "", 0, num_ipus};
 }
 
 }  // namespace ipusim

@@ -17,6 +17,8 @@ struct SimulationResult {
   /// kernel ran, e.g. the packet model's chunk budget); the CLI prints `failure` the way it
   /// prints a SimulationError or a ConfigError respectively.
   int failure_exit_code = 0;
+  /// IPUs of the system that ran (run_info's peak RSS per IPU endpoint).
+  std::uint32_t num_ipus = 0;
 };
 
 /// Runs the config once. Throws ConfigError for bad input found before simulating; anything

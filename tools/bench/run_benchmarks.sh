@@ -61,15 +61,24 @@ ring=(collective --system configs/systems/multipod.json --bytes 268435456 --algo
 run allreduce_256MiB_pod64       collective --system configs/systems/pod64.json --bytes 268435456
 run allreduce_hier_1024ipus      collective --system configs/systems/multipod.json --set system.num_ilds=16 --bytes 268435456
 run allreduce_flat_ring_4096ipus "${ring[@]}"
+run allreduce_hier_16384ipus     collective --system pod16k --bytes 268435456 --algorithm hierarchical
+run allreduce_hier_65536ipus     collective --system pod64k --bytes 268435456 --algorithm hierarchical
 [ "$quick" = 1 ] || run allreduce_flat_ring_4096ipus_general_path "${ring[@]}" --set sim.fast_paths=false
 run allreduce_64MiB_pod16_packet collective --system configs/systems/pod16.json --bytes 67108864 --set sim.network_model=packet
 run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.json
 for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json \
+         configs/workloads/gpt3_175b_pod16k.json \
          configs/workloads/mlperf_v1.0_bert_pod16.json configs/workloads/mlperf_v1.0_bert_pod64.json \
          configs/workloads/mlperf_v1.1_resnet50_pod16.json configs/workloads/mlperf_v1.1_resnet50_pod64.json; do
   [ -f "$f" ] && run "$(basename "$f" .json)" run "$f"
 done
 [ "$quick" = 1 ] || run gpt3_175b_pod256_traced run configs/workloads/gpt3_175b_pod256.json --trace
+# describe of the largest system: wall and peak RSS from /usr/bin/time (no report to read).
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f '%e %M' -o "$tmp/describe.time" "$bin" describe pod64k --json >/dev/null
+  read -r wall rss_kib < "$tmp/describe.time"
+  echo "{\"scenario\": \"describe_pod64k\", \"wall_s\": $wall, \"peak_rss_MiB\": $((rss_kib / 1024)), \"model_events\": 0, \"events_per_s\": 0, \"simulated_ns\": 0}" >> "$lines"
+fi
 if [ -x "$bench_dir/bench_models" ]; then
   for m in saturated parallel; do
     "$bench_dir/bench_models" "$m" | /usr/bin/python3 -c '

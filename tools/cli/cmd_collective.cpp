@@ -234,7 +234,7 @@ int cmd_collective(const Args& args) {
   if (vm.count("out") || trace || html) {
     const std::string& out = out_dir;
     Json report = result.report;
-    report["run_info"] = info.to_json();
+    report["run_info"] = info.to_json(result.num_ipus);
     if (const int code = write_run_outputs(out, report, doc.resolved())) return code;
     if (!vm.count("out") && trace && !vm.count("quiet") && !vm.count("json"))
       std::cout << "wrote " << out << "/trace.json\n";

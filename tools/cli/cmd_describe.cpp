@@ -6,6 +6,7 @@
 
 #include "models/system/describe.hpp"
 #include "models/system/system.hpp"
+#include "models/system/system_retire.hpp"
 #include "sim/config.hpp"
 #include "sim/logging.hpp"
 #include "tools/common/cli_util.hpp"
@@ -56,6 +57,7 @@ int cmd_describe(const Args& args) {
   } else {
     std::cout << describe_table(description);
   }
+  retire_system(std::move(system));
   return 0;
 }
 

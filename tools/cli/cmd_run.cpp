@@ -29,7 +29,7 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   if (const int code = end_run()) return code;
   if (const int code = report_simulation_failure(result)) return code;
   Json report = std::move(result.report);
-  report["run_info"] = info.to_json();
+  report["run_info"] = info.to_json(result.num_ipus);
   // The page sees the SRAM histogram; report.json stays as it is without --html.
   const Json page_report = html ? report : Json();
   if (html) html::strip_sram_histograms(report);
