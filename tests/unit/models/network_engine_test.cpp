@@ -48,7 +48,9 @@ TEST_CASE("the network model table names fluid (default) and packet with their c
   CHECK_FALSE(network_model("fluid").moves_chunks);
   CHECK(network_model("packet").moves_chunks);
 
-  FlowEngine resources;
+  FlowEngineParams params;
+  params.chunk_bytes = 256;  // the packet model needs a chunk size
+  FlowEngine resources(params);
   resources.add_resource(test::res("l", 2.0, 100.0));
   NetworkOptions options;
   auto fluid = network_model("fluid").make(resources, options);
