@@ -18,6 +18,7 @@
 // Chunk size, credits and arbitration are per resource (its link tier); a resource without
 // them takes the engine-wide FlowEngineParams.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -35,6 +36,15 @@ using ResourceId = std::uint32_t;
 using Route = std::vector<ResourceId>;
 /// Unique, increasing id of a flow (start order; breaks ties deterministically).
 using FlowId = std::uint64_t;
+
+/// static_cast<uint64_t>(std::llround(x)) for a count (picoseconds, bytes), without the libm
+/// call for 0 <= x < 2^52 (hot in integrate() and credit_stats()): the truncation is exact
+/// there and so is x - whole, so halves round away from zero as llround does.
+inline std::uint64_t round_count(double x) {
+  if (!(x >= 0 && x < 4503599627370496.0)) return static_cast<std::uint64_t>(std::llround(x));
+  const auto whole = static_cast<std::uint64_t>(x);
+  return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+}
 
 /// What a resource models; selects the link tier in reports and breakdowns.
 enum class ResourceKind : std::uint8_t { IpuLink, GatewayLink, Ddr, GwLink, GwSwitch, HostLink };
@@ -264,7 +274,16 @@ class FlowEngine {
     std::vector<T>& items() { return this->c; }
   };
 
-  void integrate(Res& r, double now_ns);
+  /// Adds a resource's carried bytes and busy time since its reference time (inline: every
+  /// file of the engine integrates on its hot path).
+  void integrate(Res& r, double now_ns) {
+    const double dt = now_ns - r.t_ref;
+    if (dt > 0) {
+      r.st.bytes += r.sum_rate * dt;
+      if (r.sum_rate > 0) r.busy_ps += round_count(dt * 1e3);
+    }
+    r.t_ref = now_ns;
+  }
   /// Sets a resource's total rate, keeping the per-kind sums (trace counters) up to date.
   void set_sum_rate(ResourceId id, double rate) {
     double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
@@ -281,6 +300,16 @@ class FlowEngine {
   /// True when some route of a batch crosses only resources with no flow and no group (only
   /// such a flow can join a fast-path group), or names an unknown resource.
   bool any_route_idle(const std::vector<const Route*>& routes) const;
+  /// True when a batch has the routes and sizes of the last batch analysed (its analysis holds).
+  bool repeats_last_batch(const std::vector<const Route*>& routes,
+                          const std::vector<std::uint64_t>& bytes) const;
+  /// Fast-path analysis of a batch: counts each resource's uses and gives every flow its group
+  /// key (cache_key_) or kNoGroup; false when a route names an unknown resource.
+  bool analyse_batch(const std::vector<const Route*>& routes,
+                     const std::vector<std::uint64_t>& bytes);
+  /// Starts the analysed batch: flows still independent join their key's group, others start().
+  void start_groups(double now_ns, const std::vector<const Route*>& routes,
+                    const std::vector<std::uint64_t>& bytes, void* tag);
   /// Turns a draining group back into individual flows (state as if started one by one).
   void ungroup(std::uint32_t group);
   /// A flow slot: a freed one if any, else a new one at the end of flows_.

@@ -1,20 +1,23 @@
 #pragma once
-// The system's one network, behind one API in both models (`/sim/network_model`):
-// - fluid (default): a FlowEngine driven by a single SC_METHOD that sleeps until the next
-//   drain end or arrival. Starts at the same timestamp are batched (one reallocation per
-//   delta cycle), so the cost is per flow start/end, never per byte, chunk or tile.
-// - packet: a PacketEngine (chunks, round-robin, credits) driven by the same SC_METHOD. On
-//   each wake it runs its chunk events ahead up to the next activity of any other process
-//   (sc_time_to_pending_activity) or the next flow completion, whichever is first, so
-//   SystemC wakes once per completion, not once per chunk.
+// The system's one network: a SystemC module driving one network model (a NetworkEngine from
+// the table in network_engine.hpp, chosen by `/sim/network_model`) from a single SC_METHOD
+// that sleeps until the model's next event. Starts at the same timestamp are batched (one
+// wake per delta cycle). The runtime asks capabilities (can_replay(), can_stream()), never
+// which model runs.
+// - fluid (default, fluid_network.cpp): a FlowEngine, one global max-min solver; the cost is
+//   per flow start/end, never per byte, chunk or tile.
+// - packet (packet_network.cpp): a PacketEngine (chunks, round robin, credits). On each wake
+//   it runs its chunk events ahead up to the next activity of any other process
+//   (sc_time_to_pending_activity) or the next flow completion, so SystemC wakes once per
+//   completion, not once per chunk.
 // The LinkModules of the hierarchy are views onto the resources of this network.
 //
-// Time origin (fluid): the engine works in ns since the start of the current busy period.
-// When a transfer starts on an idle network (no flow in flight, no event pending), the
-// engine's origin moves to that instant, so a batch started on an idle network gives the
-// same floating-point times, durations and per-resource increments whenever it starts. That
-// is what lets a BSP step that repeats the previous step's traffic be replayed exactly
-// (runtime/exec/step_memo.*).
+// Time origin (models that can_replay()): the engine works in ns since the start of the
+// current busy period. When a transfer starts on an idle network (no flow in flight, no event
+// pending), the engine's origin moves to that instant, so a batch started on an idle network
+// gives the same floating-point times, durations and per-resource increments whenever it
+// starts. That is what lets a BSP step that repeats the previous step's traffic be replayed
+// exactly (runtime/exec/step_memo.*). Other models keep the origin at 0.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,7 +26,7 @@
 #include <vector>
 
 #include "models/network/flow_engine.hpp"
-#include "models/network/packet_engine.hpp"
+#include "models/network/network_engine.hpp"
 #include "models/params/hw_params.hpp"
 #include "sim/stats.hpp"
 
@@ -48,31 +51,25 @@ struct TransferResult {
 /// `transfers` and `max_concurrent` into `out` (nothing for an unused one).
 void write_resource_stats(Json& out, const ResourceStats& s, double capacity_Bpns, double now_ns);
 
-/// Which engine times the transfers, and the packet engine's budget.
-struct NetworkOptions {
-  NetworkModel model = NetworkModel::Fluid;
-  /// Packet model: most chunk hops the run's transfers may need in total (refused beyond).
-  double max_chunk_hops = 1e9;
-};
-
-/// Network of bandwidth resources (SystemC wrapper around a FlowEngine or a PacketEngine).
-class Network : public sc_core::sc_module, public StatsProvider {
+/// Network of bandwidth resources (SystemC module around one NetworkEngine).
+class Network : public sc_core::sc_module, public StatsProvider, private NetworkHost {
  public:
   using Callback = std::function<void(const TransferResult&)>;
 
   SC_HAS_PROCESS(Network);
-  /// Takes the resource table (ids in order) and the engine options.
+  /// Takes the resource table (ids in order) and the model's name and options; throws
+  /// SimulationError for an unknown model.
   Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
           FlowEngineParams params, NetworkOptions options = {});
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
   void start(const TransferRequest& req, Callback on_arrival);
-  /// Fluid model only: starts `count` transfers of `req` back to back (FlowEngine::start_stream),
-  /// each at the instant its predecessor arrives: the times and stats of chaining start() from
-  /// each arrival's callback, but only the last arrival runs `on_last_arrival`, and the
-  /// repeats run inside the network without a SystemC wake each (see run_ahead()).
-  /// Needs bytes > 0 and a non-empty route.
+  /// Models that can_stream(): starts `count` transfers of `req` back to back
+  /// (FlowEngine::start_stream), each at the instant its predecessor arrives: the times and stats
+  /// of chaining start() from each arrival's callback, but only the last arrival runs
+  /// `on_last_arrival`, and the repeats run inside the network without a SystemC wake each (see
+  /// run_ahead()). Needs bytes > 0 and a non-empty route.
   void start_stream(const TransferRequest& req, std::uint64_t count, Callback on_last_arrival);
   /// Blocking: starts one transfer and waits for it. Call from an SC_THREAD only.
   TransferResult transfer(const TransferRequest& req);
@@ -85,10 +82,16 @@ class Network : public sc_core::sc_module, public StatsProvider {
   void transfer_batch(const std::vector<const Route*>& routes,
                       const std::vector<std::uint64_t>& bytes);
 
-  /// The fluid engine; in both models it holds the resource table (names, capacities, flow
-  /// control), in the packet model it carries no flows.
+  /// The resource table (names, capacities, flow control) in every model; in the fluid model
+  /// also its solver, in the others it carries no flows.
   const FlowEngine& engine() const { return engine_; }
-  NetworkModel model() const { return options_.model; }
+  /// The model's name (`/sim/network_model`).
+  const char* model_name() const { return model_->name(); }
+  /// A batch started on an idle network is timed from its own start, and a replayed
+  /// interval's use can be credited (credit_replay()): steps may be replayed from a record.
+  bool can_replay() const { return model_->can_replay(); }
+  /// start_stream() runs repeats inside the model.
+  bool can_stream() const { return model_->can_stream(); }
   /// Systems too large for a LinkModule per resource report per-resource stats here instead,
   /// under `resources` (see System).
   void set_report_resources(bool on) { report_resources_ = on; }
@@ -101,13 +104,13 @@ class Network : public sc_core::sc_module, public StatsProvider {
   }
   /// Stats of one resource up to now.
   ResourceStats resource_stats(ResourceId id) const;
-  /// True in the fluid model when no flow is draining or in flight and no event is pending:
-  /// a batch started now is timed from its own start (see the time origin above).
+  /// True in a model that can_replay() when no flow is draining or in flight and no event is
+  /// pending: a batch started now is timed from its own start (see the time origin above).
   bool idle();
   /// Number of network wake-ups so far (simulator-speed metric).
   std::uint64_t wakeups() const { return wakeups_; }
-  /// Fluid model: credits a replayed interval's use (flows started, wake-ups and per-resource
-  /// stats deltas) as if it had been simulated; see FlowEngine::credit_stats.
+  /// Models that can_replay(): credits a replayed interval's use (flows started, wake-ups and
+  /// per-resource stats deltas) as if it had been simulated; see FlowEngine::credit_stats.
   void credit_replay(std::uint64_t flows, std::uint64_t wakeups,
                      const std::vector<std::pair<ResourceId, ResourceStats>>& resources);
 
@@ -118,32 +121,24 @@ class Network : public sc_core::sc_module, public StatsProvider {
  private:
   void wake();
   /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
-  void deliver_arrivals();
-  void wake_packet();
+  void deliver(const std::vector<Arrival>& arrivals) override;
+  std::uint64_t ps_to_next_activity() const override;
   void schedule_next();
-  /// Packet model: adds the chunk hops of new transfers to the budget; false (and the run
+  /// Models with a work budget: adds the work of new transfers to it; false (and the run
   /// stopped, refusal() set) when the budget is exceeded.
-  bool admit(double chunk_hops);
-  double next_event_ns();
-  /// Fluid: the engine's time (ns since origin_ps_) of the current simulated time.
+  bool admit(double work);
+  /// The engine's time (ns since origin_ps_) of the current simulated time.
   double engine_now_ns() const;
-  /// Fluid: moves the engine's time origin to now if the network is idle (not inside a wake,
-  /// whose loop holds the engine time of its start).
+  /// Moves the engine's time origin to now if the network is idle (not inside a wake, whose
+  /// loop holds the engine time of its start).
   void rebase_if_idle();
-  /// Fluid, while streams run: processes the engine's instants that concern no one else
-  /// (drain ends, stream restarts) before any other process's next activity, exactly as the
-  /// wakes SystemC would give them. Returns the engine time (ps) of an instant it had to leave
-  /// half done (an arrival became due in it), which a wake must resume at exactly that time;
-  /// else kNoResume.
-  std::uint64_t run_ahead();
-  static constexpr std::uint64_t kNoResume = ~std::uint64_t{0};
-  /// Trace counters: utilisation of each resource kind after a wake.
-  void trace_utilisation(double now);
+  /// Wakes SystemC in the next delta cycle unless a wake is running or already due.
+  void notify_delta();
 
   FlowEngine engine_;
   NetworkOptions options_;
-  std::unique_ptr<PacketEngine> packet_;  ///< set in the packet model
-  double planned_chunk_hops_ = 0;
+  std::unique_ptr<NetworkEngine> model_;
+  double planned_work_ = 0;
   bool report_resources_ = false;
   std::string refusal_;
   sc_core::sc_event wake_event_;
@@ -153,13 +148,11 @@ class Network : public sc_core::sc_module, public StatsProvider {
     std::size_t pending = 0;
     sc_core::sc_event done;
   };
-  std::vector<Arrival> arrivals_;                           // scratch
   std::vector<std::pair<Callback, TransferResult>> ready_;  // scratch
-  double traced_util_[FlowEngine::kNumKinds] = {0, 0, 0, 0, 0, 0};
   bool in_wake_ = false;
   bool delta_pending_ = false;
   std::uint64_t wakeups_ = 0;
-  std::uint64_t origin_ps_ = 0;  ///< fluid: simulated time (ps) of the engine's time 0
+  std::uint64_t origin_ps_ = 0;  ///< simulated time (ps) of the engine's time 0
 };
 
 }  // namespace ipusim

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "models/network/network_engine.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
@@ -281,10 +282,9 @@ HwParams read_hw_params(ConfigDoc& doc) {
   p.system.fidelity =
       sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
   p.system.fast_paths = sim.get_bool("fast_paths");
-  p.system.network_model =
-      sim.get_enum("network_model") == "packet" ? NetworkModel::Packet : NetworkModel::Fluid;
+  p.system.network_model = sim.get_enum("network_model");
   p.system.packet_max_chunk_hops = sim.get_double("packet_max_chunk_hops");
-  if (p.system.network_model == NetworkModel::Packet) check_packet_flow_control(root, p);
+  if (network_model(p.system.network_model).moves_chunks) check_packet_flow_control(root, p);
 
   // A machine holds whole ladder rungs (IPU pairs): 2 IPUs (C2 card) or 4 (IPU-M2000,
   // Bow-2000; M2K-DS, BOW-DS); a single IPU only as a one-IPU system.

@@ -23,7 +23,8 @@ enum class IpuLinkTopology { Ladder, Torus };
 enum class GwTopology { None, Ring, Switch, LeafSpine };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
-/// Which engine times the network: flow-level max-min sharing, or chunks with credits.
+/// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
+/// chooses its model by name from the table of models/network/network_engine.hpp.
 enum class NetworkModel { Fluid, Packet };
 
 /// Flow control of one link tier: the unit links interleave, the receiver buffer per flow
@@ -126,7 +127,7 @@ struct SystemParams {
   double sync_ns_per_hop{};
   Fidelity fidelity{};
   bool fast_paths{};  ///< `/sim/fast_paths`: exact network fast paths (same report either way)
-  NetworkModel network_model{};  ///< `/sim/network_model`
+  std::string network_model;  ///< `/sim/network_model`: a name from network_models()
   /// `/sim/packet_max_chunk_hops`: packet mode refuses traffic needing more chunk hops than this.
   double packet_max_chunk_hops{};
 };

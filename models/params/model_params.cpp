@@ -3,6 +3,7 @@
 // source say ASSUMPTION and are meant to be calibrated.
 #include "models/params/model_params.hpp"
 
+#include "models/network/network_engine.hpp"
 #include "models/params/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
@@ -174,15 +175,14 @@ std::vector<ParamSpec> network_specs() {
                  tier_flow_specs("/machine/host_link/", "host links")}) {
     for (auto& p : v) out.push_back(std::move(p));
   }
-  out.push_back(choice(
-      "/sim/network_model", "fluid", {"fluid", "packet"},
-      "Network engine. fluid: flow-level max-min sharing, fast, for Pods of Pods. packet: every "
-      "link "
-      "direction, DDR and switch moves chunks (chunk_bytes of its tier) round-robin between flows, "
-      "with per-flow receiver buffers and credit back-pressure (credits_bytes), per-hop latency "
-      "and "
-      "store-and-forward of one chunk per hop; slower, for Pod16-sized systems and for checking "
-      "fluid."));
+  // Choices and help come from the network model table (models/network/network_engine.hpp).
+  std::vector<std::string> models;
+  std::string help = "Network engine.";
+  for (const NetworkModelInfo& m : network_models()) {
+    models.emplace_back(m.name);
+    help += std::string(" ") + m.help;
+  }
+  out.push_back(choice("/sim/network_model", network_models().front().name, models, help));
   out.push_back(real(
       "/sim/packet_max_chunk_hops", "chunk hops", 1e9, 1, 1e15,
       "Packet model budget: traffic whose chunks would cross more link hops in total than this is "

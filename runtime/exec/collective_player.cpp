@@ -138,7 +138,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
   // Steps that repeat the previous step's traffic replay its network outcome (exact; see
   // step_memo.hpp) when nothing else can use the network meanwhile and nothing traces it.
   Network& network = system_.network();
-  const bool memo_on = exclusive_network_ && network.model() == NetworkModel::Fluid &&
+  const bool memo_on = exclusive_network_ && network.can_replay() &&
                        network.engine().params().fast_paths && !TraceWriter::instance().enabled();
   StepMemo memo(network);
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).

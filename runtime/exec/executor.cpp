@@ -211,7 +211,7 @@ std::uint64_t Executor::compute_op_cycles(int vg, const LOp& op, std::uint32_t c
 }
 
 bool Executor::network_alone(std::size_t index, bool crosses) {
-  if (system_.params().system.network_model != NetworkModel::Fluid) return false;
+  if (!system_.network().can_replay()) return false;
   // Defensive: the structure below already rules traffic out. A kind's rate is a running
   // sum, so an idle kind may read floating-point dust rather than 0 (1e-6 B/ns is far below
   // any flow).

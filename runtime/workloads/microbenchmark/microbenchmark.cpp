@@ -447,8 +447,8 @@ void Microbenchmark::start_network_chain(Step& s, std::uint64_t remaining, std::
   // Repeats as one stream inside the network: the same times and stats as the chain of
   // callbacks below, without a callback (and a wake) per repeat. A traced run keeps the chain,
   // which traces every repeat.
-  if (remaining > 1 && net.model() == NetworkModel::Fluid && !TraceWriter::instance().enabled() &&
-      s.req.bytes > 0 && !s.req.route.empty()) {
+  if (remaining > 1 && net.can_stream() && !TraceWriter::instance().enabled() && s.req.bytes > 0 &&
+      !s.req.route.empty()) {
     net.start_stream(s.req, remaining,
                      [this, &s, remaining, pending, done](const TransferResult& r) {
                        transfers_done_ += remaining;

@@ -1,0 +1,118 @@
+// The network model table: the two models by name with their capabilities, the registry's
+// `/sim/network_model` generated from the table, and each model timing a lone transfer
+// through the NetworkEngine interface (no SystemC) to its closed form.
+#include "models/network/network_engine.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "models/params/model_params.hpp"
+#include "resource_spec_helper.hpp"
+#include "sim/errors.hpp"
+#include "sim/params.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+/// Collects arrivals; no other process is ever due (run-ahead may run to the end).
+struct RecordingHost : NetworkHost {
+  std::vector<Arrival> arrivals;
+  void deliver(const std::vector<Arrival>& a) override {
+    arrivals.insert(arrivals.end(), a.begin(), a.end());
+  }
+  std::uint64_t ps_to_next_activity() const override { return 1'000'000'000; }
+};
+
+/// Runs `model` as the Network would: a wake now, then one at each next event.
+void drive(NetworkEngine& model, RecordingHost& host) {
+  std::uint64_t now_ps = 0;
+  for (int wakes = 0; wakes < 1000; ++wakes) {
+    const std::uint64_t resume = model.run(now_ps, 0, host);
+    const double next = model.next_event_ns();
+    if (resume == NetworkEngine::kNoResume && next == FlowEngine::kInf) return;
+    now_ps = resume != NetworkEngine::kNoResume
+                 ? resume
+                 : static_cast<std::uint64_t>(static_cast<long long>(next * 1000.0 + 0.5));
+  }
+  FAIL("the model did not finish in 1000 wakes");
+}
+
+}  // namespace
+
+TEST_CASE("the network model table names fluid (default) and packet with their capabilities",
+          "[network][models]") {
+  const auto& table = network_models();
+  REQUIRE(table.size() == 2);
+  CHECK(std::string(table[0].name) == "fluid");
+  CHECK(std::string(table[1].name) == "packet");
+  CHECK_FALSE(network_model("fluid").moves_chunks);
+  CHECK(network_model("packet").moves_chunks);
+
+  FlowEngineParams params;
+  params.chunk_bytes = 256;  // the packet model needs a chunk size
+  FlowEngine resources(params);
+  resources.add_resource(test::res("l", 2.0, 100.0));
+  NetworkOptions options;
+  auto fluid = network_model("fluid").make(resources, options);
+  auto packet = network_model("packet").make(resources, options);
+  CHECK(std::string(fluid->name()) == "fluid");
+  CHECK(fluid->can_replay());
+  CHECK(fluid->can_stream());
+  CHECK_FALSE(fluid->has_work_budget());
+  CHECK(std::string(packet->name()) == "packet");
+  CHECK_FALSE(packet->can_replay());
+  CHECK_FALSE(packet->can_stream());
+  CHECK(packet->has_work_budget());
+  CHECK_THROWS_AS(packet->start_stream(0, {0}, 100, 2, nullptr), SimulationError);
+  CHECK_THROWS_AS(packet->credit_replay(1, {}), SimulationError);
+}
+
+TEST_CASE("an unknown network model name lists the table's names", "[network][models]") {
+  try {
+    network_model("flud");
+    FAIL("no error");
+  } catch (const SimulationError& e) {
+    CHECK(std::string(e.what()) == "unknown network model 'flud': expected one of fluid, packet");
+  }
+}
+
+TEST_CASE("/sim/network_model takes its choices and default from the table", "[network][models]") {
+  register_model_params();
+  const ParamSpec* spec = ParamRegistry::instance().find("/sim/network_model");
+  REQUIRE(spec != nullptr);
+  CHECK(spec->choices == std::vector<std::string>{"fluid", "packet"});
+  CHECK(spec->default_value == "fluid");
+  for (const NetworkModelInfo& m : network_models())
+    CHECK(spec->description.find(std::string(m.name) + ": ") != std::string::npos);
+}
+
+TEST_CASE("both models time a lone transfer to latency + bytes / capacity", "[network][models]") {
+  // One resource of 2 B/ns and 100 ns; 1000 bytes in 256-byte chunks (the last one 232):
+  // fluid drains at 2 B/ns, packet serialises the four chunks back to back at 2 B/ns; both
+  // arrive one latency after the last byte has been sent: 100 + 1000 / 2 = 600 ns.
+  for (const char* name : {"fluid", "packet"}) {
+    INFO(name);
+    FlowEngineParams params;
+    params.chunk_bytes = 256;
+    FlowEngine resources(params);
+    resources.add_resource(test::res("l", 2.0, 100.0));
+    auto model = network_model(name).make(resources, NetworkOptions{});
+    int tag = 0;
+    model->start(0, {0}, 1000, &tag);
+    RecordingHost host;
+    drive(*model, host);
+    REQUIRE(host.arrivals.size() == 1);
+    CHECK(host.arrivals[0].end_ns == Approx(600.0).margin(1e-9));
+    CHECK(host.arrivals[0].tag == &tag);
+    CHECK(model->flows_started() == 1);
+    CHECK(model->resource_stats(0, 600.0).transfers == 1);
+    CHECK(model->resource_stats(0, 600.0).bytes == Approx(1000.0));
+  }
+  FlowEngineParams params;
+  params.chunk_bytes = 256;
+  FlowEngine resources(params);
+  resources.add_resource(test::res("a", 2.0, 100.0));
+  resources.add_resource(test::res("b", 2.0, 100.0));
+  // ceil(1000 / 256) = 4 chunks on each of the two hops.
+  CHECK(network_model("packet").make(resources, NetworkOptions{})->work_of({0, 1}, 1000) == 8.0);
+}
