@@ -122,7 +122,8 @@ def test_phased_model_follows_execution_phase(tmp_path):
 
 
 def test_inference_is_cheaper_than_training_by_the_backward_ratio(tmp_path):
-    train = report("mlp_training.json", tmp_path)["workload"]
+    train_report = report("mlp_training.json", tmp_path)
+    train = train_report["workload"]
     infer_report = report("mlp_training.json", tmp_path, "workload.kind=inference", "workload.session.batchesPerStep=4")
     infer = infer_report["workload"]
     st = train["pipeline"]["stages"][0]
@@ -140,9 +141,11 @@ def test_inference_is_cheaper_than_training_by_the_backward_ratio(tmp_path):
     assert inf["batches"] == 4 and inf["samples_per_batch"] == 8
     extra = (infer_report["breakdown_ns"]["host_io"] + infer_report["breakdown_ns"]["sync"]) / 4
     assert st["forward_ns_per_micro_batch"] <= inf["time_per_batch_ns"] <= st["forward_ns_per_micro_batch"] + extra + 1
-    # Per sample, training costs forward + backward + update; GEMM-bound, so the time ratio
-    # follows the flops ratio (3 - first-layer data gradient) / 1 within the vector work.
-    ratio = train["step_time_ns"] / inf["time_per_batch_ns"]
+    # Per sample, training computes forward + backward + update; GEMM-bound, so the compute-time
+    # ratio follows the flops ratio (3 - first-layer data gradient) / 1 within the vector work and
+    # the per-op overhead. (Compute only: this small model's inference batch is otherwise bound
+    # by its host transfers, which training of one step does not have.)
+    ratio = train_report["breakdown_ns"]["compute"] / (infer_report["breakdown_ns"]["compute"] / inf["batches"])
     assert ratio == pytest.approx((fwd_gemm + bwd_gemm) / fwd_gemm, rel=0.2)
     assert ratio > 2
 

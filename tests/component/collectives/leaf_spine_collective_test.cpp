@@ -102,10 +102,20 @@ TEST_CASE("halving the spine bandwidth slows the cross-spine AllReduce by S/85 n
   const double spine_slow = (kBytes / 32) / (4 * 2 * gw / 4 / 16);
   CHECK(spine_slow - spine_fast == Approx(kBytes / 85));
   // The slow run's GW-Link time is the fast run's hand-worked time plus 2 x S/85.
-  const double leaf_fixed = 150 + 2000 + 500 + 150 + 4 * 256 / 15.75;
+  // The latencies and chunk are the resolved parameters (the fit may move them); the
+  // bandwidths above are the preset's datasheet values.
+  const Json& r = slow.resolved;
+  const double lat_ipu_gw = get(r, "gateway", "ipu_gateway_link_latency_ns");
+  const double lat_gw = get(r, "gw_link", "latency_ns");
+  const double lat_switch = get(r, "gw_link", "switch_latency_ns");
+  const double chunk = get(r, "gw_link", "chunk_bytes");
+  REQUIRE(get(r, "gw_link", "bandwidth_GBps_per_link") * get(r, "gw_link", "efficiency") ==
+          Approx(gw));
+  REQUIRE(get(r, "gateway", "ipu_gateway_link_GBps") == Approx(15.75));
+  const double leaf_fixed = lat_ipu_gw + lat_gw + lat_switch + lat_ipu_gw + 4 * chunk / 15.75;
   const double leaf = 2 * (leaf_fixed + (kBytes / 16) / (2 * gw / 8)) +
                       2 * (leaf_fixed + (kBytes / 16) / (2 * gw / 4));
-  const double spine_fixed = 150 + 2000 + 3 * 500 + 150 + 7 * 256 / 15.75;
+  const double spine_fixed = lat_ipu_gw + lat_gw + 3 * lat_switch + lat_ipu_gw + 7 * chunk / 15.75;
   const double fast_total = leaf + 2 * (spine_fixed + spine_fast);
   CHECK(tiers["gw_link"].get<double>() == Approx(fast_total + 2 * kBytes / 85).margin(0.01));
 }

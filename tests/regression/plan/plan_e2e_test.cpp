@@ -125,6 +125,27 @@ TEST_CASE("plan writes a best configuration that ipusim run runs at the planned 
       Approx(doc["configurations"][doc["best"].get<std::size_t>()]["samples_per_s"].get<double>()));
 }
 
+TEST_CASE("plan --html writes an offline page holding every simulated configuration",
+          "[e2e][plan][html]") {
+  Scratch s;
+  REQUIRE(plan(s, "out", {"--html"}).exit_code == 0);
+  const Json doc = plan_json(s, "out");
+  const std::string page = read_text(s.path("out/report.html"));
+  CHECK(page.find("src=\"http") == std::string::npos);
+  CHECK(page.find("href=\"http") == std::string::npos);
+  std::size_t simulated = 0;
+  for (const Json& e : doc["configurations"]) {
+    if (e["status"] != "ok") continue;
+    ++simulated;
+    // Each simulated configuration is a point labelled with its plan.json index.
+    const std::string label = "\"#" + std::to_string(e["index"].get<std::size_t>()) + "\"";
+    INFO(label);
+    CHECK(page.find(label) != std::string::npos);
+  }
+  CHECK(simulated ==
+        doc["counts"]["simulated"].get<std::size_t>() - doc["counts"]["failed"].get<std::size_t>());
+}
+
 TEST_CASE("plan --resume after an interruption prints and writes the same result", "[e2e][plan]") {
   Scratch s;
   const CliResult first = plan(s, "out", {});
