@@ -6,7 +6,7 @@
 # job script passes `bash -n`, its array tasks run as Slurm would run them (bash with
 # SLURM_ARRAY_JOB_ID / SLURM_ARRAY_TASK_ID set, in a sandbox folder) and create no file
 # named pwned, and the printed "then:" command, run as printed, collects every point ok with
-# the name intact (and creates no pwned either).
+# the name intact (and creates no pwned either). Then the same for a plan's job script.
 #   slurm_script_injection.sh IPUSIM_BIN SOURCE_DIR
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -65,4 +65,16 @@ weird="$sandbox/"$'q\'"x\ntouch pwned; #%(touch pwned) $(touch pwned)'
 check_out_dir "$weird"
 ls "$weird/slurm/7_0.out" "$weird/slurm/7_1.err" >/dev/null || fail "the tasks did not log into '$weird/slurm'"
 ! grep -q '^#SBATCH --output' "$weird/slurm/sweep.sbatch" || fail "an #SBATCH line carries '$weird'"
-echo "PASS: job scripts for hostile folders and values pass bash -n, run every point, collect, and run no command"
+# plan writes its job script through the same machinery: a plan whose space file and output
+# folder sit in the hostile folder gives a script that passes bash -n, runs a task and runs
+# no command.
+cp "$src/configs/plan/resnet50_pod16_space.json" "$folder/space.json"
+(cd "$sandbox" && "$bin" plan "$src/configs/workloads/mlperf_v1.1_resnet50_pod16.json" --space "$folder/space.json" \
+  --out "$folder/plan" --slurm-script-only) >"$work/plan.log" 2>&1 || fail "plan --slurm-script-only: $(cat "$work/plan.log")"
+plan_script="$folder/plan/slurm/sweep.sbatch"
+[ -f "$plan_script" ] || fail "plan wrote no job script at '$plan_script': $(cat "$work/plan.log")"
+bash -n "$plan_script" || fail "bash -n refuses plan's job script"
+(cd "$sandbox" && env -i PATH=/usr/bin:/bin SLURM_ARRAY_JOB_ID=8 SLURM_ARRAY_TASK_ID=0 bash "$plan_script") \
+  >"$work/plan_task.log" 2>&1 || fail "array task 0 of plan's script: $(cat "$work/plan_task.log")"
+no_command_ran "plan's job script"
+echo "PASS: job scripts for hostile folders and values pass bash -n, run every point, collect, and run no command (sweep and plan)"
