@@ -6,7 +6,7 @@
 # job script passes `bash -n`, its array tasks run as Slurm would run them (bash with
 # SLURM_ARRAY_JOB_ID / SLURM_ARRAY_TASK_ID set, in a sandbox folder) and create no file
 # named pwned, and the printed "then:" command, run as printed, collects every point ok with
-# the name intact (and creates no pwned either). Then the same for a plan's job script.
+# the name intact (and creates no pwned either). Then plan's job script: bash -n, one task, no pwned.
 #   slurm_script_injection.sh IPUSIM_BIN SOURCE_DIR
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
