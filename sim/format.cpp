@@ -18,4 +18,34 @@ std::string format_ns(double ns) {
   return buf;
 }
 
+std::string escape_markup(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default: {
+        const bool forbidden_control =
+            static_cast<unsigned char>(ch) < 0x20 && ch != '\t' && ch != '\n' && ch != '\r';
+        out += forbidden_control ? '?' : ch;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace ipusim

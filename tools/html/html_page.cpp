@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sim/format.hpp"
 #include "sim/output_file.hpp"
 #include "tools/html/html_assets.hpp"
 
@@ -75,7 +76,7 @@ void write_table(std::ostringstream& o, const Table& t) {
   o << "<table>";
   if (!t.headers.empty()) {
     o << "<tr>";
-    for (const auto& h : t.headers) o << "<th>" << escape_html(h) << "</th>";
+    for (const auto& h : t.headers) o << "<th>" << escape_markup(h) << "</th>";
     o << "</tr>";
   }
   for (const auto& row : t.rows) {
@@ -83,7 +84,7 @@ void write_table(std::ostringstream& o, const Table& t) {
     for (const auto& cell : row) {
       const bool numeric = !cell.empty() && (std::isdigit(static_cast<unsigned char>(cell[0])) ||
                                              (cell[0] == '-' && cell.size() > 1));
-      o << (numeric ? "<td class=\"num\">" : "<td>") << escape_html(cell) << "</td>";
+      o << (numeric ? "<td class=\"num\">" : "<td>") << escape_markup(cell) << "</td>";
     }
     o << "</tr>";
   }
@@ -92,56 +93,29 @@ void write_table(std::ostringstream& o, const Table& t) {
 
 }  // namespace
 
-std::string escape_html(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string render_page(const Page& page) {
   std::ostringstream o;
   Json specs = Json::object();
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    << "<title>" << escape_html(page.title) << "</title>\n<style>" << kStyle << "</style>\n"
+    << "<title>" << escape_markup(page.title) << "</title>\n<style>" << kStyle << "</style>\n"
     << "<script>" << vega_js() << "</script>\n<script>" << vega_lite_js() << "</script>\n"
     << "<script>" << vega_embed_js() << "</script>\n</head>\n<body>\n"
-    << "<h1>" << escape_html(page.title) << "</h1>\n";
+    << "<h1>" << escape_markup(page.title) << "</h1>\n";
   if (!page.subtitle.empty())
-    o << "<p class=\"subtitle\">" << escape_html(page.subtitle) << "</p>\n";
+    o << "<p class=\"subtitle\">" << escape_markup(page.subtitle) << "</p>\n";
   if (!page.summary.empty()) {
     Table summary;
     for (const auto& [key, value] : page.summary) summary.rows.push_back({key, value});
     write_table(o, summary);
   }
   for (const Section& s : page.sections) {
-    o << "<h2>" << escape_html(s.title) << "</h2>\n";
-    if (!s.note.empty()) o << "<p class=\"note\">" << escape_html(s.note) << "</p>\n";
+    o << "<h2>" << escape_markup(s.title) << "</h2>\n";
+    if (!s.note.empty()) o << "<p class=\"note\">" << escape_markup(s.note) << "</p>\n";
     for (const Chart& c : s.charts) {
-      o << "<div class=\"chart\" id=\"" << escape_html(c.id) << "\"></div>\n";
+      o << "<div class=\"chart\" id=\"" << escape_markup(c.id) << "\"></div>\n";
       if (c.click_copies_config)
-        o << "<pre class=\"copied\" id=\"" << escape_html(c.id) << "-copied\" hidden></pre>\n";
+        o << "<pre class=\"copied\" id=\"" << escape_markup(c.id) << "-copied\" hidden></pre>\n";
       specs[c.id] = {{"spec", c.spec}, {"copy", c.click_copies_config}};
     }
     write_table(o, s.table);

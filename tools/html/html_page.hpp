@@ -44,9 +44,6 @@ struct Page {
 /// The page as one HTML document with the libraries, styles and specs inlined.
 std::string render_page(const Page& page);
 
-/// `text` with &, <, >, " and ' escaped for HTML text and attributes.
-std::string escape_html(const std::string& text);
-
 /// Outcome of write_page(): empty `error` on success.
 struct PageWriteResult {
   std::string error;  ///< what went wrong, naming the file

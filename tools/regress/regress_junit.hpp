@@ -16,10 +16,6 @@ struct JunitCase {
   bool error = false;   ///< true: it could not run at all (<error> instead of <failure>)
 };
 
-/// Escapes text for XML attributes and content; control characters XML 1.0 forbids
-/// become '?'.
-std::string xml_escape(const std::string& text);
-
 /// The whole JUnit XML document for one test suite.
 std::string junit_xml(const std::string& suite_name, const std::vector<JunitCase>& cases);
 
