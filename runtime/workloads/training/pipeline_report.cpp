@@ -194,15 +194,7 @@ std::string pipeline_summary(const TrainingState& st, const Executor& ex) {
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
   o << throughput_summary(st, training_throughput(st, total, s.batchesPerStep));
-  std::snprintf(line, sizeof line,
-                "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB "
-                "per machine\n",
-                static_cast<unsigned long long>(st.memory.max_tile_bytes),
-                static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
-                st.memory.fits ? "fits" : "DOES NOT FIT",
-                static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
-  o << line;
-  if (!st.memory.fits) o << "  overflow         " << st.memory.overflow << "\n";
+  o << memory_summary(st);
   return o.str();
 }
 

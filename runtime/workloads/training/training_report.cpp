@@ -167,6 +167,20 @@ std::string throughput_summary(const TrainingState& st, const Throughput& t) {
   return out + "\n";
 }
 
+std::string memory_summary(const TrainingState& st) {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB "
+                "per machine\n",
+                static_cast<unsigned long long>(st.memory.max_tile_bytes),
+                static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
+                st.memory.fits ? "fits" : "DOES NOT FIT",
+                static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
+  std::string out = line;
+  if (!st.memory.fits) out += "  overflow         " + st.memory.overflow + "\n";
+  return out;
+}
+
 Json training_breakdown(const Executor& ex) {
   // Sweep: each instant goes to the highest-priority busy category, the rest is idle.
   std::vector<std::tuple<double, int, int>> events;  // time, +1/-1, category index
@@ -308,16 +322,7 @@ std::string training_summary(const TrainingState& st, const Executor& ex) {
   o << "  collectives      " << ex.collectives_played() << " simulated, " << ex.collectives_cached()
     << " replayed from the collective cache\n";
   o << "  RTS              " << sharded << " sharded tensors\n";
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "  memory           peak %llu B per tile of %llu (%s), streaming memory %.2f GiB "
-                "per machine\n",
-                static_cast<unsigned long long>(st.memory.max_tile_bytes),
-                static_cast<unsigned long long>(st.memory.sram_per_tile_bytes),
-                st.memory.fits ? "fits" : "DOES NOT FIT",
-                static_cast<double>(st.memory.streaming_memory_per_machine_bytes) / 1073741824.0);
-  o << line;
-  if (!st.memory.fits) o << "  overflow         " << st.memory.overflow << "\n";
+  o << memory_summary(st);
   // The slowest phases.
   std::vector<std::pair<double, int>> t;
   for (std::size_t i = 0; i < ex.phase_ns().size(); ++i)

@@ -66,6 +66,9 @@ Json model_json(const TrainingState& st);
 /// "throughput ...", each ending in a newline; `execution` is appended to the first line.
 std::string training_summary_head(const TrainingState& st, const std::string& execution);
 std::string throughput_summary(const TrainingState& st, const Throughput& t);
+/// The summary lines "memory ..." (peak SRAM per tile, fits or not, streaming memory per
+/// machine) and, when it does not fit, "overflow ...".
+std::string memory_summary(const TrainingState& st);
 
 /// results() of a pipelined / accumulation-loop run: step, stages (busy vs idle), IpuCopy
 /// traffic, collectives after the loop by tier, throughput.
