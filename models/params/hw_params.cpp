@@ -152,6 +152,7 @@ SystemParams read_system(ConfigNode n) {
                   : gw == "leaf_spine" ? GwTopology::LeafSpine
                                        : GwTopology::None;
   s.gw_leaf_ilds = get_u32(n, "gw_leaf_ilds");
+  s.num_gcds = get_u32(n, "num_gcds");
   s.sync_ns_per_hop = n.get_double("sync_ns_per_hop");
   if (s.num_ilds > 1 && s.gw_topology == GwTopology::None) {
     n.fail("gw_topology", "must be ring, switch or leaf_spine when num_ilds (" +
@@ -175,6 +176,16 @@ SystemParams read_system(ConfigNode n) {
     n.fail("num_ilds", std::to_string(s.num_ilds) +
                            " IPU-Link domains cannot form a Pod of Pods: expected a power of two "
                            "(2 = Pod128, 4 = Pod256, ... 64; PODDA)");
+  }
+  // A graph compile domain is a whole number of IPU-Link domains here (one per poprun instance
+  // per ILD in Graphcore's multi-rack runs), so its syncs either stay in domains or span them.
+  if (!is_power_of_two(s.num_gcds) || s.num_gcds > s.num_ilds) {
+    n.fail("num_gcds", std::to_string(s.num_gcds) +
+                           " graph compile domains: expected a power of two no larger than "
+                           "num_ilds (" +
+                           std::to_string(s.num_ilds) +
+                           "): 1 (one program over the partition) "
+                           "or one per IPU-Link domain");
   }
   if (s.gw_topology == GwTopology::LeafSpine &&
       (!is_power_of_two(s.gw_leaf_ilds) || s.gw_leaf_ilds > s.num_ilds)) {

@@ -124,6 +124,8 @@ struct SystemParams {
   IpuLinkTopology ipu_link_topology{};
   GwTopology gw_topology{};
   std::uint32_t gw_leaf_ilds{};  ///< leaf_spine: IPU-Link domains per leaf switch pair
+  /// Graph compile domains of the partition (V-IPU `--num-gcds`): one Poplar program each.
+  std::uint32_t num_gcds{};
   double sync_ns_per_hop{};
   Fidelity fidelity{};
   bool fast_paths{};  ///< `/sim/fast_paths`: exact network fast paths (same report either way)

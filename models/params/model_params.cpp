@@ -285,6 +285,15 @@ std::vector<ParamSpec> system_specs() {
               "gw_topology leaf_spine: IPU-Link domains under one leaf switch pair, a power of two "
               "dividing num_ilds. ASSUMPTION: 4: a leaf is the Pod256's switch pair, whose 128 "
               "downlink ports take 4 Pod64 racks x 16 machines x 2 GW-Links."),
+      integer("/system/num_gcds", "", 1, 1, 1024,
+              "Graph compile domains of the partition (V-IPU create partition --num-gcds; VIPU "
+              "user guide 5.1: by default a partition is one GCD), each running its own Poplar "
+              "program: a power of two dividing num_ilds. A program's external (BSP) sync spans "
+              "its whole GCD (ASSUMPTION from Poplar's external sync, which synchronises every "
+              "IPU of the program's target), so in one GCD over several IPU-Link domains every "
+              "collective superstep syncs across the GW-Links, even when its data stays inside "
+              "domains; with one GCD per domain (MLPerf v1.1 BERT Pod128: --num-gcds 2) such "
+              "steps sync each domain on its own. No effect on one domain."),
       integer("/system/machines_per_ild", "", 16, 1, 16,
               "Machines per IPU-Link domain: 1 (Pod4), 2, 4 (Pod16), 8 or 16 (Pod64): a power of "
               "two (POD-DS, PODDA; ILD = 64 IPUs, CGDOC)."),

@@ -44,6 +44,10 @@ class System : public sc_core::sc_module, public StatsProvider {
   bool torus() const { return topo_.torus(); }
   GwTopology gw_topology() const { return topo_.gw_topology(); }
   std::uint32_t ild_of(std::uint32_t ipu) const { return topo_.ild_of(ipu); }
+  /// Graph compile domain of an IPU: GCDs are equal runs of consecutive IPU-Link domains.
+  std::uint32_t gcd_of(std::uint32_t ipu) const {
+    return ild_of(ipu) / (num_ilds() / params_.system.num_gcds);
+  }
   std::uint32_t machine_of(std::uint32_t ipu) const { return topo_.machine_of(ipu); }
 
   /// Route between two IPUs (IPU-Links inside a domain, GW-Links across domains).

@@ -106,13 +106,15 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
       for (std::uint32_t j = 0; j < k_ipus; ++j) ipus.push_back(r * k_ipus + j);
   std::sort(ipus.begin(), ipus.end());
   const SyncCost sync_cost = system_.sync_cost(ipus);
-  // Steps that stay inside IPU-Link domains sync each domain on its own (concurrently):
-  // their cost is the largest per-domain sync, not a sync across the GW-Links.
+  // Steps that stay inside IPU-Link domains sync each graph compile domain on its own
+  // (concurrently): a Poplar program's external sync spans its GCD. With one GCD per domain that
+  // is the largest per-domain sync; with one GCD over several domains (the V-IPU default) it is
+  // a sync across the GW-Links even though the data stays on IPU-Links.
   SyncCost local_sync_cost{};
   {
-    std::map<std::uint32_t, std::vector<std::uint32_t>> by_ild;
-    for (std::uint32_t ipu : ipus) by_ild[system_.ild_of(ipu)].push_back(ipu);
-    for (const auto& [ild, members] : by_ild) {
+    std::map<std::uint32_t, std::vector<std::uint32_t>> by_gcd;
+    for (std::uint32_t ipu : ipus) by_gcd[system_.gcd_of(ipu)].push_back(ipu);
+    for (const auto& [gcd, members] : by_gcd) {
       const SyncCost c = system_.sync_cost(members);
       if (c.ns > local_sync_cost.ns) local_sync_cost = c;
     }

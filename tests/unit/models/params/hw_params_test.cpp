@@ -89,6 +89,14 @@ TEST_CASE("only machine and Pod shapes the hardware has are accepted (M2K-DS, PO
                       Catch::StartsWith("t.json: /system/gw_topology: '" + std::string(gw) +
                                         "' needs num_ilds >= 2"));
   }
+  // Graph compile domains (V-IPU --num-gcds): whole IPU-Link domains, a power of two.
+  CHECK(read(sys({{"num_ilds", 4}, {"gw_topology", "switch"}, {"num_gcds", 4}})).system.num_gcds ==
+        4);
+  CHECK_THROWS_WITH(read(sys({{"num_ilds", 2}, {"gw_topology", "ring"}, {"num_gcds", 4}})),
+                    Catch::StartsWith("t.json: /system/num_gcds: 4 graph compile domains"));
+  CHECK_THROWS_WITH(read(sys({{"num_ilds", 4}, {"gw_topology", "switch"}, {"num_gcds", 3}})),
+                    Catch::StartsWith("t.json: /system/num_gcds: 3 graph compile domains"));
+  CHECK_THROWS_WITH(read(sys({{"num_gcds", 2}})), Catch::Contains("/system/num_gcds"));
   CHECK_THROWS_WITH(read(Json{{"ipu_link", {{"up_links", 0}}}}),
                     Catch::StartsWith("t.json: /ipu_link/up_links: is 0"));
   CHECK_THROWS_WITH(read(Json{{"machine", {{"gw_link", {{"links_per_machine", 0}}}}},
