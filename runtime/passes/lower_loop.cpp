@@ -135,30 +135,59 @@ std::vector<std::string> Lowerer::activation_loads(int p, int v) {
 std::vector<std::string> Lowerer::activation_stores(int p, int v) {
   std::vector<std::string> out;
   for (const ModelOp* o : ops_at(p, v)) {
-    for (const std::string& t : o->outputs) {
-      const Tensor& x = model_->tensor(t);
-      if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) continue;
-      // Stored in the phase that produces it when a later use reloads it.
-      const auto& uses = uses_.at(t);
-      const std::vector<bool> need = act_loads_needed(t);
-      for (std::size_t i = 0; i < uses.size(); ++i) {
-        if (!uses[i].reads || uses[i].phase <= p || !need[i]) continue;
-        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-      }
+    for (const std::string& t : o->inputs) {
+      if (std::find(out.begin(), out.end(), t) == out.end() && activation_store_phase(t) == p &&
+          (o->per_micro_batch || !model_->tensor(t).per_micro_batch))
+        out.push_back(t);
     }
+    for (const std::string& t : o->outputs)
+      if (std::find(out.begin(), out.end(), t) == out.end() && activation_store_phase(t) == p)
+        out.push_back(t);
   }
   return out;
 }
 
+int Lowerer::activation_store_phase(const std::string& t) const {
+  const Tensor& x = model_->tensor(t);
+  if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) return -1;
+  const auto& uses = uses_.at(t);
+  const std::vector<bool> need = act_loads_needed(t);
+  if (std::find(need.begin(), need.end(), true) == need.end()) return -1;  // never reloaded
+  const auto prod =
+      std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+  if (prod == uses.end()) return -1;
+  // PopART stores in the producing phase and moves the store to each later consumer the copy
+  // stays live for (getTensorStreamingConfig), up to the first use that reloads it. Under
+  // ping-pong that use may be on the other IPU in the next phase, which needs the data then.
+  int at = prod->phase;
+  for (auto u = prod + 1; u != uses.end(); ++u) {
+    if (need[static_cast<std::size_t>(u - uses.begin())]) break;
+    if (u->vg == prod->vg && stores_in_loop(t, u->phase, u->vg)) at = u->phase;
+  }
+  return at;
+}
+
+bool Lowerer::stores_in_loop(const std::string& t, int p, int v) const {
+  // A batch-serialised activation is stored per micro-batch by the loop of a phase whose
+  // per-micro-batch ops read it; a phase that reads it only whole-batch cannot take the store.
+  if (!model_->tensor(t).per_micro_batch) return true;
+  for (const ModelOp* o : ops_at(p, v))
+    if (o->per_micro_batch && o->pass != Pass::Optimizer &&
+        std::find(o->inputs.begin(), o->inputs.end(), t) != o->inputs.end())
+      return true;
+  return false;
+}
+
 std::vector<bool> Lowerer::act_loads_needed(const std::string& t) const {
   const Tensor& x = model_->tensor(t);
-  const bool loop_buffers =
-      x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand;
   KeepLive rule = keep_live_rule(s_);
   // popxl's batch_serialise stores every micro-batch of a phase's output into its x/dx buffer
   // row and the next phase loads it from there (popxl phased tutorial): nothing is kept.
   if (s_.io_mode != IoMode::Unset && x.per_micro_batch && K_ > 1) rule.never = true;
-  return loads_needed(uses_.at(t), rule, true, !loop_buffers);
+  // PopART unrolls the batch-serialised loop (BatchSerializationMethod::UnrollDynamic): each
+  // micro-batch's loaded slice is a tensor of its own and stays live like any other load
+  // (Test1x0S2ExecutionPhase loads one activation per backward phase, not two).
+  return loads_needed(uses_.at(t), rule, true, true);
 }
 
 int Lowerer::use_index(const std::string& t, int p, int v) const {

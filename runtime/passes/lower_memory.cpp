@@ -97,6 +97,8 @@ void Lowerer::live_activations(int rep) {
     // loop's step buffers.
     const std::vector<bool> need = act_loads_needed(t);
     const bool step_buffers_only = x.per_micro_batch && K_ > 1;
+    const bool loaded_in_loop =
+        step_buffers_only && s_.activationIOSchedule == IOSchedule::OnDemand;
     struct Copy {
       int from = 0, to = 0;
       bool produced = false;
@@ -107,7 +109,9 @@ void Lowerer::live_activations(int rep) {
       if (it == open.end()) return;
       const Copy& c = it->second;
       if (c.produced && (c.to > c.from || !step_buffers_only)) live_in(vg, c.from, c.to);
-      if (!c.produced && c.to > c.from) live_in(vg, c.from + 1, c.to);
+      // A copy loaded per micro-batch by the loop holds all its slices from the loading phase
+      // on once something keeps it; a phase-level load is counted there by phase_memory.
+      if (!c.produced && c.to > c.from) live_in(vg, c.from + (loaded_in_loop ? 0 : 1), c.to);
       open.erase(it);
     };
     for (std::size_t i = 0; i < uses.size(); ++i) {
@@ -118,9 +122,7 @@ void Lowerer::live_activations(int rep) {
         open[u.vg] = {u.phase, u.phase, true};
       } else if (need[i]) {
         close(u.vg);
-        const bool renews =
-            !(x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand);
-        if (renews) open[u.vg] = {u.phase, u.phase, false};
+        open[u.vg] = {u.phase, u.phase, false};
       } else if (open.count(u.vg)) {
         open[u.vg].to = u.phase;
       }

@@ -54,7 +54,7 @@ const std::vector<const IoPlacement*>& Lowerer::placements_at(int p, int v) cons
   return it == placements_at_.end() ? none : it->second;
 }
 
-const std::vector<const ModelOp*>& Lowerer::ops_at(int p, int v) {
+const std::vector<const ModelOp*>& Lowerer::ops_at(int p, int v) const {
   static const std::vector<const ModelOp*> none;
   auto it = ops_at_.find({p, v});
   return it == ops_at_.end() ? none : it->second;
