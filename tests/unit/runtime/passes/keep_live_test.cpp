@@ -122,6 +122,21 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "two stages (ping-pong): an IPU keeps an activation it reads every other phase; no store, no "
+    "reload",
+    "[passes][keep_live]") {
+  // Stages 2 on 2 IPUs: phases 0, 2, 4, 6 run on IPU 0. Produced in 0 and read in 2, 4 and 6:
+  // each read keeps it live for the next (p-2 is the same IPU). Before reads renewed the copy,
+  // it was stored in 0 and reloaded per micro-batch for 4 and again for 6 (4 x 3 transfers).
+  ChainCase c = activation_chain({2, 4, 6}, 4);
+  c.session.stages = 2;
+  c.session.ipusPerReplica = 2;
+  const PhaseLayout L = assign_phases(c.model, 2, 0, 2);
+  const Program prog = lower_program(c.model, L, resolve_locations(c.model, c.session), c.session);
+  CHECK(transfers_of_a(prog).empty());
+}
+
+TEST_CASE(
     "batch serialisation: a kept activation holds all its micro-batches in SRAM between the phases",
     "[passes][keep_live]") {
   ChainCase c = activation_chain({2}, 4);
