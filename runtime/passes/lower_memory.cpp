@@ -166,6 +166,21 @@ void Lowerer::remote_buffers() {
       prog_.remote_buffers.push_back(
           {t, uses.front().vg, b, act ? uses.front().phase : -1, act ? uses.back().phase : -1});
   }
+  // An IpuCopied activation stored on the reader's IPU has a buffer of its own there (uses_
+  // and copy_dests_ are the last repetition's, which is the full model).
+  for (const auto& [t, dests] : copy_dests_) {
+    const Tensor& x = full_.tensor(t);
+    for (int d : dests) {
+      if (activation_store_phase(t, d) < 0 || !seen.insert({t, d}).second) continue;
+      int first = -1, last = -1;
+      for (const TensorUse& u : uses_.at(t)) {
+        if (u.vg != d) continue;
+        if (first < 0) first = u.phase;
+        last = u.phase;
+      }
+      prog_.remote_buffers.push_back({t, d, x.bytes() * (x.per_micro_batch ? K_ : 1), first, last});
+    }
+  }
 }
 
 }  // namespace ipusim::rt::lower

@@ -127,16 +127,24 @@ class Lowerer {
   std::vector<std::string> activation_loads(int p, int v);
   /// Off-chip activations phase p on vg v stores (activation_store_phase is p).
   std::vector<std::string> activation_stores(int p, int v);
-  /// Phase that stores off-chip activation `t` (-1: never, no use reloads it): the producing
-  /// phase, moved to each later use on the producer's vg its copy stays live for, up to the
-  /// first use that reloads it (PopART's store deferral).
-  int activation_store_phase(const std::string& t) const;
+  /// Phase that stores the copy of off-chip activation `t` on vg `vg` (-1: none there, or no
+  /// use reloads it): the phase that produced (or IpuCopied) it there, moved to each later use
+  /// there it stays live for, up to the first use that reloads it (PopART's store deferral).
+  int activation_store_phase(const std::string& t, int vg) const;
+  /// PopART moves an off-chip activation read in a later phase on another IPU by an IpuCopy
+  /// at the end of its producing phase; the copy on the reader's IPU counts as produced in the
+  /// next phase (an inter-phase copy) or the producing one (both IPUs compute together), then
+  /// is kept live and stored like any produced tensor (StreamingMemoryOpInserter). Adds those
+  /// copies to uses_ as writing uses and records them in copy_dests_ (implicit PopART program
+  /// only; a popxl program loads explicitly).
+  void add_copy_uses();
   /// True when phase p on vg v can store `t`: whole-batch, or read there per micro-batch.
   bool stores_in_loop(const std::string& t, int p, int v) const;
 
   // ---- between the IPUs of a phase (lower_pingpong.cpp) --------------------------------
   /// Emits the IpuCopy of every on-chip activation produced in phase p on vg v and read
-  /// later on another IPU (one copy, to its first such reader), after `tail`.
+  /// later on another IPU (one copy, to its first such reader), and of every off-chip one to
+  /// each vg of copy_dests_, after `tail`.
   void ipu_copies(int p, int v, int tail);
   /// Emits, at the end of phase p (every vg lowered), the preloads of the activations that
   /// phase p + 1 reads on vg v and that phase p produces; each waits for the stores of the
@@ -182,6 +190,8 @@ class Lowerer {
   std::map<std::pair<int, int>, std::vector<const IoPlacement*>> placements_at_;
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
+  /// Off-chip activations IpuCopied to other vgs (see add_copy_uses): tensor -> vgs.
+  std::map<std::string, std::vector<int>> copy_dests_;
   std::map<std::pair<int, int>, std::vector<std::string>>
       arrived_;  ///< activations loaded for (phase, vg)
   /// A tensor phase_memory lists for a (phase, vg): used there, or kept live across it.

@@ -24,6 +24,7 @@ Program Lowerer::run() {
 void Lowerer::lower_repetition(const Model& m, int rep) {
   model_ = &m;
   uses_ = tensor_uses(m);
+  add_copy_uses();
   index_phase_tensors();
   placements_ = place_remote_io(m, res_, s_);
   placements_at_.clear();

@@ -137,6 +137,39 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "two stages (ping-pong): an activation read on the other IPU is IpuCopied there, then kept, "
+    "stored and reloaded on that IPU",
+    "[passes][keep_live]") {
+  // Produced on IPU 0 in phase 0, read on IPU 1 in phases 1 and 7. PopART copies it to IPU 1
+  // at the end of phase 0 (the copy counts as produced in phase 1); IPU 1 stores its copy in
+  // phase 1 (the last phase that keeps it before the gap) and reloads it for 7, from a remote
+  // buffer of its own. IPU 0 never reads it again, so it stores nothing.
+  ChainCase c = activation_chain({1, 7}, 4);
+  c.session.stages = 2;
+  c.session.ipusPerReplica = 2;
+  const PhaseLayout L = assign_phases(c.model, 2, 0, 2);
+  const Program prog = lower_program(c.model, L, resolve_locations(c.model, c.session), c.session);
+  const auto tr = transfers_of_a(prog);
+  CHECK(tr.size() == 2);
+  CHECK(tr.at(1) == std::make_pair(4, 0));
+  CHECK(tr.at(7) == std::make_pair(0, 4));
+  int copies = 0;
+  for (const LPhase& ph : prog.phases)
+    for (const LOp& op : ph.ops) {
+      if (op.kind == LKind::IpuCopy) {
+        ++copies;
+        CHECK((ph.index == 0 && op.vg == 0 && op.dst_vg == 1));
+        CHECK(op.bytes == 4u * 2 * 100 * 4);  // every micro-batch of a
+      }
+      if (!op.transfers.empty()) CHECK(op.vg == 1);
+    }
+  CHECK(copies == 1);
+  bool buffer_on_1 = false;
+  for (const RemoteBuffer& b : prog.remote_buffers) buffer_on_1 |= b.tensor == "a" && b.vg == 1;
+  CHECK(buffer_on_1);
+}
+
+TEST_CASE(
     "batch serialisation: a kept activation holds all its micro-batches in SRAM between the phases",
     "[passes][keep_live]") {
   ChainCase c = activation_chain({2}, 4);
