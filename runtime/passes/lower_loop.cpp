@@ -201,9 +201,9 @@ void Lowerer::add_copy_uses() {
         std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
     if (prod == uses.end()) continue;
     const int p = prod->phase, v = prod->vg;
-    std::map<int, int> first_read;  // other vg -> its first read after the producing phase
+    std::map<int, int> first_read;  // other vg -> its first read from the producing phase on
     for (const TensorUse& u : uses)
-      if (u.reads && u.vg != v && u.phase > p && !first_read.count(u.vg))
+      if (u.reads && u.vg != v && u.phase >= p && !first_read.count(u.vg))
         first_read[u.vg] = u.phase;
     std::vector<TensorUse> added;
     for (const auto& [d, q] : first_read) {

@@ -11,7 +11,7 @@ void Lowerer::ipu_copies(int p, int v, int tail) {
     for (const std::string& t : o->outputs) {
       const Tensor& x = model_->tensor(t);
       if (x.kind != TensorKind::Activation) continue;
-      auto copy = [&](int dst) {
+      auto copy = [&](int dst, const std::string& kind) {
         LOp c;
         c.kind = LKind::IpuCopy;
         c.lane = Lane::Compute;
@@ -19,20 +19,22 @@ void Lowerer::ipu_copies(int p, int v, int tail) {
         c.dst_vg = dst;
         c.bytes = x.bytes() * (x.per_micro_batch ? K_ : 1);
         c.tensors = {t};
-        c.role = "inter-phase copy to vgraph " + std::to_string(dst);
+        c.role = kind + " copy to vgraph " + std::to_string(dst);
         c.label = "ipu_copy " + t;
         if (tail >= 0) c.deps.push_back(tail);
         add(c);
       };
       if (res_.at(t).off_chip) {
         auto it = copy_dests_.find(t);
+        const int stages = std::max(1, s_.stages);
         if (it != copy_dests_.end())
-          for (int d : it->second) copy(d);
+          for (int d : it->second)
+            copy(d, p % stages != d % stages ? "inter-phase" : "intra-phase");
         continue;
       }
       for (const TensorUse& u : uses_.at(t)) {
         if (u.phase <= p || u.vg == v || !u.reads) continue;
-        copy(u.vg);
+        copy(u.vg, "inter-phase");
         break;
       }
     }

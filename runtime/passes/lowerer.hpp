@@ -131,9 +131,9 @@ class Lowerer {
   /// use reloads it): the phase that produced (or IpuCopied) it there, moved to each later use
   /// there it stays live for, up to the first use that reloads it (PopART's store deferral).
   int activation_store_phase(const std::string& t, int vg) const;
-  /// PopART moves an off-chip activation read in a later phase on another IPU by an IpuCopy
-  /// at the end of its producing phase; the copy on the reader's IPU counts as produced in the
-  /// next phase (an inter-phase copy) or the producing one (both IPUs compute together), then
+  /// PopART moves an off-chip activation read on another IPU by an IpuCopy in its producing
+  /// phase; the copy on the reader's IPU counts as produced in the next phase (an inter-phase
+  /// copy) or the producing one (both IPUs compute in that phase), then
   /// is kept live and stored like any produced tensor (StreamingMemoryOpInserter). Adds those
   /// copies to uses_ as writing uses and records them in copy_dests_ (implicit PopART program
   /// only; a popxl program loads explicitly).
@@ -144,7 +144,7 @@ class Lowerer {
   // ---- between the IPUs of a phase (lower_pingpong.cpp) --------------------------------
   /// Emits the IpuCopy of every on-chip activation produced in phase p on vg v and read
   /// later on another IPU (one copy, to its first such reader), and of every off-chip one to
-  /// each vg of copy_dests_, after `tail`.
+  /// each vg of copy_dests_ (also one read in this phase), after `tail`.
   void ipu_copies(int p, int v, int tail);
   /// Emits, at the end of phase p (every vg lowered), the preloads of the activations that
   /// phase p + 1 reads on vg v and that phase p produces; each waits for the stores of the

@@ -1,10 +1,12 @@
 // Conformance with PopART's own execution-phase tests: graphcore/popart
 // tests/integration/streamingmemory_tests/executionphase_sharding_test.cpp (BOOST test cases
 // named below). Each case builds the test's model in ipusim's IR — N matmul+ReLU layers on
-// VGID 0, layer n in execution phase n * stride, the L1 loss in the last forward layer's phase
-// — with the test's settings, lowers it, and asserts the remote loads and stores per phase
-// that the PopART test asserts on its IR (its comments give the intended phases where its
-// `kv.first % k` checks skip phase -1).
+// VGID 0 (or on two VGIDs per phase, Test2x0S2), layer n in execution phase n * stride, the L1
+// loss in the last forward layer's phase — with the test's settings, lowers it, and asserts
+// the remote loads and stores per phase that the PopART test asserts on its IR (its comments
+// give the intended phases where its `kv.first % k` checks skip phase -1). An activation read
+// on another IPU is one ipusim tensor used on both VGIDs; PopART's IpuCopy of it is ipusim's
+// IpuCopy op plus the copy's uses (Lowerer::add_copy_uses).
 //
 // Phase numbering: ipusim's LPhase::index is PopART's ExecutionPhase. Forward phases are
 // 0..P-1 (P = executionPhaseSettings.phases), the backward op of a forward op in phase f runs
@@ -211,6 +213,135 @@ TEST_CASE(
       // 7.) one IoTileCopy per activation loaded or stored through IO tiles, none without.
       CHECK(x.io_tile_copies == (io_tiles ? x.on_demand_loads + x.on_demand_stores : 0));
     }
+  }
+}
+
+namespace {
+
+/// The model of Test2x0S2ExecutionPhase: two IPUs compute in every layer phase (stages 1);
+/// step n = 0..2N-1 runs in phase 2n with one block (n even) or two (n odd) of matmul+ReLU
+/// per IPU, each block's outputs crossing to the other IPU (inside the phase between two
+/// blocks, or into the next step). The input [8, 200] is sliced in phase 0 on VGID 0 (s0,
+/// s1); the sum and the L1 loss run in phase 4N-2 on VGID 0. The backward of a block reads its
+/// input (weight gradient), its weight, its ReLU output and that output's gradient, and
+/// produces its input's gradient (not the slices').
+Model two_ipu_chain() {
+  Model m;
+  auto tensor = [&](const std::string& name, std::vector<std::int64_t> shape, TensorKind kind) {
+    Tensor t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dtype = DType::Float32;
+    t.kind = kind;
+    t.per_micro_batch = kind == TensorKind::Activation;
+    m.add_tensor(t);
+  };
+  tensor("s0", {8, 100}, TensorKind::Activation);
+  tensor("s1", {8, 100}, TensorKind::Activation);
+  ModelOp slices;
+  slices.name = "slices";
+  slices.phase = 0;
+  slices.vgraph = 0;
+  slices.op_class = OpClass::Elementwise;
+  slices.outputs = {"s0", "s1"};
+  m.ops.push_back(slices);
+  std::vector<ModelOp> backward;  // in reverse order of the forward
+  std::vector<std::string> in = {"s0", "s1"};
+  for (int n = 0; n < 2 * kN; ++n) {
+    for (int j = 0; j < 1 + n % 2; ++j) {
+      std::vector<std::string> out(2);
+      for (int vg = 0; vg < 2; ++vg) {
+        const std::string id =
+            std::to_string(n) + "_" + std::to_string(j) + "_" + std::to_string(vg);
+        const std::string w = "w" + id, r = "r" + id;
+        tensor(w, {1, 100, 100}, TensorKind::Weight);
+        tensor(w + "/grad", {1, 100, 100}, TensorKind::Gradient);
+        tensor(r, {8, 100}, TensorKind::Activation);
+        tensor("d" + r, {8, 100}, TensorKind::Activation);
+        ModelOp f;
+        f.name = "mm_relu" + id;
+        f.forward_phase = 2 * n;
+        f.vgraph = vg;
+        f.flops = 2.0 * 8 * 100 * 100;
+        f.dtype = DType::Float32;
+        f.inputs = {w, in[vg]};
+        f.outputs = {r};
+        ModelOp b = f;
+        b.name += "/grad";
+        b.pass = Pass::Backward;
+        b.inputs = {w, in[vg], r, "d" + r};
+        b.outputs = {w + "/grad"};
+        if (in[vg][0] == 'r') b.outputs.push_back("d" + in[vg]);
+        ModelOp u;
+        u.name = w + "/sgd";
+        u.pass = Pass::Optimizer;
+        u.forward_phase = 2 * n;
+        u.vgraph = vg;
+        u.per_micro_batch = false;
+        u.inputs = {w, w + "/grad"};
+        u.outputs = {w};
+        m.ops.push_back(f);
+        backward.insert(backward.begin(), {b, u});
+        out[(vg + 1) % 2] = r;  // the other IPU reads it
+      }
+      in = out;
+    }
+  }
+  ModelOp loss;
+  loss.name = "sum_l1loss";
+  loss.forward_phase = 4 * kN - 2;
+  loss.vgraph = 0;
+  loss.op_class = OpClass::Loss;
+  loss.inputs = in;
+  loss.outputs = {"d" + in[0], "d" + in[1]};
+  m.ops.push_back(loss);
+  m.ops.insert(m.ops.end(), backward.begin(), backward.end());
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "PopART Test2x0S2ExecutionPhase: two IPUs per phase exchange activations by IpuCopy; each "
+    "keeps and stores its own copies",
+    "[passes][popart_conformance]") {
+  Model m = two_ipu_chain();
+  SessionOptions s = strided_session(2, false);
+  s.phases = 4 * kN - 1;  // 19: steps in 0, 2, ..., 18; backward 36 - 2n
+  s.ipusPerReplica = 2;
+  const PhaseLayout L = assign_phases(m, s.stages, s.phases, 2);
+  const Program prog = lower_program(m, L, resolve_locations(m, s), s);
+  std::map<int, PhaseCounts> c;
+  for (const LPhase& ph : prog.phases)
+    for (const LOp& op : ph.ops)
+      for (const LTransfer& t : op.transfers) {
+        PhaseCounts& x = c[ph.index];
+        const bool weight = t.tensor[0] == 'w';
+        if (t.store) ++(weight ? x.scheduled_stores : x.on_demand_stores);
+        if (!t.store) ++(t.schedule == IOSchedule::Preload ? x.preloads : x.on_demand_loads);
+      }
+  const int last = 2 * s.phases - 2;  // 36
+  for (int p = -1; p <= last; ++p) {
+    INFO("phase " << p);
+    const PhaseCounts x = c.count(p) ? c.at(p) : PhaseCounts{};
+    const int r = ((p % 4) + 4) % 4;  // -1 -> 3, as the test's comment lists it
+    // 1.) phases -1, 3, ..., 35 preload 2 weights; 2.) phases 1, 5, ..., 33 preload 4.
+    if (p < last && r == 3) CHECK(x.preloads == 2);
+    if (p < last && r == 1) CHECK(x.preloads == 4);
+    // 3.) & 7.) phases 20, ..., 36 store 2 weights and load 16 activations.
+    if (p > 4 * kN - 4 && r == 0) {
+      CHECK(x.scheduled_stores == 2);
+      CHECK(x.on_demand_loads == 16);
+    }
+    // 4.) & 8.) phases 18, ..., 34 store 4 weights; from 22 on load 32 activations (18 is the
+    //     last forward and first backward phase).
+    if (p > 4 * kN - 4 && r == 2) {
+      CHECK(x.scheduled_stores == 4);
+      if (p > 4 * kN) CHECK(x.on_demand_loads == 32);
+    }
+    // 5.) phases 0, ..., 16 store 16 activations; 6.) phases 2, ..., 14 store 32.
+    if (p <= 4 * kN - 4 && r == 0) CHECK(x.on_demand_stores == 16);
+    if (p <= 4 * kN - 4 && r == 2) CHECK(x.on_demand_stores == 32);
   }
 }
 
