@@ -122,7 +122,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "two stages (ping-pong): an IPU keeps an activation it reads every other phase; no store, no "
+    "two stages (ping-pong): an IPU keeps an activation it reads every other phase, no store, no "
     "reload",
     "[passes][keep_live]") {
   // Stages 2 on 2 IPUs: phases 0, 2, 4, 6 run on IPU 0. Produced in 0 and read in 2, 4 and 6:

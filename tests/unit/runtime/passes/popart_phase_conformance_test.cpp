@@ -153,7 +153,7 @@ int total(const std::map<int, PhaseCounts>& counts, int PhaseCounts::*field) {
 
 TEST_CASE(
     "PopART Test1x0S2ExecutionPhase: with phase stride 2 the activations stay live between "
-    "adjacent layers; one on-demand load per backward phase",
+    "adjacent layers, one on-demand load per backward phase",
     "[passes][popart_conformance]") {
   const int P = 2 * kN - 1;  // 9 forward phases; layers in 0, 2, ..., 8; backward 16 - 2n
   const std::map<int, PhaseCounts> c = lower_and_count(2, false);
@@ -187,7 +187,7 @@ TEST_CASE(
 
 TEST_CASE(
     "PopART Test1x0S4ExecutionPhase: with phase stride 4 every activation is stored and "
-    "reloaded; through IO tiles one IoTileCopy per transfer",
+    "reloaded, through IO tiles one IoTileCopy per transfer",
     "[passes][popart_conformance]") {
   const int P = 4 * kN - 3;  // 17 forward phases; layers in 0, 4, ..., 16; backward 32 - 4n
   const int K = static_cast<int>(kK);
@@ -302,7 +302,7 @@ Model two_ipu_chain() {
 }  // namespace
 
 TEST_CASE(
-    "PopART Test2x0S2ExecutionPhase: two IPUs per phase exchange activations by IpuCopy; each "
+    "PopART Test2x0S2ExecutionPhase: two IPUs per phase exchange activations by IpuCopy, each "
     "keeps and stores its own copies",
     "[passes][popart_conformance]") {
   Model m = two_ipu_chain();
