@@ -134,31 +134,112 @@ std::vector<std::string> Lowerer::activation_loads(int p, int v) {
 
 std::vector<std::string> Lowerer::activation_stores(int p, int v) {
   std::vector<std::string> out;
+  auto consider = [&](const std::string& t) {
+    if (std::find(out.begin(), out.end(), t) == out.end() && activation_store_phase(t, v) == p)
+      out.push_back(t);
+  };
   for (const ModelOp* o : ops_at(p, v)) {
-    for (const std::string& t : o->outputs) {
-      const Tensor& x = model_->tensor(t);
-      if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) continue;
-      // Stored in the phase that produces it when a later use reloads it.
-      const auto& uses = uses_.at(t);
-      const std::vector<bool> need = act_loads_needed(t);
-      for (std::size_t i = 0; i < uses.size(); ++i) {
-        if (!uses[i].reads || uses[i].phase <= p || !need[i]) continue;
-        if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
-      }
-    }
+    for (const std::string& t : o->inputs) consider(t);
+    for (const std::string& t : o->outputs) consider(t);
   }
   return out;
 }
 
+int Lowerer::activation_store_phase(const std::string& t, int vg) const {
+  const Tensor& x = model_->tensor(t);
+  if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) return -1;
+  const auto& uses = uses_.at(t);
+  const std::vector<bool> need = act_loads_needed(t);
+  std::set<int> holders;  // virtual graphs with a copy of their own (produced or IpuCopied)
+  for (const TensorUse& u : uses)
+    if (u.writes) holders.insert(u.vg);
+  const auto writer = std::find_if(uses.begin(), uses.end(),
+                                   [&](const TensorUse& u) { return u.writes && u.vg == vg; });
+  if (writer == uses.end()) return -1;
+  const bool producer =
+      writer == std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+  // Stored when a later use reloads this copy: one on this vg, or (the producer's copy) one on
+  // a vg that holds none of its own.
+  auto reloads_this = [&](std::size_t j) {
+    return need[j] && (uses[j].vg == vg || (producer && !holders.count(uses[j].vg)));
+  };
+  bool reloaded = false;
+  for (auto u = writer + 1; u != uses.end(); ++u)
+    reloaded = reloaded || reloads_this(static_cast<std::size_t>(u - uses.begin()));
+  if (!reloaded) return -1;
+  // PopART stores in the producing phase and moves the store to each later consumer the copy
+  // stays live for (getTensorStreamingConfig), up to the first use that reloads it. Under
+  // ping-pong that use may be on the other IPU in the next phase, which needs the data then.
+  int at = writer->phase;
+  for (auto u = writer + 1; u != uses.end(); ++u) {
+    const std::size_t j = static_cast<std::size_t>(u - uses.begin());
+    if (reloads_this(j) || (need[j] && !holders.count(u->vg))) break;
+    if (u->vg == vg && stores_in_loop(t, u->phase, u->vg)) at = u->phase;
+  }
+  return at;
+}
+
+bool Lowerer::stores_in_loop(const std::string& t, int p, int v) const {
+  // A batch-serialised activation is stored per micro-batch by the loop of a phase whose
+  // per-micro-batch ops read it; a phase that reads it only whole-batch cannot take the store.
+  if (!model_->tensor(t).per_micro_batch) return true;
+  for (const ModelOp* o : ops_at(p, v))
+    if (o->per_micro_batch && o->pass != Pass::Optimizer &&
+        std::find(o->inputs.begin(), o->inputs.end(), t) != o->inputs.end())
+      return true;
+  return false;
+}
+
+void Lowerer::add_copy_uses() {
+  copy_dests_.clear();
+  if (s_.io_mode != IoMode::Unset) return;
+  const int stages = std::max(1, s_.stages);
+  for (auto& [t, uses] : uses_) {
+    const Tensor& x = model_->tensor(t);
+    if (x.kind != TensorKind::Activation || !res_.at(t).off_chip) continue;
+    const auto prod =
+        std::find_if(uses.begin(), uses.end(), [](const TensorUse& u) { return u.writes; });
+    if (prod == uses.end()) continue;
+    const int p = prod->phase, v = prod->vg;
+    std::map<int, int> first_read;  // other vg -> its first read from the producing phase on
+    for (const TensorUse& u : uses)
+      if (u.reads && u.vg != v && u.phase >= p && !first_read.count(u.vg))
+        first_read[u.vg] = u.phase;
+    std::vector<TensorUse> added;
+    for (const auto& [d, q] : first_read) {
+      // An inter-phase copy's output counts as produced in the next phase (the reader's IPU
+      // computes then); a copy between IPUs of one phase, in the producing phase.
+      const int at = p % stages != d % stages ? p + 1 : p;
+      // Only a copy its first reader keeps live: a later first read loads from the producer's
+      // store (PopART would store and reload the copy instead: one store more, same loads).
+      if (q - at > 2) continue;
+      copy_dests_[t].push_back(d);
+      auto same = std::find_if(uses.begin(), uses.end(),
+                               [&](const TensorUse& u) { return u.phase == at && u.vg == d; });
+      if (same != uses.end()) {
+        same->writes = true;
+      } else {
+        added.push_back({at, d, false, true});
+      }
+    }
+    if (added.empty()) continue;
+    uses.insert(uses.end(), added.begin(), added.end());
+    std::sort(uses.begin(), uses.end(), [](const TensorUse& a, const TensorUse& b) {
+      return a.phase != b.phase ? a.phase < b.phase : a.vg < b.vg;
+    });
+  }
+}
+
 std::vector<bool> Lowerer::act_loads_needed(const std::string& t) const {
   const Tensor& x = model_->tensor(t);
-  const bool loop_buffers =
-      x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand;
   KeepLive rule = keep_live_rule(s_);
   // popxl's batch_serialise stores every micro-batch of a phase's output into its x/dx buffer
   // row and the next phase loads it from there (popxl phased tutorial): nothing is kept.
   if (s_.io_mode != IoMode::Unset && x.per_micro_batch && K_ > 1) rule.never = true;
-  return loads_needed(uses_.at(t), rule, true, !loop_buffers);
+  // PopART unrolls the batch-serialised loop (BatchSerializationMethod::UnrollDynamic): each
+  // micro-batch's loaded slice is a tensor of its own and stays live like any other load
+  // (Test1x0S2ExecutionPhase loads one activation per backward phase, not two).
+  return loads_needed(uses_.at(t), rule, true, true);
 }
 
 int Lowerer::use_index(const std::string& t, int p, int v) const {

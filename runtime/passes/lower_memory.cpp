@@ -97,6 +97,8 @@ void Lowerer::live_activations(int rep) {
     // loop's step buffers.
     const std::vector<bool> need = act_loads_needed(t);
     const bool step_buffers_only = x.per_micro_batch && K_ > 1;
+    const bool loaded_in_loop =
+        step_buffers_only && s_.activationIOSchedule == IOSchedule::OnDemand;
     struct Copy {
       int from = 0, to = 0;
       bool produced = false;
@@ -107,7 +109,9 @@ void Lowerer::live_activations(int rep) {
       if (it == open.end()) return;
       const Copy& c = it->second;
       if (c.produced && (c.to > c.from || !step_buffers_only)) live_in(vg, c.from, c.to);
-      if (!c.produced && c.to > c.from) live_in(vg, c.from + 1, c.to);
+      // A copy loaded per micro-batch by the loop holds all its slices from the loading phase
+      // on once something keeps it; a phase-level load is counted there by phase_memory.
+      if (!c.produced && c.to > c.from) live_in(vg, c.from + (loaded_in_loop ? 0 : 1), c.to);
       open.erase(it);
     };
     for (std::size_t i = 0; i < uses.size(); ++i) {
@@ -118,9 +122,7 @@ void Lowerer::live_activations(int rep) {
         open[u.vg] = {u.phase, u.phase, true};
       } else if (need[i]) {
         close(u.vg);
-        const bool renews =
-            !(x.per_micro_batch && K_ > 1 && s_.activationIOSchedule == IOSchedule::OnDemand);
-        if (renews) open[u.vg] = {u.phase, u.phase, false};
+        open[u.vg] = {u.phase, u.phase, false};
       } else if (open.count(u.vg)) {
         open[u.vg].to = u.phase;
       }
@@ -163,6 +165,21 @@ void Lowerer::remote_buffers() {
     if (seen.insert({t, uses.front().vg}).second)
       prog_.remote_buffers.push_back(
           {t, uses.front().vg, b, act ? uses.front().phase : -1, act ? uses.back().phase : -1});
+  }
+  // An IpuCopied activation stored on the reader's IPU has a buffer of its own there (uses_
+  // and copy_dests_ are the last repetition's, which is the full model).
+  for (const auto& [t, dests] : copy_dests_) {
+    const Tensor& x = full_.tensor(t);
+    for (int d : dests) {
+      if (activation_store_phase(t, d) < 0 || !seen.insert({t, d}).second) continue;
+      int first = -1, last = -1;
+      for (const TensorUse& u : uses_.at(t)) {
+        if (u.vg != d) continue;
+        if (first < 0) first = u.phase;
+        last = u.phase;
+      }
+      prog_.remote_buffers.push_back({t, d, x.bytes() * (x.per_micro_batch ? K_ : 1), first, last});
+    }
   }
 }
 

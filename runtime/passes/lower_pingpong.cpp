@@ -1,6 +1,7 @@
 // Lowering: transfers between the IPUs of a phase under ping-pong (popart_semantics.md
-// §3.1): inter-phase IpuCopies of on-chip activations, and the preloads of off-chip
-// activations, which wait for their stores (see lowerer.hpp).
+// §3.1): inter-phase IpuCopies of activations read later on another IPU (off-chip ones too,
+// see Lowerer::add_copy_uses), and the preloads of off-chip activations, which wait for
+// their stores (see lowerer.hpp).
 #include "runtime/passes/lowerer.hpp"
 
 namespace ipusim::rt::lower {
@@ -9,20 +10,31 @@ void Lowerer::ipu_copies(int p, int v, int tail) {
   for (const ModelOp* o : ops_at(p, v)) {
     for (const std::string& t : o->outputs) {
       const Tensor& x = model_->tensor(t);
-      if (x.kind != TensorKind::Activation || res_.at(t).off_chip) continue;
-      for (const TensorUse& u : uses_.at(t)) {
-        if (u.phase <= p || u.vg == v || !u.reads) continue;
+      if (x.kind != TensorKind::Activation) continue;
+      auto copy = [&](int dst, const std::string& kind) {
         LOp c;
         c.kind = LKind::IpuCopy;
         c.lane = Lane::Compute;
         c.vg = v;
-        c.dst_vg = u.vg;
+        c.dst_vg = dst;
         c.bytes = x.bytes() * (x.per_micro_batch ? K_ : 1);
         c.tensors = {t};
-        c.role = "inter-phase copy to vgraph " + std::to_string(u.vg);
+        c.role = kind + " copy to vgraph " + std::to_string(dst);
         c.label = "ipu_copy " + t;
         if (tail >= 0) c.deps.push_back(tail);
         add(c);
+      };
+      if (res_.at(t).off_chip) {
+        auto it = copy_dests_.find(t);
+        const int stages = std::max(1, s_.stages);
+        if (it != copy_dests_.end())
+          for (int d : it->second)
+            copy(d, p % stages != d % stages ? "inter-phase" : "intra-phase");
+        continue;
+      }
+      for (const TensorUse& u : uses_.at(t)) {
+        if (u.phase <= p || u.vg == v || !u.reads) continue;
+        copy(u.vg, "inter-phase");
         break;
       }
     }

@@ -47,7 +47,7 @@ class Lowerer {
   /// Lowers phase p on vg v, in PopART's order inside a phase.
   void lower_phase(int p, int v);
   /// Ops of phase p on vg v, in model order.
-  const std::vector<const ModelOp*>& ops_at(int p, int v);
+  const std::vector<const ModelOp*>& ops_at(int p, int v) const;
   /// The remote-IO placements of phase p on vg v (placements_ order).
   const std::vector<const IoPlacement*>& placements_at(int p, int v) const;
 
@@ -84,9 +84,8 @@ class Lowerer {
   /// The lowered form of model op `o` on vg v (`step` = micro-batch, -1 outside the loop).
   LOp from_model(const ModelOp& o, int v, int step);
   /// For each use of activation `t` (uses_ order): whether it needs a load under PopART's
-  /// keep-live rule (kept_live). Batch serialisation joins the micro-batch chains at a phase
-  /// change (concatOnExecutionPhaseChange), so a produced activation is kept like any other;
-  /// only an OnDemand per-micro-batch load leaves no copy (the loop reuses its step buffers).
+  /// keep-live rule (kept_live). A batch-serialised activation, produced or loaded per
+  /// micro-batch, is kept like any other (PopART unrolls the loop: one tensor per slice).
   std::vector<bool> act_loads_needed(const std::string& t) const;
   /// Index of the use of `t` in phase p on vg v in uses_ (-1 if none).
   int use_index(const std::string& t, int p, int v) const;
@@ -126,12 +125,26 @@ class Lowerer {
   int loop(int p, int v, const std::vector<int>& ready);
   /// Off-chip activations phase p on vg v must load (not produced here, not kept live).
   std::vector<std::string> activation_loads(int p, int v);
-  /// Off-chip activations produced in phase p on vg v that a later, not-kept use needs.
+  /// Off-chip activations phase p on vg v stores (activation_store_phase is p).
   std::vector<std::string> activation_stores(int p, int v);
+  /// Phase that stores the copy of off-chip activation `t` on vg `vg` (-1: none there, or no
+  /// use reloads it): the phase that produced (or IpuCopied) it there, moved to each later use
+  /// there it stays live for, up to the first use that reloads it (PopART's store deferral).
+  int activation_store_phase(const std::string& t, int vg) const;
+  /// PopART moves an off-chip activation read on another IPU by an IpuCopy in its producing
+  /// phase; the copy on the reader's IPU counts as produced in the next phase (an inter-phase
+  /// copy) or the producing one (both IPUs compute in that phase), then
+  /// is kept live and stored like any produced tensor (StreamingMemoryOpInserter). Adds those
+  /// copies to uses_ as writing uses and records them in copy_dests_ (implicit PopART program
+  /// only; a popxl program loads explicitly).
+  void add_copy_uses();
+  /// True when phase p on vg v can store `t`: whole-batch, or read there per micro-batch.
+  bool stores_in_loop(const std::string& t, int p, int v) const;
 
   // ---- between the IPUs of a phase (lower_pingpong.cpp) --------------------------------
   /// Emits the IpuCopy of every on-chip activation produced in phase p on vg v and read
-  /// later on another IPU (one copy, to its first such reader), after `tail`.
+  /// later on another IPU (one copy, to its first such reader), and of every off-chip one to
+  /// each vg of copy_dests_ (also one read in this phase), after `tail`.
   void ipu_copies(int p, int v, int tail);
   /// Emits, at the end of phase p (every vg lowered), the preloads of the activations that
   /// phase p + 1 reads on vg v and that phase p produces; each waits for the stores of the
@@ -177,6 +190,8 @@ class Lowerer {
   std::map<std::pair<int, int>, std::vector<const IoPlacement*>> placements_at_;
   std::map<std::pair<int, int>, std::vector<const ModelOp*>> ops_at_;
   std::map<std::pair<int, int>, std::vector<std::string>> pending_copy_;
+  /// Off-chip activations IpuCopied to other vgs (see add_copy_uses): tensor -> vgs.
+  std::map<std::string, std::vector<int>> copy_dests_;
   std::map<std::pair<int, int>, std::vector<std::string>>
       arrived_;  ///< activations loaded for (phase, vg)
   /// A tensor phase_memory lists for a (phase, vg): used there, or kept live across it.

@@ -24,6 +24,7 @@ Program Lowerer::run() {
 void Lowerer::lower_repetition(const Model& m, int rep) {
   model_ = &m;
   uses_ = tensor_uses(m);
+  add_copy_uses();
   index_phase_tensors();
   placements_ = place_remote_io(m, res_, s_);
   placements_at_.clear();
@@ -54,7 +55,7 @@ const std::vector<const IoPlacement*>& Lowerer::placements_at(int p, int v) cons
   return it == placements_at_.end() ? none : it->second;
 }
 
-const std::vector<const ModelOp*>& Lowerer::ops_at(int p, int v) {
+const std::vector<const ModelOp*>& Lowerer::ops_at(int p, int v) const {
   static const std::vector<const ModelOp*> none;
   auto it = ops_at_.find({p, v});
   return it == ops_at_.end() ? none : it->second;

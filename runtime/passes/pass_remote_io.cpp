@@ -34,7 +34,6 @@ KeepLive keep_live_rule(const SessionOptions& session) {
   if (session.io_mode == IoMode::Unset) return KeepLive{};
   KeepLive popxl;
   popxl.window = std::max(1, session.stages);
-  popxl.reads_renew = true;
   return popxl;
 }
 
@@ -52,9 +51,16 @@ std::vector<bool> loads_needed(const std::vector<TensorUse>& uses, const KeepLiv
       need[i] = true;
       if (loads_renew) anchor[u.vg] = u.phase;
     }
-    if (u.writes || (rule.reads_renew && live)) anchor[u.vg] = u.phase;
+    if (u.writes || live) anchor[u.vg] = u.phase;
   }
   return need;
+}
+
+bool served_later(const std::vector<TensorUse>& uses, const std::vector<bool>& need,
+                  std::size_t i) {
+  for (std::size_t j = i + 1; j < uses.size(); ++j)
+    if (uses[j].vg == uses[i].vg) return !need[j];
+  return false;
 }
 
 std::vector<IoPlacement> place_remote_io(const Model& model,
@@ -67,25 +73,19 @@ std::vector<IoPlacement> place_remote_io(const Model& model,
     if (!resolved.at(name).off_chip) continue;
     const IOSchedule sched = session.io_schedule_for(t.kind);
     const std::vector<bool> need = loads_needed(uses, keep_live_rule(session), false, true);
+    std::map<int, bool> dirty;  // per virtual graph: the live copy was modified, not yet stored
     for (std::size_t i = 0; i < uses.size(); ++i) {
       const TensorUse& u = uses[i];
       if (need[i]) {
         const int at = sched == IOSchedule::Preload ? u.phase - 1 : u.phase;
         out.push_back({name, false, at, u.vg, u.phase, sched});
       }
-      if (!u.writes) continue;
-      // Store in the phase that last modifies the live copy: defer while a later use on this
-      // IPU is still served by it (no reload) and writes again.
-      bool later_write = false;
-      for (std::size_t j = i + 1; j < uses.size(); ++j) {
-        if (uses[j].vg != u.vg) continue;
-        if (need[j]) break;
-        if (uses[j].writes) {
-          later_write = true;
-          break;
-        }
-      }
-      if (!later_write) out.push_back({name, true, u.phase, u.vg, u.phase, sched});
+      if (u.writes) dirty[u.vg] = true;
+      if (!dirty[u.vg] || served_later(uses, need, i)) continue;
+      // Stored in the last phase of the kept copy's run after its last modification (PopART
+      // moves the store to each later consumer the copy stays live for).
+      out.push_back({name, true, u.phase, u.vg, u.phase, sched});
+      dirty[u.vg] = false;
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const IoPlacement& a, const IoPlacement& b) {

@@ -2,8 +2,8 @@
 // Remote load/store placement (PopART StreamingMemoryOpInserter rules, popart_semantics.md
 // §3.1): a remote tensor used in phase p is loaded in p-1 (Preload) or p (OnDemand) on the
 // consumer's virtual graph, unless it is live on that IPU — produced, modified or loaded there
-// in phase p-1 or p-2 — and so kept instead of reloaded; it is stored in the phase that last
-// produces or modifies it before it goes cold.
+// in phase p-1 or p-2 — and so kept instead of reloaded; it is stored once after it was last
+// produced or modified, in the last phase of the run of uses that copy serves.
 #include <map>
 #include <string>
 #include <vector>
@@ -36,20 +36,23 @@ struct IoPlacement {
 };
 
 /// PopART's keep-live rule: a use in phase p is served by the copy on its IPU when that copy
-/// was produced, modified or loaded in phase `anchor` = p-1 or p-2 (under ping-pong p-2 is the
-/// same IPU). A phase that only reads the kept copy does not renew it: E33's x3, produced in
-/// phase 2 and read in 3 and 5, is stored in 2 and reloaded for 5 (popart_semantics.md E33).
+/// was live in phase `anchor` = p-1 or p-2 (under ping-pong p-2 is the same IPU). Every phase
+/// that produces, loads, reads or modifies the copy makes it live there
+/// (StreamingMemoryOpInserter::getTensorStreamingConfig marks each consumer's phase live), so
+/// E33's x3, produced in phase 2 and read in 3, 5 and 6, is never stored; the PopART tests
+/// Test1x0S1ExecutionPhase ("N - 3" stored activations) and Test1x0S2ExecutionPhase (one
+/// on-demand load per backward phase) count it so (popart_phase_conformance_test.cpp).
 bool kept_live(int anchor, int p);
 
 /// What stays live between phases.
+/// Every phase that produces, loads, reads or modifies a copy renews it.
 struct KeepLive {
-  int window = 2;            ///< a copy serves uses up to this many phases after it was renewed
-  bool reads_renew = false;  ///< a phase that only reads the copy renews it
-  bool never = false;        ///< nothing is kept: every phase loads what it reads
+  int window = 2;      ///< a copy serves uses up to this many phases after it was renewed
+  bool never = false;  ///< nothing is kept: every phase loads what it reads
 };
 
 /// PopART's implicit program (kept_live) when io_mode is unset. A popxl program (io_mode set)
-/// loads and stores explicitly; it keeps what the previous ipusim lowering kept for it: a copy
+/// loads and stores explicitly; it keeps what the earlier ipusim lowering kept for it: a copy
 /// used in the last `stages` phases on the IPU (and the batch-serialised activations of its
 /// x/dx buffers never: see Lowerer::act_loads_needed).
 KeepLive keep_live_rule(const SessionOptions& session);
@@ -62,8 +65,13 @@ KeepLive keep_live_rule(const SessionOptions& session);
 std::vector<bool> loads_needed(const std::vector<TensorUse>& uses, const KeepLive& rule,
                                bool writes_produce, bool loads_renew);
 
+/// True when the next use of uses[i]'s tensor on its virtual graph needs no load (the copy
+/// stays live for it), so a store due after use i moves there, as PopART moves it.
+bool served_later(const std::vector<TensorUse>& uses, const std::vector<bool>& need, std::size_t i);
+
 /// Loads and stores of the off-chip weights, optimizer states and accumulators (activations
-/// are moved inside the batch loop by the lowering), in phase order.
+/// are moved inside the batch loop by the lowering), in phase order. A store goes to the
+/// last phase of the run of uses its live copy serves after the last modification.
 std::vector<IoPlacement> place_remote_io(const Model& model,
                                          const std::map<std::string, ResolvedTensor>& resolved,
                                          const SessionOptions& session);

@@ -141,10 +141,10 @@ TEST_CASE("E33: in each phase RemoteLoad before IoTileCopy before RemoteStore (s
 }
 
 TEST_CASE(
-    "E33: one preloaded weight in phases -1..N-2, one stored activation in 1..N-3, one stored "
-    "weight from N-1") {
+    "E33: one preloaded weight in phases -1..N-2, one stored activation in 1..N-3 (N-3 in all), "
+    "one stored weight from N-1") {
   const Program prog = lower_e33();
-  int preloaded_fwd_weights = 0, stored_weights = 0;
+  int preloaded_fwd_weights = 0, stored_weights = 0, stored_activations = 0;
   for (const LPhase& ph : prog.phases) {
     INFO("phase " << ph.index);
     Counts c = count(ph);
@@ -155,24 +155,28 @@ TEST_CASE(
     if (p >= kN - 1) CHECK(c.stores['w'] == 1);
     if (p < kN - 1) preloaded_fwd_weights += c.preloads['w'];
     stored_weights += c.stores['w'];
-    // Hand-derived from the rules of §3.1 (a tensor produced, modified or loaded in p-1 or p-2
-    // is kept for phase p): the forward phases store no weight and preload no activation;
-    // phase 0 stores x1 (x0 is a graph input), phase N-2 stores nothing (x_{N-1} is read again
-    // in phase N-1 only).
+    stored_activations += c.stores['x'];
+    // Hand-derived from the rules of §3.1 (a tensor live — produced, loaded, read or modified —
+    // in p-1 or p-2 is kept for phase p; the store moves to the last phase of that run): the
+    // forward phases store no weight and preload no activation; x1 (produced in 0, read in 1
+    // and 7) is stored in 1, x2 (1, 2, 6) in 2; x3 (2, 3, 5) and x4 (3, 4) are never
+    // stored, so phases 0 and N-2 store nothing.
     if (p < kN - 1) {
       CHECK(c.stores['w'] == 0);
       CHECK(c.preloads['x'] == 0);
     }
-    if (p == 0) CHECK(c.stores['x'] == 1);
-    if (p == kN - 2 || p >= kN - 1) CHECK(c.stores['x'] == 0);
-    // Backward: phases N-1..2N-4 preload an activation for the next phase (x_n for the
-    // backward of layer n, produced in n-1); phases N..2N-3 preload a weight (w_{2N-3-p}),
-    // phase N-1 none: w_{N-2}, loaded for phase N-2, is still live (p-2) in its backward
-    // phase N. Phase 2N-3 preloads only w0 (x0 is the input), the last phase nothing.
+    if (p == 0 || p == kN - 2 || p >= kN - 1) CHECK(c.stores['x'] == 0);
+    // Backward (the test's comment: "phases N, ..., 2N-4: load a weight and an activation";
+    // "2N-3: load a weight"): phases N..2N-4 preload an activation for the next phase (x_n for
+    // the backward of layer n); phase N-1 none: x_{N-2} was read in N-2. Phases N..2N-3 preload
+    // a weight (w_{2N-3-p}), phase N-1 none: w_{N-2}, loaded for phase N-2, is still live (p-2)
+    // in its backward phase N. Phase 2N-3 preloads only w0 (x0 is the input), the last phase
+    // nothing.
     if (p >= kN - 1 && p <= 2 * kN - 4) {
       CHECK(c.preloads['w'] == (p == kN - 1 ? 0 : 1));
-      CHECK(c.preloads['x'] == 1);
-      CHECK(c.preload_bytes['x'] == kActBytes);  // the whole batch once, not once per micro-batch
+      CHECK(c.preloads['x'] == (p == kN - 1 ? 0 : 1));
+      if (p > kN - 1)  // the whole batch once, not once per micro-batch
+        CHECK(c.preload_bytes['x'] == kActBytes);
     }
     if (p == 2 * kN - 3) CHECK((c.preloads['w'] == 1 && c.preloads['x'] == 0));
     if (p == 2 * kN - 2) CHECK((c.preloads['w'] == 0 && c.preloads['x'] == 0));
@@ -180,6 +184,7 @@ TEST_CASE(
   }
   CHECK(preloaded_fwd_weights == kN);
   CHECK(stored_weights == kN);
+  CHECK(stored_activations == kN - 3);  // the test's comment: "#N - 3 in total"
 }
 
 TEST_CASE(
