@@ -204,6 +204,8 @@ void Network::collect_stats(Json& out) const {
     // each name up (operator[] scans the object: quadratic in the resources used, most of the
     // wall time of a 4096-IPU collective). Same keys in the same order.
     auto& entries = res.get_ref<Json::object_t&>();
+    // Reserved: the entries' key is const, so a growing vector copies every entry's object.
+    entries.reserve(engine_.num_resources());
     for (ResourceId id = 0; id < engine_.num_resources(); ++id) {
       Json r = Json::object();
       write_resource_stats(r, resource_stats(id), engine_.resource(id).capacity_Bpns, now);
