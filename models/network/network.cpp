@@ -10,10 +10,11 @@
 
 namespace ipusim {
 
-Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
+Network::Network(sc_core::sc_module_name name, std::vector<ResourceSpec> resources,
                  FlowEngineParams params, NetworkOptions options)
     : sc_core::sc_module(name), engine_(params), options_(options), wake_event_("wake_event") {
-  for (const ResourceSpec& r : resources) engine_.add_resource(r);
+  engine_.reserve_resources(resources.size());
+  for (ResourceSpec& r : resources) engine_.add_resource(std::move(r));
   model_ = network_model(options_.model).make(engine_, options_);
   SC_METHOD(wake);
   sensitive << wake_event_;
