@@ -10,11 +10,15 @@ Json collect(const sc_core::sc_object* object) {
   Json node = Json::object();
   if (const auto* provider = dynamic_cast<const StatsProvider*>(object))
     provider->collect_stats(node);
-  for (const sc_core::sc_object* child : object->get_child_objects()) {
+  const auto& children = object->get_child_objects();
+  // Reserved: an object's entries have const keys, so a growing one copies its subtrees.
+  node.get_ref<Json::object_t&>().reserve(node.size() + children.size());
+  for (const sc_core::sc_object* child : children) {
     Json sub = collect(child);
     if (!sub.is_null()) node[child->basename()] = std::move(sub);
   }
-  return node.empty() ? Json() : node;
+  if (node.empty()) return Json();
+  return node;  // moved, not copied (a conditional expression would copy the subtree)
 }
 
 }  // namespace

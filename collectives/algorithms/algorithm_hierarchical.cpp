@@ -19,15 +19,17 @@ void add_leaf_spine_rings(const IldStructure& s, std::size_t grp, std::uint32_t 
                           const CellOf& cell_of, std::vector<std::vector<RingMember>>& leaf_rings,
                           std::vector<std::vector<RingMember>>& spine_rings) {
   const std::uint32_t L = s.num_ilds, NL = L / D, kl = s.members_per_ild;
+  std::vector<std::vector<CellRun>> fragment(D);  // of position d, the same under every leaf
   for (std::uint32_t l = 0; l < kl; ++l) {
+    for (std::uint32_t d = 0; d < D; ++d) {
+      std::vector<std::uint32_t> cells;
+      for (std::uint32_t bb = 0; bb < NL; ++bb) cells.push_back(cell_of(grp, bb * D + d, l));
+      fragment[d] = runs_of(std::move(cells));
+    }
     for (std::uint32_t b = 0; b < NL; ++b) {
       std::vector<RingMember> ring;
       for (std::uint32_t d = 0; d < D; ++d) {
-        RingMember m{s.at(grp, b * D + d, l), {}};
-        std::vector<std::uint32_t> cells;
-        for (std::uint32_t bb = 0; bb < NL; ++bb) cells.push_back(cell_of(grp, bb * D + d, l));
-        m.fragment = runs_of(std::move(cells));
-        ring.push_back(std::move(m));
+        ring.push_back(RingMember{s.at(grp, b * D + d, l), fragment[d]});
       }
       leaf_rings.push_back(std::move(ring));
     }
@@ -169,15 +171,19 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
         l0 = i % kl;
       }
     }
+    // Local index l owns the cells of every domain's member l: the same in every domain
+    // (computed once: L x L cells per index would be quadratic in the domains).
+    std::vector<std::vector<CellRun>> fragment(broadcast ? 0 : kl);
+    for (std::uint32_t l = 0; l < fragment.size(); ++l) {
+      std::vector<std::uint32_t> cells;
+      for (std::uint32_t gg = 0; gg < L; ++gg) cells.push_back(cell_of(grp, gg, l));
+      fragment[l] = runs_of(std::move(cells));
+    }
     for (std::uint32_t g = 0; g < L; ++g) {
       std::vector<RingMember> ring;
       for (std::uint32_t l = 0; l < kl; ++l) {
         RingMember m{s.at(grp, g, l), {}};
-        if (!broadcast) {
-          std::vector<std::uint32_t> cells;
-          for (std::uint32_t gg = 0; gg < L; ++gg) cells.push_back(cell_of(grp, gg, l));
-          m.fragment = runs_of(std::move(cells));
-        }
+        if (!broadcast) m.fragment = fragment[l];
         ring.push_back(std::move(m));
       }
       ild_rings.push_back(std::move(ring));

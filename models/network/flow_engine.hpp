@@ -113,6 +113,12 @@ class FlowEngine {
 
   /// Adds a resource and returns its id (ids are dense, in insertion order).
   ResourceId add_resource(ResourceSpec spec);
+  /// Reserves room for `n` resources (a 65,536-IPU system adds 300 k).
+  void reserve_resources(std::size_t n) {
+    specs_.reserve(n);
+    flow_.reserve(n);
+    res_.reserve(n);
+  }
   std::size_t num_resources() const { return specs_.size(); }
   const ResourceSpec& resource(ResourceId id) const { return specs_[id]; }
   /// Chunk size, credits and arbitration of a resource (its tier's, or the engine's).

@@ -59,7 +59,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   SC_HAS_PROCESS(Network);
   /// Takes the resource table (ids in order) and the model's name and options; throws
   /// SimulationError for an unknown model.
-  Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& resources,
+  Network(sc_core::sc_module_name name, std::vector<ResourceSpec> resources,
           FlowEngineParams params, NetworkOptions options = {});
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival

@@ -35,6 +35,12 @@ class Topology {
   const std::vector<ResourceSpec>& resource_specs() const { return specs_; }
   /// Drops the names and specs after they have been handed to the engine (saves memory).
   void release_specs();
+  /// Hands the specs over (moved, names included) and keeps none, as release_specs().
+  std::vector<ResourceSpec> take_specs() {
+    std::vector<ResourceSpec> out = std::move(specs_);
+    release_specs();
+    return out;
+  }
 
   std::uint32_t num_ipus() const { return num_ipus_; }
   std::uint32_t num_ilds() const { return num_ilds_; }

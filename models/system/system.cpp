@@ -20,8 +20,8 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   NetworkOptions options;
   options.model = params_.system.network_model;
   options.max_chunk_hops = params_.system.packet_max_chunk_hops;
-  network_ = std::make_unique<Network>("network", topo_.resource_specs(), fp, options);
-  topo_.release_specs();  // the engine keeps its own copy of the names
+  // The engine takes the specs over (names included): the topology keeps none.
+  network_ = std::make_unique<Network>("network", topo_.take_specs(), fp, options);
   // A LinkModule costs about 8 us and 0.7 kB to elaborate: nothing up to a Pod256 (3k links),
   // but 0.2 s and 17 MB for 4096 IPUs (27k links), 12 % of a flat-ring AllReduce there. Above
   // kLinkModuleMaxIpus the network reports per-resource stats itself (`network.resources`).

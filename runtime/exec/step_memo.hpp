@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "models/network/network.hpp"
+#include "runtime/exec/step_symmetry.hpp"
 
 namespace ipusim {
 
@@ -26,7 +27,8 @@ class StepMemo {
   explicit StepMemo(Network& network) : network_(network) {}
   /// Plays `bytes[i]` along `*routes[i]` on the (idle) network, blocking like
   /// Network::transfer_batch, and records the outcome; pending repeats are credited first.
-  /// Call from an SC_THREAD.
+  /// Components of the step that are copies of another (StepSymmetry) are not played: their
+  /// resources are credited with their representative's outcome. Call from an SC_THREAD.
   void play_and_record(const std::vector<const Route*>& routes,
                        const std::vector<std::uint64_t>& bytes);
   /// True when a step with the recorded traffic can be replayed now (a recording exists and
@@ -40,6 +42,8 @@ class StepMemo {
   void clear();
   /// Steps replayed so far (for tests and benchmarks).
   std::uint64_t replayed() const { return replayed_total_; }
+  /// Flows that symmetry credited instead of playing, so far (for tests and benchmarks).
+  std::uint64_t mirrored_flows() const { return mirrored_flows_; }
 
  private:
   Network& network_;
@@ -60,6 +64,15 @@ class StepMemo {
   std::vector<ResourceId> touched_;    // scratch: resources of the recorded routes
   std::vector<ResourceStats> before_;  // scratch: their stats before the step
   std::vector<std::uint8_t> seen_;     // scratch: per resource, already in touched_
+  StepSymmetry symmetry_;
+  std::uint64_t mirrored_flows_ = 0;
+  std::vector<const Route*> played_routes_;  // scratch: the representatives' flows
+  std::vector<std::uint64_t> played_bytes_;  // scratch
+  std::vector<std::uint32_t> delta_of_;      // scratch: per resource, its index in deltas_
+  std::vector<std::pair<ResourceId, ResourceStats>> mirror_credit_;  // scratch
+  /// Adds to deltas_ the copies' resources, each with its representative resource's delta,
+  /// and credits them once (the step just played); returns the copies' flows.
+  std::uint64_t mirror_copies();
 };
 
 }  // namespace ipusim
