@@ -143,6 +143,25 @@ TEST_CASE("pipeline timeline: busy time per IPU equals the simulator's own total
   }
 }
 
+TEST_CASE("timeline aggregation keeps each kind's time per slice", "[html]") {
+  // 3000 contiguous 1 ms ops alternating a, b on one row: 3000 ms in 10 slices of 300 ms,
+  // each with 150 ms of a then 150 ms of b (150 ops of each start in it).
+  std::vector<html::TimelineBar> bars;
+  for (int i = 0; i < 3000; ++i)
+    bars.push_back({"IPU 0", static_cast<double>(i), i + 1.0, i % 2 ? "b" : "a", "op"});
+  CHECK(html::aggregate_timeline(bars, 3000, 10).size() == 3000);  // at the limit: unchanged
+  const std::vector<html::TimelineBar> out = html::aggregate_timeline(bars, 2000, 10);
+  REQUIRE(out.size() == 20);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO(i);
+    CHECK(out[i].row == "IPU 0");
+    CHECK(out[i].kind == (i % 2 ? "b" : "a"));
+    CHECK(out[i].start_ms == Approx(150.0 * static_cast<double>(i)));
+    CHECK(out[i].end_ms - out[i].start_ms == Approx(150));
+    CHECK(out[i].label.rfind("150 ops", 0) == 0);
+  }
+}
+
 TEST_CASE("bus bandwidth factors are nccl-tests'", "[html]") {
   CHECK(html::bus_bandwidth_factor("allreduce", 16) == Approx(30.0 / 16));
   CHECK(html::bus_bandwidth_factor("all_gather", 4) == Approx(0.75));
