@@ -3,7 +3,9 @@
 // sweep machinery and reports the Pareto front, the top K and the best configuration.
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 
 #include "sim/config.hpp"
@@ -37,15 +39,19 @@ tools/plan/README.md). The config as given is simulated too, as the baseline.
 
 Pruning, before any simulation (counted by reason):
   global_batch    the global batch is not replicas x micro_batch x accumulationFactor
+  sharding_domain RTS over orthogonal:K (PopART's collectives and its streaming-memory
+                  inserter disagree on the shard; the simulator refuses it)
   pipeline_depth  accumulationFactor < 2 x pipeline stages - 1 (PopART refuses it)
   memory          a lower bound of the busiest tile's SRAM (resident weights, optimizer
                   state and accumulators over all tiles, plus the code reserve) is above
                   the tile's SRAM: the simulator could not fit it either
-  slow_estimate   the survivors are simulated in waves, highest estimated samples/s
-                  first; the plan stops when even the next estimate x the largest
-                  simulated/estimated ratio seen x (1 + --margin) is below the best
-                  fitting simulation (a heuristic: the estimate ranks, the simulator
-                  decides; not applied with --objective memory or --exhaustive)
+  time_bound      the survivors are simulated in waves, highest samples/s upper bound
+                  (global batch / a lower bound of the step time: the busiest IPU's
+                  GEMMs and vector ops at the compute model's cycle counts) first; the
+                  plan stops when the next bound x (1 + --margin) is below the K-th best
+                  fitting simulation (K = --top): no configuration left could enter the
+                  top K, so the best is never dropped (only with --objective throughput;
+                  not with --exhaustive)
 Objectives: throughput (most samples/s that fit), memory (least SRAM per tile that fits),
 balanced (the Pareto configuration nearest to the best samples/s at no SRAM, in units of
 the best samples/s and of the tile's SRAM).
@@ -76,8 +82,16 @@ Json apply_values(Json base, const std::vector<std::string>& paths,
 /// Estimated fields of an entry.
 Json estimate_json(const PlanEstimate& e) {
   return Json{{"sram_bytes_per_tile_lower_bound", e.sram_bytes_per_tile_lower_bound},
+              {"time_per_step_ns_lower_bound", e.step_time_ns_lower_bound},
+              {"samples_per_s_upper_bound", e.samples_per_s_upper_bound},
               {"samples_per_s", e.samples_per_s},
               {"time_per_step_ns", e.step_time_ns}};
+}
+
+/// The samples/s upper bound of an estimated entry (infinite where there is no bound).
+double upper_bound(const Json& entry) {
+  const double b = entry["estimate"]["samples_per_s_upper_bound"].get<double>();
+  return b > 0 ? b : std::numeric_limits<double>::infinity();
 }
 
 struct Pruning {
@@ -87,12 +101,13 @@ struct Pruning {
 };
 
 /// Estimates every candidate and prunes the invalid ones and (unless `exhaustive`) those
-/// whose SRAM lower bound is above the tile's SRAM; the survivors are ordered by estimated
-/// samples/s, highest first (ties by index).
+/// whose SRAM lower bound is above the tile's SRAM; the survivors are ordered by samples/s
+/// upper bound, highest first (ties by estimated samples/s, then index).
 Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& facts,
               bool exhaustive) {
   Pruning p;
-  for (const char* r : {"global_batch", "pipeline_depth", "memory", "slow_estimate"})
+  for (const char* r :
+       {"global_batch", "sharding_domain", "pipeline_depth", "memory", "time_bound"})
     p.reasons[r] = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlanCandidate& c = candidates[i];
@@ -124,37 +139,39 @@ Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& fa
   auto estimated = [&](std::size_t i) {
     return p.entries[i]["estimate"]["samples_per_s"].get<double>();
   };
-  std::stable_sort(p.survivors.begin(), p.survivors.end(),
-                   [&](std::size_t a, std::size_t b) { return estimated(a) > estimated(b); });
+  std::stable_sort(p.survivors.begin(), p.survivors.end(), [&](std::size_t a, std::size_t b) {
+    const double ua = upper_bound(p.entries[a]), ub = upper_bound(p.entries[b]);
+    return ua != ub ? ua > ub : estimated(a) > estimated(b);
+  });
   return p;
 }
 
-/// Simulates the survivors (sweep points 1..n, highest estimate first; point 0 is the
-/// baseline) in waves, and stops when even the next estimate, scaled by the largest
-/// simulated/estimated ratio seen and by 1 + margin, is below the best fitting simulation
-/// (not with `all`: Slurm results, the memory objective, --exhaustive). Returns the rows
-/// (null for points not run), or the interrupting signal.
+/// Simulates the survivors (sweep points 1..n, highest samples/s bound first; point 0 is
+/// the baseline) in waves, and stops when the next bound x (1 + margin) is below the
+/// `top_k`-th best fitting simulation: every later survivor's bound is lower still, so none
+/// of them could enter the top K (not with `all`: the memory and balanced objectives,
+/// --exhaustive). Returns the rows (null for points not run), or the interrupting signal.
 struct WaveResult {
   std::vector<Json> rows;
   std::size_t run_points = 0;  ///< points 0..run_points-1 were simulated
-  double ratio = 0, best_fit = 0;
+  double threshold = 0;        ///< the top_k-th best fitting samples/s when the plan stopped
   int interrupted_signal = 0;
   std::size_t pending = 0;
 };
 
 WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                      const std::vector<Json>& entries, const std::vector<std::size_t>& survivors,
-                     SweepRunOptions run, double margin, bool all) {
+                     SweepRunOptions run, double margin, std::size_t top_k, bool all) {
   WaveResult w;
   w.rows.assign(points.size(), Json());
   run.point_count = points.size();
   const std::size_t wave = std::max<std::size_t>(8, 4 * static_cast<std::size_t>(run.jobs));
+  std::vector<double> fitting;  // simulated samples/s of the fitting survivors, best first
   std::size_t next = 0;
   while (next < points.size()) {
-    if (!all && next > 0 && w.best_fit > 0) {
-      const double estimate =
-          entries[survivors[next - 1]]["estimate"]["samples_per_s"].get<double>();
-      if (estimate * w.ratio * (1 + margin) < w.best_fit) break;
+    if (!all && next > 0 && fitting.size() >= top_k) {
+      w.threshold = fitting[top_k - 1];
+      if (upper_bound(entries[survivors[next - 1]]) * (1 + margin) < w.threshold) break;
     }
     const std::size_t end = std::min(points.size(), next + wave + (next == 0 ? 1 : 0));
     const std::vector<SweepPoint> part(points.begin() + static_cast<std::ptrdiff_t>(next),
@@ -163,12 +180,10 @@ WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& point
     for (std::size_t k = next; k < end; ++k) {
       w.rows[k] = r.rows[k];
       if (k == 0 || w.rows[k].value("status", "") != "ok") continue;
-      const Json& row = w.rows[k];
-      const double simulated = row.value("workload.samples_per_s", 0.0);
-      const double estimate = entries[survivors[k - 1]]["estimate"]["samples_per_s"].get<double>();
-      if (estimate > 0) w.ratio = std::max(w.ratio, simulated / estimate);
-      if (row.value("memory.fits", 0.0) != 0) w.best_fit = std::max(w.best_fit, simulated);
+      if (w.rows[k].value("memory.fits", 0.0) != 0)
+        fitting.push_back(w.rows[k].value("workload.samples_per_s", 0.0));
     }
+    std::sort(fitting.begin(), fitting.end(), std::greater<double>());
     next = end;
     if (r.interrupted_signal) {
       w.interrupted_signal = r.interrupted_signal;
@@ -238,9 +253,9 @@ int cmd_plan(const Args& args) {
                                     "configurations to list")(
       "space", po::value<std::string>(),
       "space file (JSON): replaces the default of each axis it names")(
-      "margin", po::value<double>()->default_value(0.05),
-      "time pruning: stop when the next estimate x the largest simulated/estimated ratio x (1 + "
-      "margin) is below the best fitting simulation")(
+      "margin", po::value<double>()->default_value(0.0),
+      "time pruning slack: stop when the next samples/s upper bound x (1 + margin) is below the "
+      "K-th best fitting simulation")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "simulations at once")(
       "out,o", po::value<std::string>(), "output folder (default out/plan_<config stem>)")(
       "resume", "reuse the simulations that already finished in DIR")(
@@ -337,6 +352,14 @@ int cmd_plan(const Args& args) {
     fs::create_directories(out / "slurm", ec);
     const std::string script = (out / "slurm" / "sweep.sbatch").string();
     write_text_file_atomic(script, slurm_script(o));
+    std::cout << candidates.size() << " configurations enumerated, "
+              << candidates.size() - pruning.survivors.size() << " pruned before simulation (";
+    bool first_reason = true;
+    for (const auto& [reason, n] : pruning.reasons) {
+      std::cout << (first_reason ? "" : ", ") << reason << " " << n;
+      first_reason = false;
+    }
+    std::cout << "; time_bound applies only to local runs)\n";
     std::cout << "wrote " << script << " (" << o.array_size << " array tasks, " << points.size()
               << " simulations)\n";
     if (!vm.count("slurm-script-only"))
@@ -354,7 +377,7 @@ int cmd_plan(const Args& args) {
   run.resume = vm.count("resume") > 0;
   run.progress = !quiet && !json;
   const WaveResult result = run_waves(spec, points, pruning.entries, pruning.survivors, run, margin,
-                                      exhaustive || objective == PlanObjective::Memory);
+                                      top_k, exhaustive || objective != PlanObjective::Throughput);
 
   std::vector<Json>& entries = pruning.entries;
   std::size_t failed = 0, simulated = 0;
@@ -362,14 +385,12 @@ int cmd_plan(const Args& args) {
     Json& e = entries[pruning.survivors[k]];
     if (k + 1 >= result.run_points) {
       e["status"] = "pruned";
-      e["pruned_reason"] = "slow_estimate";
+      e["pruned_reason"] = "time_bound";
       e["pruned_detail"] =
-          "estimated " + std::to_string(e["estimate"]["samples_per_s"].get<double>()) +
-          " samples/s x " + std::to_string(result.ratio) +
-          " (the largest simulated/estimated ratio) x (1 + margin) is below the best fitting "
-          "simulation, " +
-          std::to_string(result.best_fit) + " samples/s";
-      ++pruning.reasons["slow_estimate"];
+          "at most " + std::to_string(e["estimate"]["samples_per_s_upper_bound"].get<double>()) +
+          " samples/s (x (1 + margin)), below the " + std::to_string(top_k) +
+          "-th best fitting simulation, " + std::to_string(result.threshold) + " samples/s";
+      ++pruning.reasons["time_bound"];
       continue;
     }
     fill_measured(e, result.rows[k + 1]);
@@ -394,7 +415,7 @@ int cmd_plan(const Args& args) {
   const std::vector<std::size_t> top(ranked.begin(),
                                      ranked.begin() + std::min(top_k, ranked.size()));
 
-  Json doc_out = {{"format_version", 1},
+  Json doc_out = {{"format_version", 2},
                   {"config", config},
                   {"system", base.value("system", Json::object()).value("name", "")},
                   {"global_batch", global_batch},

@@ -9,6 +9,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/json.hpp"
+#include "tools/cli/html_output.hpp"
 #include "tools/common/cli_util.hpp"
 #include "tools/common/subprocess.hpp"
 #include "tools/sweep/sweep_input.hpp"
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Flags of a single collective that a scan sets itself, per size.
-const char* const kScanOwned[] = {"--bytes", "--elements", "--size", "--json", "--out", "--trace"};
+const char* const kScanOwned[] = {"--bytes", "--elements", "--size", "--json", "--trace"};
 
 std::string human_bytes(std::uint64_t n) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -124,6 +125,8 @@ boost::program_options::options_description scan_options() {
       "multiply the size by this between points (nccl-tests -f)")(
       "csv", "print CSV instead of a table")("json", "print a JSON list of the results")(
       "jobs,j", po::value<unsigned>()->default_value(default_jobs()), "sizes simulated at once")(
+      "html", "also write report.html (to --out): bandwidth and time against the size")(
+      "out,o", po::value<std::string>(), "folder of report.html (default out/collective_scan)")(
       "quiet,q", "print nothing on success");
   return opts;
 }
@@ -201,6 +204,18 @@ int cmd_collective_scan(const Args& args) {
                      {"bus_bandwidth_GBps", r.value("bus_bandwidth_GBps", Json())},
                      {"wrong_elements", Json()}};
     list.push_back(r);
+  }
+  if (vm.count("html")) {
+    const std::string out_dir =
+        vm.count("out") ? vm["out"].as<std::string>() : std::string("out/collective_scan");
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) throw ConfigError("--out: cannot create " + out_dir + ": " + ec.message());
+    if (const int rc = write_collective_scan_html(
+            out_dir, list, vm.count("quiet") || vm.count("json") || vm.count("csv")))
+      return rc;
+  } else if (vm.count("out")) {
+    throw ConfigError("--out: a size scan writes files only with --html");
   }
   if (vm.count("quiet")) return 0;
   if (vm.count("json")) {

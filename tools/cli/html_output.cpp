@@ -8,6 +8,7 @@
 #include "tools/cli/run_outputs.hpp"
 #include "tools/html/configs_page.hpp"
 #include "tools/html/run_page.hpp"
+#include "tools/html/scan_page.hpp"
 #include "tools/html/validate_page.hpp"
 
 namespace ipusim::cli {
@@ -95,6 +96,10 @@ int write_plan_html(const std::string& out_dir, const Json& plan, bool quiet) {
         html::config_point_from_row(row, "plan.json: /configurations/" + std::to_string(i)));
   }
   return write(page_path(out_dir), html::configurations_page(points, options), quiet);
+}
+
+int write_collective_scan_html(const std::string& out_dir, const Json& results, bool quiet) {
+  return write(page_path(out_dir), html::collective_scan_page(results), quiet);
 }
 
 int write_validation_html(const std::string& path, const Json& validation, bool quiet) {

@@ -26,6 +26,10 @@ int write_sweep_html(const std::string& out_dir, const Json& results,
 /// simulated configuration (pruned ones are counted in the summary, not drawn).
 int write_plan_html(const std::string& out_dir, const Json& plan, bool quiet);
 
+/// Writes `out_dir`/report.html, the page of a collective size scan from its result list
+/// (`collective --min-bytes ... --json`'s): bandwidth and time against the size.
+int write_collective_scan_html(const std::string& out_dir, const Json& results, bool quiet);
+
 /// Writes `path`, the page of a validation document (validate --json's).
 int write_validation_html(const std::string& path, const Json& validation, bool quiet);
 

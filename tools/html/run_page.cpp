@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <map>
 
 #include "tools/html/topology_chart.hpp"
 
@@ -29,17 +30,32 @@ Chart bar_chart(const std::string& id, const Json& values, const std::string& va
   return {id, spec, false};
 }
 
-Chart timeline_chart(const std::string& id, const std::vector<TimelineBar>& bars,
+/// Above this many bars a timeline is drawn per slice (aggregate_timeline): a browser draws
+/// every mark, and the largest presets have tens of thousands, all below a pixel wide.
+constexpr std::size_t kMaxTimelineBars = 2000;
+/// Slices of an aggregated timeline: two per pixel of the 1000-pixel-wide chart.
+constexpr std::size_t kTimelineSlices = 2000;
+
+/// `v` rounded to 6 significant digits: the pages' JSON stays short (a chart resolves far less).
+double compact(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(v))));
+  return std::round(v * scale) / scale;
+}
+
+Chart timeline_chart(const std::string& id, const std::vector<TimelineBar>& all_bars,
                      const Json& bands) {
+  const std::vector<TimelineBar> bars =
+      aggregate_timeline(all_bars, kMaxTimelineBars, kTimelineSlices);
   Json values = Json::array();
   std::vector<std::string> rows;
   for (const TimelineBar& b : bars) {
     values.push_back({{"row", b.row},
-                      {"s", b.start_ms},
-                      {"e", b.end_ms},
+                      {"s", compact(b.start_ms)},
+                      {"e", compact(b.end_ms)},
                       {"kind", b.kind},
                       {"label", b.label},
-                      {"ms", b.end_ms - b.start_ms}});
+                      {"ms", compact(b.end_ms - b.start_ms)}});
     if (std::find(rows.begin(), rows.end(), b.row) == rows.end()) rows.push_back(b.row);
   }
   const Json x = {{"field", "s"}, {"type", "quantitative"}, {"title", "time (ms)"}};
@@ -276,6 +292,7 @@ Section collectives_section(const Json& report) {
   Json values = Json::array();
   // The table has one line per distinct (op, group size, bytes, time); the chart every op.
   std::vector<std::pair<std::vector<std::string>, int>> lines;
+  std::map<std::string, std::size_t> point_index;
   auto add = [&](const Json& op) {
     if (op.value("kind", "") != "collective") return;
     const double n = group_size_of(op);
@@ -283,10 +300,19 @@ Section collectives_section(const Json& report) {
     const double algbw = ns > 0 ? bytes / ns : 0;
     const std::string name = op.value("op", "");
     const double busbw = std::isnan(n) ? NAN : algbw * bus_bandwidth_factor(name, n);
-    values.push_back({{"label", op.value("label", "")},
-                      {"op", name},
-                      {"MiB", bytes / 1048576.0},
-                      {"busbw", std::isnan(busbw) ? algbw : busbw}});
+    // Repeats of one collective (same label, size and bandwidth) are one point with a count.
+    const Json point = {{"label", op.value("label", "")},
+                        {"op", name},
+                        {"MiB", compact(bytes / 1048576.0)},
+                        {"busbw", compact(std::isnan(busbw) ? algbw : busbw)}};
+    const std::string key = point.dump();
+    if (const auto seen = point_index.find(key); seen != point_index.end()) {
+      values[seen->second]["count"] = values[seen->second]["count"].get<int>() + 1;
+    } else {
+      point_index[key] = values.size();
+      values.push_back(point);
+      values.back()["count"] = 1;
+    }
     std::vector<std::string> line = {op.value("label", ""),
                                      name,
                                      std::isnan(n) ? "" : number_text(n),
@@ -351,7 +377,8 @@ Section collectives_section(const Json& report) {
           {"color", {{"field", "op"}, {"type", "nominal"}}},
           {"tooltip", Json::array({{{"field", "label"}},
                                    {{"field", "MiB"}, {"format", ".3f"}},
-                                   {{"field", "busbw"}, {"format", ".2f"}}})}}}};
+                                   {{"field", "busbw"}, {"format", ".2f"}},
+                                   {{"field", "count"}, {"title", "times in the run"}}})}}}};
     s.charts.push_back({"collectives", spec, false});
     if (s.table.rows.size() > 100) s.table.rows.resize(100);  // the chart has them all
   } else {
@@ -384,6 +411,67 @@ std::vector<TimelineBar> phase_timeline(const Json& phases) {
     }
   }
   return bars;
+}
+
+std::vector<TimelineBar> aggregate_timeline(const std::vector<TimelineBar>& bars,
+                                            std::size_t max_bars, std::size_t bins) {
+  if (bars.size() <= max_bars || bins == 0) return bars;
+  double t0 = bars.front().start_ms, t1 = bars.front().end_ms;
+  for (const TimelineBar& b : bars) {
+    t0 = std::min(t0, b.start_ms);
+    t1 = std::max(t1, b.end_ms);
+  }
+  const double width = (t1 - t0) / static_cast<double>(bins);
+  if (!(width > 0)) return bars;
+  // Per row (first-seen order) and slice: time and op count per kind (first-seen order).
+  struct Slice {
+    std::vector<std::string> kinds;
+    std::vector<double> ms;
+    std::vector<std::size_t> ops;
+  };
+  std::vector<std::string> rows;
+  std::vector<std::vector<Slice>> slices;
+  for (const TimelineBar& b : bars) {
+    auto row = std::find(rows.begin(), rows.end(), b.row);
+    if (row == rows.end()) {
+      rows.push_back(b.row);
+      slices.emplace_back(bins);
+      row = rows.end() - 1;
+    }
+    std::vector<Slice>& line = slices[static_cast<std::size_t>(row - rows.begin())];
+    const std::size_t first =
+        std::min(bins - 1, static_cast<std::size_t>(std::max(0.0, (b.start_ms - t0) / width)));
+    for (std::size_t i = first; i < bins; ++i) {
+      const double lo = t0 + static_cast<double>(i) * width;
+      if (lo >= b.end_ms && i > first) break;
+      const double overlap = std::min(b.end_ms, lo + width) - std::max(b.start_ms, lo);
+      Slice& sl = line[i];
+      auto kind = std::find(sl.kinds.begin(), sl.kinds.end(), b.kind);
+      const std::size_t k = static_cast<std::size_t>(kind - sl.kinds.begin());
+      if (kind == sl.kinds.end()) {
+        sl.kinds.push_back(b.kind);
+        sl.ms.push_back(0);
+        sl.ops.push_back(0);
+      }
+      sl.ms[k] += std::max(0.0, overlap);
+      if (i == first) ++sl.ops[k];
+    }
+  }
+  std::vector<TimelineBar> out;
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t i = 0; i < bins; ++i) {
+      const Slice& sl = slices[r][i];
+      double t = t0 + static_cast<double>(i) * width;
+      for (std::size_t k = 0; k < sl.kinds.size(); ++k) {
+        if (sl.ms[k] <= 0) continue;
+        out.push_back({rows[r], t, t + sl.ms[k], sl.kinds[k],
+                       std::to_string(sl.ops[k]) + (sl.ops[k] == 1 ? " op" : " ops") +
+                           " starting in this slice (aggregated: " + std::to_string(bars.size()) +
+                           " ops in all)"});
+        t += sl.ms[k];
+      }
+    }
+  return out;
 }
 
 std::vector<TimelineBar> pipeline_timeline(const Json& pipeline) {

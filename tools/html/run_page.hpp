@@ -21,6 +21,14 @@ struct TimelineBar {
   std::string label;
 };
 
+/// When `bars` are more than `max_bars`: per row, the time each kind takes in each of `bins`
+/// equal slices of the timeline, drawn as one bar per kind and slice (kinds in first-seen
+/// order from the slice's start), labelled with the number of ops it stands for; otherwise
+/// `bars` unchanged. A slice is narrower than a pixel of the chart, so the page looks the
+/// same with fewer marks: busy time per kind and slice is kept, the order inside it is not.
+std::vector<TimelineBar> aggregate_timeline(const std::vector<TimelineBar>& bars,
+                                            std::size_t max_bars, std::size_t bins);
+
 /// A pipelined (or accumulation-loop) step per IPU and pipeline cycle, from
 /// workload.pipeline: in cycle c forward stage s works on micro-batch c - s and its backward
 /// (pipeline stage P-1-s) on c - (P-1-s) when that is in [0, micro-batches); each IPU is busy

@@ -116,11 +116,14 @@ replaces that axis's default; unknown keys are errors):
                        accumulationFactor = global batch / (replicas x micro_batch)
   rts                  replicated tensor sharding of the optimizer state and accumulators
                        (and of the weights when phased with weights off chip): off, all,
-                       consecutive:K, orthogonal:K (PopART shardingDomain) (default: off,
-                       all, and every consecutive:K / orthogonal:K with 1 < K < replicas)
+                       consecutive:K, orthogonal:K (PopART shardingDomain; orthogonal is
+                       pruned as sharding_domain: RTS over it is refused) (default: off,
+                       all, and every consecutive:K with 1 < K < replicas)
   weights, optimizer_state, activations
                        tensor locations: on_chip, off_chip (accumulators follow the
-                       optimizer state; activations off chip only when phased)
+                       optimizer state; activations off chip only when phased; a
+                       pipeline keeps its weights on chip, so pipelined configurations
+                       take weights off_chip only when on_chip is not in the list)
                        (default: both for each)
   io_tiles             numIOTiles (loadTileSet io when > 0), only with something off chip
                        (default: 0, 64, 128)
@@ -159,6 +162,10 @@ ModelFacts read_model_facts(const Json& base, const std::string& file) {
   f.amp_flops_per_cycle_per_tile = number_at(base, "/chip/flops_per_cycle_per_tile/float16", 128);
   f.amp_efficiency = number_at(base, "/chip/compute/amp_efficiency", 0.359);
   f.op_overhead_cycles = number_at(base, "/chip/compute/op_overhead_cycles", 0);
+  f.exchange_bytes_per_cycle_per_tile =
+      number_at(base, "/chip/exchange_bytes_per_cycle_per_tile", 4);
+  f.vector_flops_per_cycle_per_tile =
+      number_at(base, "/chip/vector_flops_per_cycle_per_tile/float16", 4);
   f.ddr_GBps_per_machine = number_at(base, "/machine/gateway/ddr_bandwidth_GBps", 38.4);
   f.ipu_link_GBps = number_at(base, "/ipu_link/bandwidth_GBps_per_link", 17.18);
   f.ipu_link_efficiency = number_at(base, "/ipu_link/efficiency", 0.85);
@@ -189,11 +196,19 @@ ModelFacts read_model_facts(const Json& base, const std::string& file) {
     f.layer_flops_per_sample = 2 * seq * f.layer_parameters + 4 * seq * seq * h;
     f.outer_flops_per_sample = 2 * head_tokens * (h * h + h * vocab);
     f.activation_bytes_per_layer_per_sample = seq * h * f.weight_bytes;
+    f.hidden = h;
+    f.heads = number_at(base, g + "heads", 16);
+    f.ffn_factor = ffn;
+    f.vocab = vocab;
+    f.head_tokens = head_tokens;
+    f.activation_shards = std::max(1.0, number_at(base, g + "activation_shards", 1));
+    f.attention_serialisation = std::max(1.0, number_at(base, g + "attention_serialisation", 1));
   } else {
     // ResNet-50 v1.5: 23.5 M convolution weights + the classifier; 4.1 GFLOP per 224 px image.
     const double size = number_at(base, g + "image_size", 224),
                  classes = number_at(base, g + "classes", 1000);
     f.layers = 0;
+    f.image_size = size;
     f.outer_parameters = 23.5e6 + 2048 * classes;
     f.outer_flops_per_sample = 4.1e9 * (size / 224) * (size / 224);
     f.activation_bytes_per_layer_per_sample = 0;
@@ -224,10 +239,9 @@ PlanSpace default_space(const ModelFacts& f) {
   s.pipeline_split = {"time", "memory"};
   s.micro_batch = default_micro_batches(f.base_micro_batch);
   s.rts = {"off", "all"};
-  for (std::int64_t k = 2; k < f.total_ipus; k *= 2) {
+  // Orthogonal domains are not in the default: the simulator refuses RTS over them.
+  for (std::int64_t k = 2; k < f.total_ipus; k *= 2)
     s.rts.push_back("consecutive:" + std::to_string(k));
-    s.rts.push_back("orthogonal:" + std::to_string(k));
-  }
   s.weights = s.optimizer_state = s.activations = {"on_chip", "off_chip"};
   s.io_tiles = {0, 64, 128};
   s.batch_serialisation = {1, 2, 4};
@@ -337,7 +351,12 @@ std::vector<PlanCandidate> enumerate_space(const PlanSpace& s, const ModelFacts&
           const std::int64_t accumulation = divides ? global_batch / (replicas * micro) : 0;
           for (const std::string& rts : s.rts) {
             if (rts != "off" && domain_group(rts, replicas) == 0) continue;
-            for (const std::string& weights : s.weights)
+            for (const std::string& weights : s.weights) {
+              // A pipeline keeps every stage's weights on its IPU (lower_pipeline): the
+              // location does not apply.
+              if (pipelined && weights == "off_chip" &&
+                  std::find(s.weights.begin(), s.weights.end(), "on_chip") != s.weights.end())
+                continue;
               for (const std::string& opt : s.optimizer_state)
                 for (const std::string& act : s.activations) {
                   if (act == "off_chip" && !phased) continue;
@@ -369,6 +388,14 @@ std::vector<PlanCandidate> enumerate_space(const PlanSpace& s, const ModelFacts&
                           c.invalid_detail = "global batch " + std::to_string(global_batch) +
                                              " is not a multiple of replicas x micro_batch = " +
                                              std::to_string(replicas * micro);
+                        } else if (rts.rfind("orthogonal:", 0) == 0) {
+                          // PopART's collectives read an orthogonal domain of K as groups of
+                          // K replicas, its streaming-memory inserter shards by replicas / K,
+                          // and its tests exclude the combination: the simulator refuses it.
+                          c.invalid = "sharding_domain";
+                          c.invalid_detail = rts +
+                                             ": RTS over an orthogonal sharding domain is refused "
+                                             "(collectives/sharding/rts.cpp)";
                         } else if (pipelined && accumulation < 2 * (ipr + 1) - 1) {
                           // PopART: the pipeline depth (accumulationFactor) must be at least
                           // 2 x stages - 1; the heads on IPU 0 add a last stage.
@@ -382,6 +409,7 @@ std::vector<PlanCandidate> enumerate_space(const PlanSpace& s, const ModelFacts&
                     }
                   }
                 }
+            }
           }
         }
       }

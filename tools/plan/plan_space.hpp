@@ -34,6 +34,12 @@ struct ModelFacts {
   double layer_flops_per_sample = 0;  ///< forward flops of one encoder layer per sample
   double outer_flops_per_sample = 0;  ///< forward flops of embedding + heads per sample
   double activation_bytes_per_layer_per_sample = 0;  ///< one layer input (stash unit)
+  // Transformer shape (the pipeline stash, working memory and GEMM shapes of the bounds).
+  double hidden = 0, heads = 1, ffn_factor = 4, vocab = 0, head_tokens = 0;
+  double activation_shards = 1, attention_serialisation = 1;
+  // Compute model terms a lower bound of the simulated step time may use (chips/*.json).
+  double exchange_bytes_per_cycle_per_tile = 4, vector_flops_per_cycle_per_tile = 4;
+  double image_size = 224;  ///< CNN input side in pixels
   std::int64_t base_micro_batch = 1, base_replicas = 1, base_accumulation = 1;
   std::int64_t base_global_batch = 1;
   bool base_transformer_recompute = true;  ///< kept where it does not apply (not phased)
@@ -87,7 +93,8 @@ Json candidate_json(const PlanCandidate& c);
 
 /// Every combination of the space for `global_batch` samples, in a fixed order. Choices
 /// that do not apply (IO tiles with nothing off chip, a split without pipelining, ...) are
-/// not combined; combinations PopART refuses get `invalid` (global_batch, pipeline_depth).
+/// not combined; combinations PopART refuses get `invalid` (global_batch, sharding_domain,
+/// pipeline_depth).
 std::vector<PlanCandidate> enumerate_space(const PlanSpace& space, const ModelFacts& facts,
                                            std::int64_t global_batch);
 

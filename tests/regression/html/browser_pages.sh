@@ -3,7 +3,7 @@
 # headless Chromium (browser_check.py): every chart drawn, no console error, no request
 # leaving the file; the screenshot stays in OUT_DIR/KIND.png.
 #   browser_pages.sh IPUSIM_BIN SOURCE_DIR OUT_DIR KIND [--timing]
-# KIND: run_phased | run_pipelined | collective | sweep | validate | largest
+# KIND: run_phased | run_pipelined | collective | collective_scan | sweep | validate | largest
 set -euo pipefail
 bin=$1 src=$2 out=$3 kind=$4 timing=${5:-}
 check="/usr/bin/python3 $src/tests/regression/html/browser_check.py"
@@ -25,6 +25,10 @@ case $kind in
   collective)
     "$bin" collective --system pod16 --op allreduce --bytes 64MiB --algorithm best --out "$dir" --html -q
     charts=breakdown,time_by_tier,time_by_phase,algorithms,busiest_links,topology ;;
+  collective_scan)  # bus bandwidth against size over a nccl-tests style scan
+    "$bin" collective --system pod16 --op allreduce --min-bytes 1KiB --max-bytes 64MiB \
+      --step-factor 8 --algorithm best --out "$dir" --html -q -j 2
+    charts=bus_bandwidth,time_by_size ;;
   sweep)
     "$bin" sweep "$src/tests/regression/html/bert_pod16_sweep.json" --out "$dir" --html -q -j 2
     charts=pareto_sram,pareto_streaming

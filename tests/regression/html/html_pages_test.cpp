@@ -12,6 +12,7 @@
 #include "tools/html/html_assets.hpp"
 #include "tools/html/html_page.hpp"
 #include "tools/html/run_page.hpp"
+#include "tools/html/scan_page.hpp"
 
 using namespace ipusim;
 using namespace ipusim::test;
@@ -141,6 +142,49 @@ TEST_CASE("pipeline timeline: busy time per IPU equals the simulator's own total
       CHECK(busy["IPU " + std::to_string(ipu["vgraph"].get<int>())] ==
             Approx(ipu["busy_ns"].get<double>()).epsilon(1e-6));
   }
+}
+
+TEST_CASE("timeline aggregation keeps each kind's time per slice", "[html]") {
+  // 3000 contiguous 1 ms ops alternating a, b on one row: 3000 ms in 10 slices of 300 ms,
+  // each with 150 ms of a then 150 ms of b (150 ops of each start in it).
+  std::vector<html::TimelineBar> bars;
+  for (int i = 0; i < 3000; ++i)
+    bars.push_back({"IPU 0", static_cast<double>(i), i + 1.0, i % 2 ? "b" : "a", "op"});
+  CHECK(html::aggregate_timeline(bars, 3000, 10).size() == 3000);  // at the limit: unchanged
+  const std::vector<html::TimelineBar> out = html::aggregate_timeline(bars, 2000, 10);
+  REQUIRE(out.size() == 20);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    INFO(i);
+    CHECK(out[i].row == "IPU 0");
+    CHECK(out[i].kind == (i % 2 ? "b" : "a"));
+    CHECK(out[i].start_ms == Approx(150.0 * static_cast<double>(i)));
+    CHECK(out[i].end_ms - out[i].start_ms == Approx(150));
+    CHECK(out[i].label.rfind("150 ops", 0) == 0);
+  }
+}
+
+TEST_CASE("size scan page: one bandwidth point per size and series, the peak named", "[html]") {
+  // Two sizes of an allreduce on 16 replicas: algbw = size / time, busbw = algbw x 30 / 16.
+  const Json results = Json::parse(R"([
+    {"op": "allreduce", "dtype": "float32", "algorithm": "direct", "size_bytes": 1024,
+     "time_ns": 4096, "algorithm_bandwidth_GBps": 0.25, "bus_bandwidth_GBps": 0.46875},
+    {"op": "allreduce", "dtype": "float32", "algorithm": "ring", "size_bytes": 1048576,
+     "time_ns": 65536, "algorithm_bandwidth_GBps": 16, "bus_bandwidth_GBps": 30}])");
+  const html::Page page = html::collective_scan_page(results);
+  REQUIRE(page.sections.size() == 2);
+  const Json& bw = page.sections[0].charts.at(0).spec["data"]["values"];
+  REQUIRE(bw.size() == 4);  // bus and algorithm bandwidth per size
+  CHECK(bw[0]["series"] == "bus bandwidth");
+  CHECK(bw[2]["value"] == 30);
+  CHECK(bw[3]["value"] == 16);
+  const Json& time = page.sections[1].charts.at(0).spec["data"]["values"];
+  REQUIRE(time.size() == 2);
+  CHECK(time[1]["value"].get<double>() == Approx(65.536));  // us
+  CHECK(page.sections[1].table.rows.size() == 2);
+  bool peak = false;
+  for (const auto& [key, value] : page.summary)
+    if (key == "peak bus bandwidth") peak = value.rfind("30 GB/s at 1", 0) == 0;
+  CHECK(peak);
 }
 
 TEST_CASE("bus bandwidth factors are nccl-tests'", "[html]") {
