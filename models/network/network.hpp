@@ -92,9 +92,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool can_replay() const { return model_->can_replay(); }
   /// start_stream() runs repeats inside the model.
   bool can_stream() const { return model_->can_stream(); }
-  /// Systems too large for a LinkModule per resource report per-resource stats here instead,
-  /// under `resources` (see System).
-  void set_report_resources(bool on) { report_resources_ = on; }
+  /// False in systems too large for a LinkModule per resource: their machines, gateways and
+  /// the system then report their links' stats themselves (LinkStatsGroup, see System).
+  void set_link_modules(bool on) { link_modules_ = on; }
+  bool link_modules() const { return link_modules_; }
   /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
   /// the simulation was stopped and this says why, with the estimate and what to change.
   const std::string& refusal() const { return refusal_; }
@@ -139,7 +140,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   NetworkOptions options_;
   std::unique_ptr<NetworkEngine> model_;
   double planned_work_ = 0;
-  bool report_resources_ = false;
+  bool link_modules_ = true;
   std::string refusal_;
   sc_core::sc_event wake_event_;
   std::vector<Callback> callbacks_;  // indexed by engine slot

@@ -44,7 +44,10 @@ class PacketNetwork final : public NetworkEngine {
     return packet_.stats(id);
   }
   std::uint64_t flows_started() const override { return packet_.flows_started(); }
-  void collect_stats(Json& out) const override { out["chunk_hops"] = packet_.chunk_hops(); }
+  void collect_stats(Json& out) const override {
+    out["chunk_hops"] = packet_.chunk_hops();
+    out["link_activations"] = packet_.link_activations();
+  }
 
  private:
   PacketEngine packet_;
