@@ -11,7 +11,7 @@ namespace ipusim {
 ResourceId PacketEngine::add_resource(const ResourceSpec& spec, const ResourceFlow& flow) {
   const auto id = static_cast<ResourceId>(links_.size());
   links_.emplace_back(id, spec, flow, static_cast<PacketFabric&>(*this));
-  last_activation_ps_.push_back(-1);
+  last_activation_ns_.push_back(-1.0);
   return id;
 }
 
@@ -28,9 +28,9 @@ void PacketEngine::push(double t, EventKind kind, std::uint32_t a, std::uint32_t
 }
 
 void PacketEngine::activate(ResourceId link, double t) {
-  const std::int64_t ps = std::llround(t * 1000.0);
-  if (last_activation_ps_[link] == ps) return;
-  last_activation_ps_[link] = ps;
+  // Events are processed in time order: a link has no event before its last activation.
+  if (last_activation_ns_[link] == t) return;
+  last_activation_ns_[link] = t;
   ++link_activations_;
 }
 

@@ -64,7 +64,7 @@ class PacketEngine final : private PacketFabric {
   std::uint64_t flows_started() const { return next_id_; }
   /// Chunk transmissions so far, over all resources (simulator-speed metric).
   std::uint64_t chunk_hops() const { return chunk_hops_; }
-  /// Link activations so far: distinct (link, picosecond) pairs at which a link had an event
+  /// Link activations so far: distinct (link, event time) pairs at which a link had an event
   /// (end of serialisation, chunk arrival at its input or its far end, credit return), i.e.
   /// how often a link with a process of its own, handling everything due at one instant in one
   /// activation, would be woken (simulator-speed metric).
@@ -101,12 +101,12 @@ class PacketEngine final : private PacketFabric {
   void push(double t, EventKind kind, std::uint32_t a, std::uint32_t hop, std::uint32_t size,
             FlowId id = 0);
   void process(const Event& e, std::vector<Arrival>* arrivals);
-  /// Counts an activation of `link` at `t` unless it already had one at that picosecond.
+  /// Counts an activation of `link` at `t` unless it already had one at that time.
   void activate(ResourceId link, double t);
   void finish(double t, std::uint32_t slot, std::vector<Arrival>* arrivals);
 
   std::vector<PacketLink> links_;
-  std::vector<std::int64_t> last_activation_ps_;  ///< per link, for link_activations()
+  std::vector<double> last_activation_ns_;  ///< per link, for link_activations()
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_slots_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;

@@ -2,14 +2,16 @@
 // `links` link modules, each an SC_METHOD woken by its own event, serialise `chunk_hops` /
 // `links` chunks back to back (one timed self-notification per chunk: the end of
 // serialisation), and with `arrivals` = 1 each chunk also wakes the next link's arrival
-// method one latency later. The methods do no model work, so the wall time per chunk hop is
-// the price of the processes, to set against the packet engine's whole cost per chunk hop.
+// method one latency later (once per arrival instant). The methods do no model work, so the wall
+// time per chunk hop is the price of the processes, to set against the packet engine's whole cost
+// per chunk hop.
 //   bench_link_processes [links = 32] [chunk_hops = 7864320] [arrivals = 1]
 // The defaults are the 64 MiB AllReduce on a Pod16 in the packet model (32 links used,
 // 7,864,320 chunk hops, 2 link activations per chunk hop: stats.system.network).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <systemc>
 #include <vector>
@@ -37,15 +39,27 @@ struct LinkProcess : sc_core::sc_module {
  private:
   void serialised() {
     ++handled_;
-    if (arrivals_) next_->arrive_.notify(latency_);
+    if (arrivals_) next_->receive(sc_core::sc_time_stamp() + latency_);
     if (--left_ > 0) done_.notify(chunk_time_);
   }
-  void arrived() { ++handled_; }
+  /// A chunk will arrive at `t`: one wake per arrival instant (an sc_event holds only its
+  /// earliest notification, so later arrivals wait in a queue until the earlier are handled).
+  void receive(const sc_core::sc_time& t) {
+    if (pending_.empty()) arrive_.notify(t - sc_core::sc_time_stamp());
+    pending_.push_back(t);
+  }
+  void arrived() {
+    ++handled_;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!pending_.empty() && pending_.front() <= now) pending_.pop_front();
+    if (!pending_.empty()) arrive_.notify(pending_.front() - now);
+  }
 
   // A 256 B chunk at 50 GB/s, and an IPU-Link latency.
   const sc_core::sc_time chunk_time_{5120, sc_core::SC_PS};
   const sc_core::sc_time latency_{100, sc_core::SC_NS};
   sc_core::sc_event done_, arrive_;
+  std::deque<sc_core::sc_time> pending_;  ///< arrival times not yet handled, in order
   LinkProcess* next_ = nullptr;
   long left_;
   long handled_ = 0;
