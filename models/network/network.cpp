@@ -15,6 +15,7 @@ Network::Network(sc_core::sc_module_name name, const std::vector<ResourceSpec>& 
     : sc_core::sc_module(name), engine_(params), options_(options), wake_event_("wake_event") {
   for (const ResourceSpec& r : resources) engine_.add_resource(r);
   model_ = network_model(options_.model).make(engine_, options_);
+  model_->attach(*this);
   SC_METHOD(wake);
   sensitive << wake_event_;
   dont_initialize();

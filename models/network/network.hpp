@@ -6,10 +6,9 @@
 // which model runs.
 // - fluid (default, fluid_network.cpp): a FlowEngine, one global max-min solver; the cost is
 //   per flow start/end, never per byte, chunk or tile.
-// - packet (packet_network.cpp): a PacketEngine (chunks, round robin, credits). On each wake
-//   it runs its chunk events ahead up to the next activity of any other process
-//   (sc_time_to_pending_activity) or the next flow completion, so SystemC wakes once per
-//   completion, not once per chunk.
+// - packet (packet_network.cpp): a PacketLinkModule per resource (packet_link_module.hpp),
+//   each with its own calendar and SC_METHOD; the Network's wake only starts flows and hands
+//   completed ones to their callbacks.
 // The LinkModules of the hierarchy are views onto the resources of this network.
 //
 // Time origin (models that can_replay()): the engine works in ns since the start of the
@@ -124,6 +123,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
   void deliver(const std::vector<Arrival>& arrivals) override;
   std::uint64_t ps_to_next_activity() const override;
+  void wake_soon() override { notify_delta(); }
   void schedule_next();
   /// Models with a work budget: adds the work of new transfers to it; false (and the run
   /// stopped, refusal() set) when the budget is exceeded.

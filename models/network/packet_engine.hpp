@@ -5,8 +5,11 @@
 // statistics; a chunk reaches the next hop one resource latency after it has been sent
 // (store-and-forward of one chunk per hop, chunk size per tier, re-chunked at tier changes).
 // The engine is the links' fabric: it knows the flows' routes, carries chunks and credits
-// between neighbouring links and keeps the one event calendar, ordered by (time, insertion),
-// which decides ties (round robin at equal times) the same way whatever order they arose in.
+// between neighbouring links and keeps the one event calendar, ordered by (time, insertion).
+// The simulator's `packet` model drives the same PacketLinks as SystemC modules with a process
+// each (packet_link_module.hpp); this engine runs them without SystemC for the tests and
+// benches that time fixed traffic (tests/support/network/engine_driver.*). The two agree
+// except at exact ties between different links' events, which each orders its own way.
 //
 // Per hop i of a flow: the hop may send its next chunk, of min(chunk_i, bytes not yet sent on
 // it), once that many bytes have arrived at its input (the source has them all) and the

@@ -9,7 +9,7 @@
 //   activation (end of serialisation, arrival at the destination).
 // - kernel: the same processes and wakes with no model work: the kernel's share.
 // The defaults are the 64 MiB AllReduce on a Pod16 in the packet model (32 links used,
-// 7,864,320 chunk hops, 2 link activations per chunk hop: stats.system.network).
+// 7,864,320 chunk hops; 2 link events at distinct instants per chunk hop).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
