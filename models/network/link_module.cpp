@@ -15,6 +15,20 @@ void LinkModule::collect_stats(Json& out) const {
   write_resource_stats(out, stats(), spec().capacity_Bpns, now_ns());
 }
 
+void LinkStatsGroup::collect_stats(Json& out) const {
+  const double now = now_ns();
+  // Link names are unique under one parent: append to the ordered object directly instead of
+  // looking each name up (operator[] scans the object, quadratic in the links).
+  auto& entries = out.get_ref<Json::object_t&>();
+  for (ResourceId id : ids_) {
+    Json r = Json::object();
+    write_resource_stats(r, network_.resource_stats(id),
+                         network_.engine().resource(id).capacity_Bpns, now);
+    if (!r.empty())
+      entries.emplace_back(link_module_name(network_.engine().resource(id).name), std::move(r));
+  }
+}
+
 std::string link_module_name(const std::string& resource_name) {
   std::string n = resource_name;
   std::replace(n.begin(), n.end(), '.', '_');

@@ -1,11 +1,14 @@
 #pragma once
 // One bandwidth resource as a module of the hierarchy: a direction of an IPU-Link bundle, an
 // IPU <-> gateway link, a DDR, a GW-Link, the GW-Link switch or a host link. It is a thin
-// view onto its resource in the shared Network (fluid or packet engine), so it adds nothing
-// to the simulation's event path; it names the resource in the module tree and reports its
-// parameters and statistics there.
+// view onto its resource in the shared Network (the fluid solver, or the resource's
+// PacketLink in the packet model, which owns its queue, arbitration, credits and statistics),
+// so it adds nothing to the simulation's event path; it names the resource in the module tree
+// and reports its parameters and statistics there. Above 512 IPUs a LinkStatsGroup of the
+// parent module reports the same stats at the same paths without a module per link.
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "models/network/network.hpp"
 #include "sim/stats.hpp"
@@ -33,6 +36,22 @@ class LinkModule : public sc_core::sc_module, public StatsProvider {
  private:
   const Network& network_;
   ResourceId id_;
+};
+
+/// The links of one parent module (a machine, a gateway, the system) in systems too large for
+/// a LinkModule per link (see System): the parent reports each used link's stats under the
+/// basename its LinkModule would have, so the stats tree has the same paths at every scale.
+class LinkStatsGroup {
+ public:
+  explicit LinkStatsGroup(const Network& network) : network_(network) {}
+  void add(ResourceId id) { ids_.push_back(id); }
+  std::size_t size() const { return ids_.size(); }
+  /// Writes `out[link_module_name(name)]` = LinkModule::collect_stats of each used link.
+  void collect_stats(Json& out) const;
+
+ private:
+  const Network& network_;
+  std::vector<ResourceId> ids_;
 };
 
 /// Module basename of a network resource: its network name (as in traces and `describe`'s

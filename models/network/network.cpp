@@ -16,6 +16,7 @@ Network::Network(sc_core::sc_module_name name, std::vector<ResourceSpec> resourc
   engine_.reserve_resources(resources.size());
   for (ResourceSpec& r : resources) engine_.add_resource(std::move(r));
   model_ = network_model(options_.model).make(engine_, options_);
+  model_->attach(*this);
   SC_METHOD(wake);
   sensitive << wake_event_;
   dont_initialize();
@@ -198,22 +199,6 @@ void Network::collect_stats(Json& out) const {
   // Wake-ups are a simulator-speed figure (wakeups()), not a result: a collective replayed
   // from the executor's cache gives the same result with fewer, so they stay out of the report.
   model_->collect_stats(out);
-  if (report_resources_) {
-    const double now = now_ns();
-    Json res = Json::object();
-    // Resource names are unique: append to the ordered object directly instead of looking
-    // each name up (operator[] scans the object: quadratic in the resources used, most of the
-    // wall time of a 4096-IPU collective). Same keys in the same order.
-    auto& entries = res.get_ref<Json::object_t&>();
-    // Reserved: the entries' key is const, so a growing vector copies every entry's object.
-    entries.reserve(engine_.num_resources());
-    for (ResourceId id = 0; id < engine_.num_resources(); ++id) {
-      Json r = Json::object();
-      write_resource_stats(r, resource_stats(id), engine_.resource(id).capacity_Bpns, now);
-      if (!r.empty()) entries.emplace_back(engine_.resource(id).name, std::move(r));
-    }
-    out["resources"] = std::move(res);
-  }
 }
 
 }  // namespace ipusim

@@ -6,10 +6,9 @@
 // which model runs.
 // - fluid (default, fluid_network.cpp): a FlowEngine, one global max-min solver; the cost is
 //   per flow start/end, never per byte, chunk or tile.
-// - packet (packet_network.cpp): a PacketEngine (chunks, round robin, credits). On each wake
-//   it runs its chunk events ahead up to the next activity of any other process
-//   (sc_time_to_pending_activity) or the next flow completion, so SystemC wakes once per
-//   completion, not once per chunk.
+// - packet (packet_network.cpp): a PacketLinkModule per resource (packet_link_module.hpp),
+//   each with its own calendar and SC_METHOD; the Network's wake only starts flows and hands
+//   completed ones to their callbacks.
 // The LinkModules of the hierarchy are views onto the resources of this network.
 //
 // Time origin (models that can_replay()): the engine works in ns since the start of the
@@ -92,9 +91,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool can_replay() const { return model_->can_replay(); }
   /// start_stream() runs repeats inside the model.
   bool can_stream() const { return model_->can_stream(); }
-  /// Systems too large for a LinkModule per resource report per-resource stats here instead,
-  /// under `resources` (see System).
-  void set_report_resources(bool on) { report_resources_ = on; }
+  /// False in systems too large for a LinkModule per resource: their machines, gateways and
+  /// the system then report their links' stats themselves (LinkStatsGroup, see System).
+  void set_link_modules(bool on) { link_modules_ = on; }
+  bool link_modules() const { return link_modules_; }
   /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
   /// the simulation was stopped and this says why, with the estimate and what to change.
   const std::string& refusal() const { return refusal_; }
@@ -123,6 +123,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
   void deliver(const std::vector<Arrival>& arrivals) override;
   std::uint64_t ps_to_next_activity() const override;
+  void wake_soon() override { notify_delta(); }
   void schedule_next();
   /// Models with a work budget: adds the work of new transfers to it; false (and the run
   /// stopped, refusal() set) when the budget is exceeded.
@@ -139,7 +140,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   NetworkOptions options_;
   std::unique_ptr<NetworkEngine> model_;
   double planned_work_ = 0;
-  bool report_resources_ = false;
+  bool link_modules_ = true;
   std::string refusal_;
   sc_core::sc_event wake_event_;
   std::vector<Callback> callbacks_;  // indexed by engine slot

@@ -34,6 +34,8 @@ class NetworkHost {
   virtual void deliver(const std::vector<Arrival>& arrivals) = 0;
   /// Picoseconds until any other process's next activity (SystemC's pending activity).
   virtual std::uint64_t ps_to_next_activity() const = 0;
+  /// Asks for a run() in the next delta cycle (a model whose own processes completed a flow).
+  virtual void wake_soon() = 0;
 };
 
 /// One network model: times transfers over the network's resource table. Times are engine
@@ -44,6 +46,9 @@ class NetworkEngine {
   static constexpr std::uint64_t kNoResume = ~std::uint64_t{0};
   virtual ~NetworkEngine() = default;
 
+  /// Called once by the Network that drives the model (models with processes of their own keep
+  /// it to ask for wakes).
+  virtual void attach(NetworkHost& /*host*/) {}
   /// The model's name in the table.
   virtual const char* name() const = 0;
   /// True when a batch started on an idle network is timed from its own start and a replayed

@@ -1,7 +1,7 @@
-// Chunk-level network: round-robin (or fifo) links, per-flow receiver buffers with credits.
+// Chunk-level network: the fabric between PacketLinks (routes, chunk and credit delivery) and
+// the one event calendar.
 #include "models/network/packet_engine.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "sim/errors.hpp"
@@ -9,29 +9,29 @@
 namespace ipusim {
 
 ResourceId PacketEngine::add_resource(const ResourceSpec& spec, const ResourceFlow& flow) {
-  if (flow.chunk_bytes == 0)
-    throw SimulationError("packet model: resource '" + spec.name + "' has no chunk size");
-  Link l;
-  l.capacity_Bpns = spec.capacity_Bpns;
-  l.latency_ns = spec.latency_ns;
-  // A chunk's size travels in 32 bits; the registry caps chunk_bytes at 2^30.
-  l.chunk = flow.chunk_bytes;
-  l.credits = flow.credits_bytes;
-  l.fifo = flow.arbitration == Arbitration::Fifo;
-  links_.push_back(std::move(l));
-  return static_cast<ResourceId>(links_.size() - 1);
+  const auto id = static_cast<ResourceId>(links_.size());
+  links_.emplace_back(id, spec, flow, static_cast<PacketFabric&>(*this));
+  last_activation_ns_.push_back(-1.0);
+  return id;
 }
 
 double PacketEngine::chunk_hops_of(const Route& route, std::uint64_t bytes) const {
   double n = 0;
   for (ResourceId r : route)
-    n += std::ceil(static_cast<double>(bytes) / static_cast<double>(links_[r].chunk));
+    n += std::ceil(static_cast<double>(bytes) / static_cast<double>(links_[r].chunk_bytes()));
   return n;
 }
 
 void PacketEngine::push(double t, EventKind kind, std::uint32_t a, std::uint32_t hop,
                         std::uint32_t size, FlowId id) {
   events_.push(Event{t, seq_++, id, kind, a, hop, size});
+}
+
+void PacketEngine::activate(ResourceId link, double t) {
+  // Events are processed in time order: a link has no event before its last activation.
+  if (last_activation_ns_[link] == t) return;
+  last_activation_ns_[link] = t;
+  ++link_activations_;
 }
 
 std::uint32_t PacketEngine::start(double now_ns, const Route& route, std::uint64_t bytes,
@@ -53,7 +53,7 @@ std::uint32_t PacketEngine::start(double now_ns, const Route& route, std::uint64
   Flow& f = flows_[slot];
   f.id = next_id_++;
   f.route.assign(route.begin(), route.end());
-  f.hops.assign(route.size(), Hop{});
+  f.hops.clear();
   f.bytes = bytes;
   f.delivered = 0;
   f.start_ns = now_ns;
@@ -63,91 +63,39 @@ std::uint32_t PacketEngine::start(double now_ns, const Route& route, std::uint64
   if (route.empty() || bytes == 0) {
     // Nothing to carry: the flow arrives after the route's latency (none for the same IPU).
     double lat = 0;
-    for (ResourceId r : route) lat += links_[r].latency_ns;
-    for (ResourceId r : route) links_[r].st.transfers++;
+    for (ResourceId r : route) lat += links_[r].latency_ns();
+    for (ResourceId r : route) links_[r].count_empty_transfer();
     push(now_ns + lat, EventKind::Complete, slot, 0, 0);
     return slot;
   }
-  f.hops[0].arrived = bytes;
-  for (ResourceId r : route) {
-    Link& l = links_[r];
-    l.st.transfers++;
-    l.active++;
-    l.st.max_concurrent = std::max(l.st.max_concurrent, l.active);
-  }
-  offer(now_ns, slot, 0);
+  f.hops.resize(route.size());
+  for (std::uint32_t h = 0; h < route.size(); ++h)
+    f.hops[h] = links_[route[h]].join(f.id, slot, h, bytes, h == 0 ? bytes : 0);
+  links_[route[0]].offer(now_ns, f.hops[0]);
   return slot;
 }
 
-std::uint64_t PacketEngine::sendable(std::uint32_t slot, std::uint32_t h) const {
+void PacketEngine::serialising_until(double done_ns, ResourceId link) {
+  push(done_ns, EventKind::LinkDone, link, 0, 0);
+}
+
+void PacketEngine::chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,
+                              std::uint32_t bytes) {
+  ++chunk_hops_;
   const Flow& f = flows_[slot];
-  const Hop& hop = f.hops[h];
-  const Link& l = links_[f.route[h]];
-  const std::uint64_t left = f.bytes - hop.sent;
-  if (left == 0) return 0;
-  const std::uint64_t c = std::min(l.chunk, left);
-  if (hop.arrived - hop.sent < c) return 0;  // the chunk has not fully arrived yet
-  if (l.credits > 0 && hop.buffered + c > l.credits) return 0;  // no room downstream
-  return c;
-}
-
-void PacketEngine::offer(double t, std::uint32_t slot, std::uint32_t h) {
-  Flow& f = flows_[slot];
-  Hop& hop = f.hops[h];
-  if (hop.queued || sendable(slot, h) == 0) return;
-  const ResourceId r = f.route[h];
-  Link& l = links_[r];
-  if (!l.busy) {
-    send(t, r, slot, h);
-    return;
-  }
-  hop.queued = true;
-  if (l.fifo) {
-    l.by_id.push(Ready{f.id, slot, h});
-  } else {
-    l.rr.push_back(Ready{f.id, slot, h});
-  }
-}
-
-void PacketEngine::send(double t, ResourceId r, std::uint32_t slot, std::uint32_t h) {
-  Flow& f = flows_[slot];
-  Hop& hop = f.hops[h];
-  Link& l = links_[r];
-  const std::uint64_t c = sendable(slot, h);
-  hop.sent += c;
-  if (l.credits > 0) hop.buffered += c;
-  l.busy = true;
-  l.cur_slot = slot;
-  l.cur_hop = h;
-  l.cur_size = static_cast<std::uint32_t>(c);
-  push(t + static_cast<double>(c) / l.capacity_Bpns, EventKind::LinkDone, r, 0, 0);
-}
-
-void PacketEngine::dispatch(double t, ResourceId r) {
-  Link& l = links_[r];
-  for (;;) {
-    Ready next{0, 0, 0};
-    if (l.fifo) {
-      if (l.by_id.empty()) return;
-      next = l.by_id.top();
-      l.by_id.pop();
-    } else {
-      if (l.rr.empty()) return;
-      next = l.rr.front();
-      l.rr.pop_front();
-    }
-    flows_[next.slot].hops[next.hop].queued = false;
-    // A queued hop stays ready: only this resource's own sends take its bytes or credits.
-    if (sendable(next.slot, next.hop) > 0) {
-      send(t, r, next.slot, next.hop);
-      return;
-    }
+  push(t_ns + links_[link].latency_ns(), EventKind::ChunkArrive, slot, hop, bytes);
+  // The chunk has left the buffer in front of this hop: its credit goes back upstream.
+  if (hop > 0) {
+    const PacketLink& up = links_[f.route[hop - 1]];
+    if (up.credits_bytes() > 0)
+      push(t_ns + up.latency_ns(), EventKind::CreditReturn, slot, hop - 1, bytes, f.id);
   }
 }
 
 void PacketEngine::finish(double t, std::uint32_t slot, std::vector<Arrival>* arrivals) {
   Flow& f = flows_[slot];
   if (arrivals) arrivals->push_back({f.id, slot, f.start_ns, t, f.bytes, f.tag, 1});
+  for (std::size_t h = 0; h < f.hops.size(); ++h) links_[f.route[h]].leave(f.hops[h]);
   f.live = false;
   --active_;
   free_slots_.push_back(slot);
@@ -155,49 +103,33 @@ void PacketEngine::finish(double t, std::uint32_t slot, std::vector<Arrival>* ar
 
 void PacketEngine::process(const Event& e, std::vector<Arrival>* arrivals) {
   switch (e.kind) {
-    case EventKind::LinkDone: {
-      Link& l = links_[e.a];
-      const std::uint32_t slot = l.cur_slot, h = l.cur_hop, c = l.cur_size;
-      l.st.bytes += c;
-      l.st.busy_ns += static_cast<double>(c) / l.capacity_Bpns;
-      ++chunk_hops_;
-      Flow& f = flows_[slot];
-      push(e.t + l.latency_ns, EventKind::ChunkArrive, slot, h, c);
-      // The chunk has left the buffer in front of this hop: its credit goes back upstream.
-      if (h > 0 && links_[f.route[h - 1]].credits > 0) {
-        push(e.t + links_[f.route[h - 1]].latency_ns, EventKind::CreditReturn, slot, h - 1, c,
-             f.id);
-      }
-      if (f.hops[h].sent == f.bytes) --l.active;
-      // Round robin: the flow that just sent queues behind the others that are waiting (the
-      // resource still counts as busy here, so it cannot jump the queue).
-      offer(e.t, slot, h);
-      l.busy = false;
-      dispatch(e.t, e.a);
+    case EventKind::LinkDone:
+      activate(e.a, e.t);
+      links_[e.a].serialised(e.t);
       break;
-    }
     case EventKind::ChunkArrive: {
       Flow& f = flows_[e.a];
       const std::uint32_t last = static_cast<std::uint32_t>(f.route.size() - 1);
       if (e.hop == last) {
         // The destination consumes on arrival: the credit goes straight back.
-        if (links_[f.route[last]].credits > 0) {
-          push(e.t + links_[f.route[last]].latency_ns, EventKind::CreditReturn, e.a, last, e.size,
-               f.id);
-        }
+        const PacketLink& l = links_[f.route[last]];
+        activate(f.route[last], e.t);
+        if (l.credits_bytes() > 0)
+          push(e.t + l.latency_ns(), EventKind::CreditReturn, e.a, last, e.size, f.id);
         f.delivered += e.size;
         if (f.delivered == f.bytes) finish(e.t, e.a, arrivals);
         break;
       }
-      f.hops[e.hop + 1].arrived += e.size;
-      offer(e.t, e.a, e.hop + 1);
+      const ResourceId next = f.route[e.hop + 1];
+      activate(next, e.t);
+      links_[next].arrived(e.t, f.hops[e.hop + 1], e.size);
       break;
     }
     case EventKind::CreditReturn: {
       Flow& f = flows_[e.a];
       if (!f.live || f.id != e.id) break;  // the flow has completed: nothing waits for this credit
-      f.hops[e.hop].buffered -= e.size;
-      offer(e.t, e.a, e.hop);
+      activate(f.route[e.hop], e.t);
+      links_[f.route[e.hop]].credit(e.t, f.hops[e.hop], e.size);
       break;
     }
     case EventKind::Complete:

@@ -1,8 +1,15 @@
 #pragma once
 // Cycle-approximate packet engine (plain C++, no SystemC): the `packet` network model. Every
-// resource (link direction, DDR, switch) serialises chunks one at a time at its capacity;
-// a chunk reaches the next hop one resource latency after it has been sent
+// resource (link direction, DDR, switch) is a PacketLink (packet_link.hpp) that serialises
+// chunks one at a time at its capacity and owns its queue, arbitration, credits and
+// statistics; a chunk reaches the next hop one resource latency after it has been sent
 // (store-and-forward of one chunk per hop, chunk size per tier, re-chunked at tier changes).
+// The engine is the links' fabric: it knows the flows' routes, carries chunks and credits
+// between neighbouring links and keeps the one event calendar, ordered by (time, insertion).
+// The simulator's `packet` model drives the same PacketLinks as SystemC modules with a process
+// each (packet_link_module.hpp); this engine runs them without SystemC for the tests and
+// benches that time fixed traffic (tests/support/network/engine_driver.*). The two agree
+// except at exact ties between different links' events, which each orders its own way.
 //
 // Per hop i of a flow: the hop may send its next chunk, of min(chunk_i, bytes not yet sent on
 // it), once that many bytes have arrived at its input (the source has them all) and the
@@ -18,24 +25,30 @@
 // before the caller's next external activity, stopping at the first flow completion, so the
 // caller wakes once per flow completion rather than once per chunk.
 #include <cstdint>
-#include <deque>
 #include <queue>
 #include <vector>
 
 #include "models/network/flow_engine.hpp"
+#include "models/network/packet_link.hpp"
 
 namespace ipusim {
 
 /// Chunk-level network of the same resources as a FlowEngine.
-class PacketEngine {
+class PacketEngine final : private PacketFabric {
  public:
   /// Time tolerance (1 ps, the SystemC resolution) for "due now".
   static constexpr double kTolNs = FlowEngine::kTolNs;
   static constexpr double kInf = FlowEngine::kInf;
 
+  PacketEngine() = default;
+  PacketEngine(const PacketEngine&) = delete;  // the links hold a reference to it
+  PacketEngine& operator=(const PacketEngine&) = delete;
+
   /// Adds a resource with its tier's flow control (chunk_bytes must be > 0).
   ResourceId add_resource(const ResourceSpec& spec, const ResourceFlow& flow);
   std::size_t num_resources() const { return links_.size(); }
+  /// The resource's link (queue, arbitration, credits, stats).
+  const PacketLink& link(ResourceId id) const { return links_[id]; }
 
   /// Starts a flow at `now_ns`; its arrival is reported by advance(). Returns its slot.
   std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag = nullptr);
@@ -49,11 +62,16 @@ class PacketEngine {
   double next_event_ns() const { return events_.empty() ? kInf : events_.top().t; }
 
   /// Chunks, bytes and busy time of a resource so far (counted when a chunk has been sent).
-  ResourceStats stats(ResourceId id) const { return links_[id].st; }
+  ResourceStats stats(ResourceId id) const { return links_[id].stats(); }
   std::size_t active_flows() const { return active_; }
   std::uint64_t flows_started() const { return next_id_; }
   /// Chunk transmissions so far, over all resources (simulator-speed metric).
   std::uint64_t chunk_hops() const { return chunk_hops_; }
+  /// Link activations so far: distinct (link, event time) pairs at which a link had an event
+  /// (end of serialisation, chunk arrival at its input or its far end, credit return), i.e.
+  /// how often a link with a process of its own, handling everything due at one instant in one
+  /// activation, would be woken (simulator-speed metric).
+  std::uint64_t link_activations() const { return link_activations_; }
   /// Chunk transmissions a transfer will need: sum over its hops of ceil(bytes / chunk).
   double chunk_hops_of(const Route& route, std::uint64_t bytes) const;
 
@@ -69,62 +87,36 @@ class PacketEngine {
     std::uint32_t size;  ///< bytes of the chunk or credit
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  struct Hop {
-    std::uint64_t sent = 0;      ///< bytes whose transmission on this hop has started
-    std::uint64_t arrived = 0;   ///< bytes arrived at this hop's input (hop 0: all)
-    std::uint64_t buffered = 0;  ///< bytes held against the receiver buffer at the far end
-    bool queued = false;         ///< waiting in its resource's ready queue
-  };
   struct Flow {
     FlowId id = 0;
     Route route;
-    std::vector<Hop> hops;
+    std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
     std::uint64_t bytes = 0;
     std::uint64_t delivered = 0;
     double start_ns = 0;
     void* tag = nullptr;
     bool live = false;
   };
-  /// A ready (flow, hop) pair waiting for a resource, with the flow id for fifo order.
-  struct Ready {
-    FlowId id;
-    std::uint32_t slot;
-    std::uint32_t hop;
-    bool operator>(const Ready& o) const { return id > o.id; }
-  };
-  struct Link {
-    double capacity_Bpns = 1;
-    double latency_ns = 0;
-    std::uint64_t chunk = 256;
-    std::uint64_t credits = 0;
-    bool fifo = false;
-    bool busy = false;
-    std::uint32_t cur_slot = 0, cur_hop = 0, cur_size = 0;
-    std::uint32_t active = 0;  ///< flows with bytes still to send on it
-    std::deque<Ready> rr;      ///< round-robin ready queue (fair)
-    std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> by_id;  ///< fifo
-    ResourceStats st;
-  };
 
+  void serialising_until(double done_ns, ResourceId link) override;
+  void chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,
+                  std::uint32_t bytes) override;
   void push(double t, EventKind kind, std::uint32_t a, std::uint32_t hop, std::uint32_t size,
             FlowId id = 0);
   void process(const Event& e, std::vector<Arrival>* arrivals);
-  /// Bytes hop `h` of flow `slot` may send now (0 if it must wait).
-  std::uint64_t sendable(std::uint32_t slot, std::uint32_t h) const;
-  /// Queues (or starts at once on an idle resource) hop `h` of `slot` if it can send.
-  void offer(double t, std::uint32_t slot, std::uint32_t h);
-  /// Starts the next chunk on an idle resource, if one is ready.
-  void dispatch(double t, ResourceId r);
-  void send(double t, ResourceId r, std::uint32_t slot, std::uint32_t h);
+  /// Counts an activation of `link` at `t` unless it already had one at that time.
+  void activate(ResourceId link, double t);
   void finish(double t, std::uint32_t slot, std::vector<Arrival>* arrivals);
 
-  std::vector<Link> links_;
+  std::vector<PacketLink> links_;
+  std::vector<double> last_activation_ns_;  ///< per link, for link_activations()
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_slots_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
   std::uint64_t next_id_ = 0;
   std::uint64_t chunk_hops_ = 0;
+  std::uint64_t link_activations_ = 0;
   std::size_t active_ = 0;
 };
 

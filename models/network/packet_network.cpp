@@ -1,69 +1,144 @@
-// The `packet` network model: the PacketEngine's chunks, round robin and credits behind the
-// NetworkEngine interface, with its chunk-hop budget.
+// The `packet` network model: one PacketLinkModule per resource (its PacketLink's queue,
+// arbitration, credits and statistics, its own calendar and SC_METHOD) behind the
+// NetworkEngine interface, with its chunk-hop budget. The Network's own wake only starts
+// flows and delivers completions.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <queue>
 #include <string>
 
+#include "models/network/link_module.hpp"
 #include "models/network/network_engine.hpp"
-#include "models/network/packet_engine.hpp"
+#include "models/network/packet_link_module.hpp"
+#include "sim/errors.hpp"
 
 namespace ipusim {
 namespace {
 
-/// Chunk-level model over the same resource table.
+/// Chunk-level model over the same resource table, one module and process per resource.
 class PacketNetwork final : public NetworkEngine {
  public:
   explicit PacketNetwork(const FlowEngine& resources) {
-    for (ResourceId id = 0; id < resources.num_resources(); ++id)
-      packet_.add_resource(resources.resource(id), resources.flow_control(id));
+    modules_.reserve(resources.num_resources());
+    for (ResourceId id = 0; id < resources.num_resources(); ++id) {
+      const ResourceSpec& spec = resources.resource(id);
+      modules_.push_back(std::make_unique<PacketLinkModule>(
+          link_module_name(spec.name).c_str(), id, spec, resources.flow_control(id), table_));
+      table_.links.push_back(modules_.back().get());
+    }
   }
 
   const char* name() const override { return "packet"; }
+  void attach(NetworkHost& host) override {
+    table_.on_complete = [&host] { host.wake_soon(); };
+  }
   // Its times are absolute (no time origin) and it has no record of a step to credit.
   bool can_replay() const override { return false; }
   bool can_stream() const override { return false; }
   bool has_work_budget() const override { return true; }
   double work_of(const Route& route, std::uint64_t bytes) const override {
-    return packet_.chunk_hops_of(route, bytes);
+    double n = 0;
+    for (ResourceId r : route)
+      n += std::ceil(static_cast<double>(bytes) /
+                     static_cast<double>(table_.links[r]->link().chunk_bytes()));
+    return n;
   }
   std::string refusal(double planned, double limit, double now_ns) const override;
 
-  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) override {
-    return packet_.start(now_ns, route, bytes, tag);
-  }
+  std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) override;
   void start_batch(double now_ns, const std::vector<const Route*>& routes,
                    const std::vector<std::uint64_t>& bytes, void* tag) override {
-    for (std::size_t i = 0; i < routes.size(); ++i)
-      packet_.start(now_ns, *routes[i], bytes[i], tag);
+    for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
   }
   bool idle() override { return false; }  // never moves the time origin
-  double next_event_ns() override { return packet_.next_event_ns(); }
+  double next_event_ns() override {
+    if (!table_.completed.empty()) return 0;  // due now
+    return empty_.empty() ? FlowEngine::kInf : empty_.top().first;
+  }
   std::uint64_t run(std::uint64_t now_ps, std::uint64_t origin_ps, NetworkHost& host) override;
 
   ResourceStats resource_stats(ResourceId id, double /*now_ns*/) const override {
-    return packet_.stats(id);
+    return table_.links[id]->link().stats();
   }
-  std::uint64_t flows_started() const override { return packet_.flows_started(); }
-  void collect_stats(Json& out) const override { out["chunk_hops"] = packet_.chunk_hops(); }
+  std::uint64_t flows_started() const override { return table_.next_id; }
+  void collect_stats(Json& out) const override {
+    out["chunk_hops"] = table_.chunk_hops;
+    out["link_activations"] = table_.activations;
+  }
 
  private:
-  PacketEngine packet_;
+  PacketFlowTable table_;
+  std::vector<std::unique_ptr<PacketLinkModule>> modules_;
+  /// Transfers that carry nothing: (arrival time, slot), completed by the Network's wake.
+  std::priority_queue<std::pair<double, std::uint32_t>,
+                      std::vector<std::pair<double, std::uint32_t>>, std::greater<>>
+      empty_;
   std::vector<Arrival> arrivals_;  // scratch
 };
+
+std::uint32_t PacketNetwork::start(double now_ns, const Route& route, std::uint64_t bytes,
+                                   void* tag) {
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    if (route[i] >= table_.links.size())
+      throw SimulationError("flow route names an unknown resource");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (route[j] == route[i]) throw SimulationError("flow route crosses a resource twice");
+    }
+  }
+  std::uint32_t slot;
+  if (!table_.free_slots.empty()) {
+    slot = table_.free_slots.back();
+    table_.free_slots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(table_.flows.size());
+    table_.flows.emplace_back();
+  }
+  PacketFlowTable::Flow& f = table_.flows[slot];
+  f.id = table_.next_id++;
+  f.route.assign(route.begin(), route.end());
+  f.hops.clear();
+  f.bytes = bytes;
+  f.delivered = 0;
+  f.sent_last = 0;
+  f.posted_last = 0;
+  f.start_ns = now_ns;
+  f.tag = tag;
+  f.live = true;
+  ++table_.active;
+  if (route.empty() || bytes == 0) {
+    // Nothing to carry: the flow arrives after the route's latency (none for the same IPU).
+    double lat = 0;
+    for (ResourceId r : route) lat += table_.links[r]->link().latency_ns();
+    for (ResourceId r : route) table_.links[r]->link().count_empty_transfer();
+    empty_.push({now_ns + lat, slot});
+    return slot;
+  }
+  f.hops.resize(route.size());
+  for (std::uint32_t h = 0; h < route.size(); ++h)
+    f.hops[h] = table_.links[route[h]]->link().join(f.id, slot, h, bytes, h == 0 ? bytes : 0);
+  table_.links[route[0]]->link().offer(now_ns, f.hops[0]);
+  return slot;
+}
 
 std::uint64_t PacketNetwork::run(std::uint64_t now_ps, std::uint64_t /*origin_ps*/,
                                  NetworkHost& host) {
   const double t = static_cast<double>(now_ps) * 1e-3;
   for (;;) {
-    arrivals_.clear();
-    packet_.advance(t, arrivals_);
-    if (arrivals_.empty()) break;
+    while (!empty_.empty() && empty_.top().first <= t + FlowEngine::kTolNs) {
+      table_.finish(empty_.top().first, empty_.top().second);
+      empty_.pop();
+    }
+    if (table_.completed.empty()) break;
+    // Completions of one instant in flow order, whatever the order their links ran in.
+    arrivals_.swap(table_.completed);
+    table_.completed.clear();
+    std::sort(arrivals_.begin(), arrivals_.end(),
+              [](const Arrival& a, const Arrival& b) { return a.id < b.id; });
     // Callbacks may start flows now (zero-latency ones complete at once: loop).
     host.deliver(arrivals_);
   }
-  // Chunk hops before the next outside activity (or flow completion) cannot be observed by
-  // anyone: run them now instead of waking SystemC for each.
-  packet_.run_ahead(t + static_cast<double>(host.ps_to_next_activity()) * 1e-3);
   return kNoResume;
 }
 

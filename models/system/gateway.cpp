@@ -41,20 +41,27 @@ Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const Mach
       memory_("machine " + std::to_string(machine) + " (" +
                   std::string(sc_core::sc_object::name()) + ")",
               params.capacity_bytes()),
-      ddr_(ddr) {
-  links_.reserve(links.size());
+      ddr_(ddr),
+      link_stats_(network) {
+  if (network.link_modules()) links_.reserve(links.size());
   for (ResourceId id : links) {
+    if (!network.link_modules()) {
+      link_stats_.add(id);
+      continue;
+    }
     const std::string nm = link_module_name(network.engine().resource(id).name);
     links_.push_back(std::make_unique<LinkModule>(nm.c_str(), network, id));
   }
 }
 
 void Gateway::collect_stats(Json& out) const {
-  if (memory_.peak_bytes() == 0) return;
-  out["streaming_memory"] = {{"capacity_bytes", memory_.capacity_bytes()},
-                             {"used_bytes", memory_.used_bytes()},
-                             {"peak_bytes", memory_.peak_bytes()},
-                             {"buffers", memory_.buffers()}};
+  if (memory_.peak_bytes() > 0) {
+    out["streaming_memory"] = {{"capacity_bytes", memory_.capacity_bytes()},
+                               {"used_bytes", memory_.used_bytes()},
+                               {"peak_bytes", memory_.peak_bytes()},
+                               {"buffers", memory_.buffers()}};
+  }
+  link_stats_.collect_stats(out);
 }
 
 }  // namespace ipusim

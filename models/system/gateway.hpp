@@ -48,7 +48,7 @@ class Gateway : public sc_core::sc_module, public StatsProvider {
   StreamingMemory& memory() { return memory_; }
   const StreamingMemory& memory() const { return memory_; }
   ResourceId ddr_resource() const { return ddr_; }
-  /// The DDR, gateway-link and host-link modules of this gateway.
+  /// The DDR, gateway-link and host-link modules of this gateway (none above 512 IPUs).
   const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
   void collect_stats(Json& out) const override;
 
@@ -57,6 +57,7 @@ class Gateway : public sc_core::sc_module, public StatsProvider {
   StreamingMemory memory_;
   ResourceId ddr_;
   std::vector<std::unique_ptr<LinkModule>> links_;
+  LinkStatsGroup link_stats_;  ///< the links above 512 IPUs
 };
 
 }  // namespace ipusim

@@ -22,7 +22,7 @@ using ResourcesByMachine = std::vector<std::vector<ResourceId>>;
 /// One IPU-Machine: `ipus_per_machine` IPUs, one gateway, and a LinkModule per IPU-Link
 /// direction and GW-Link its IPUs and gateway send on (DDR, gateway and host links live
 /// under the gateway).
-class Machine : public sc_core::sc_module {
+class Machine : public sc_core::sc_module, public StatsProvider {
  public:
   /// `machine` is the global machine id; its IPUs are machine x ipus_per_machine + i.
   Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params,
@@ -31,14 +31,17 @@ class Machine : public sc_core::sc_module {
   Ipu& ipu(std::uint32_t local) { return *ipus_[local]; }
   std::size_t num_ipus() const { return ipus_.size(); }
   Gateway& gateway() { return *gateway_; }
-  /// IPU-Link and GW-Link modules of this machine.
+  /// IPU-Link and GW-Link modules of this machine (none above 512 IPUs).
   const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
+  /// Above 512 IPUs, the stats of the links that have no module (same paths).
+  void collect_stats(Json& out) const override;
 
  private:
   std::uint32_t id_;
   std::vector<std::unique_ptr<Ipu>> ipus_;
   std::unique_ptr<Gateway> gateway_;
   std::vector<std::unique_ptr<LinkModule>> links_;
+  LinkStatsGroup link_stats_;  ///< the links above 512 IPUs
 };
 
 /// One IPU-Link domain (a Pod64 rack or a smaller Pod): `machines_per_ild` machines.

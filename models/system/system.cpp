@@ -24,14 +24,18 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   network_ = std::make_unique<Network>("network", topo_.take_specs(), fp, options);
   // A LinkModule costs about 8 us and 0.7 kB to elaborate: nothing up to a Pod256 (3k links),
   // but 0.2 s and 17 MB for 4096 IPUs (27k links), 12 % of a flat-ring AllReduce there. Above
-  // kLinkModuleMaxIpus the network reports per-resource stats itself (`network.resources`).
+  // kLinkModuleMaxIpus every link is aggregated into its parent module instead (machine,
+  // gateway, system: LinkStatsGroup), which reports it at the path its module would have.
   constexpr std::uint32_t kLinkModuleMaxIpus = 512;
   const bool link_modules = topo_.num_ipus() <= kLinkModuleMaxIpus;
-  network_->set_report_resources(!link_modules);
+  network_->set_link_modules(link_modules);
+  switch_links_ = std::make_unique<LinkStatsGroup>(*network_);
   ResourcesByMachine by_machine(topo_.num_machines());
-  for (ResourceId id = 0; link_modules && id < topo_.num_resources(); ++id) {
+  for (ResourceId id = 0; id < topo_.num_resources(); ++id) {
     const std::uint32_t m = topo_.owner_machine(id);
-    if (m == Topology::kNone) {
+    if (m == Topology::kNone && !link_modules) {
+      switch_links_->add(id);
+    } else if (m == Topology::kNone) {
       gw_switch_.push_back(std::make_unique<LinkModule>(
           link_module_name(network_->engine().resource(id).name).c_str(), *network_, id));
     } else {
@@ -89,6 +93,7 @@ void System::collect_stats(Json& out) const {
   out["ilds"] = num_ilds();
   out["fidelity"] = to_string(fidelity());
   out["clock_GHz"] = clock_.freq_GHz();
+  switch_links_->collect_stats(out);
 }
 
 std::unique_ptr<System> build_system(ConfigDoc& doc, const std::string& name) {

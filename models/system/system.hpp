@@ -94,6 +94,7 @@ class System : public sc_core::sc_module, public StatsProvider {
   /// The GW-Link switch (switched multi-Pod systems) or, on leaf_spine, each leaf's switch and
   /// spine up/downlinks: the resources no machine owns.
   std::vector<std::unique_ptr<LinkModule>> gw_switch_;
+  std::unique_ptr<LinkStatsGroup> switch_links_;  ///< the switch links above 512 IPUs
 };
 
 /// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/{fidelity,

@@ -105,4 +105,26 @@ TEST_CASE("packet model: a receiver buffer smaller than a chunk, or a zero chunk
   CHECK(r.exit_code == 0);
 }
 
+TEST_CASE("link stats: above 512 IPUs every used link reports at the path its module would have",
+          "[network_models]") {
+  // 4096 IPUs get no LinkModule per link; their machines, gateways and the system report the
+  // links instead. A clockwise ring AllReduce of B bytes over N IPUs puts 2 (N - 1) B / N bytes
+  // on every link of the ring, in 2 (N - 1) transfers.
+  Scratch s;
+  const CliResult r =
+      run_cli(s, {"collective", "--system", source_path("configs/systems/multipod.json"), "--bytes",
+                  "256MiB", "--algorithm", "clockwise", "--quiet", "--out", s.path("o")});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const Json report = Json::parse(read_text(s.path("o/report.json")));
+  const Json& sys = report.at("stats").at("system");
+  REQUIRE(sys.at("ipus") == 4096);
+  const std::uint64_t n = 4096, bytes = 256ull << 20;
+  const Json& link = sys.at("ild0").at("m0").at("ipu0->ipu2_up");
+  CHECK(link.at("bytes") == 2 * (n - 1) * bytes / n);
+  CHECK(link.at("transfers") == 2 * (n - 1));
+  CHECK(sys.contains("gw_switch"));                      // the switch, reported by the system
+  CHECK_FALSE(sys.at("network").contains("resources"));  // no second home for link stats
+}
+
 }  // namespace ipusim::test

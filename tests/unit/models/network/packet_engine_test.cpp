@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
 
 #include "tests/support/network/engine_driver.hpp"
 
@@ -164,4 +165,26 @@ TEST_CASE("packet: zero-byte and same-IPU transfers, stats and slot reuse", "[pa
   CHECK(e.chunk_hops() == 4);  // 3 x 256 + 232
   CHECK(e.chunk_hops_of({0}, 1000) == 4);
   CHECK(e.active_flows() == 0);
+}
+
+TEST_CASE("packet: a link's events at one instant count as one activation", "[packet_engine]") {
+  // One hop at 4 B/ns: chunk k of n ends serialising at 64 (k + 1) ns and reaches the
+  // destination one latency later, both events of the same link.
+  const std::uint64_t n = 16;
+  for (const auto& [latency_ns, activations] :
+       // 100 ns is no multiple of 64: 2n instants. 128 ns: chunk k arrives when chunk k + 2
+       // ends, so the instants are 64, 128, ..., 64 (n + 2): n + 2.
+       {std::pair<double, std::uint64_t>{100.0, 2 * n},
+        std::pair<double, std::uint64_t>{128.0, n + 2}}) {
+    INFO("latency " << latency_ns);
+    PacketEngine e;
+    e.add_resource(link("a", 4.0, latency_ns), ResourceFlow{256, 0, Arbitration::Fair});
+    e.start(0.0, {0}, n * 256);
+    std::vector<Arrival> arrivals;
+    while (e.next_event_ns() != PacketEngine::kInf) e.advance(e.next_event_ns(), arrivals);
+    REQUIRE(arrivals.size() == 1);
+    CHECK(arrivals[0].end_ns == Approx(64.0 * n + latency_ns));
+    CHECK(e.chunk_hops() == n);
+    CHECK(e.link_activations() == activations);
+  }
 }

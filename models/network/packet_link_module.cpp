@@ -1,0 +1,138 @@
+// Packet links as modules: one calendar and one SC_METHOD per link.
+#include "models/network/packet_link_module.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace ipusim {
+
+void PacketFlowTable::finish(double t_ns, std::uint32_t slot) {
+  Flow& f = flows[slot];
+  completed.push_back({f.id, slot, f.start_ns, t_ns, f.bytes, f.tag, 1});
+  for (std::size_t h = 0; h < f.hops.size(); ++h) links[f.route[h]]->link().leave(f.hops[h]);
+  f.live = false;
+  --active;
+  free_slots.push_back(slot);
+  if (on_complete) on_complete();
+}
+
+PacketLinkModule::PacketLinkModule(sc_core::sc_module_name name, ResourceId id,
+                                   const ResourceSpec& spec, const ResourceFlow& flow,
+                                   PacketFlowTable& table)
+    : sc_core::sc_module(name),
+      id_(id),
+      link_(id, spec, flow, static_cast<PacketFabric&>(*this)),
+      table_(table),
+      wake_("wake") {
+  SC_METHOD(run);
+  sensitive << wake_;
+  dont_initialize();
+}
+
+bool PacketLinkModule::Event::operator>(const Event& o) const {
+  return std::tie(t, posted_ps, posted_delta, origin, seq) >
+         std::tie(o.t, o.posted_ps, o.posted_delta, o.origin, o.seq);
+}
+
+void PacketLinkModule::push(Event e) {
+  e.posted_ps = sc_core::sc_time_stamp().value();
+  e.posted_delta = sc_core::sc_delta_count();
+  calendar_.push(e);
+  notify_for(e.t);
+}
+
+void PacketLinkModule::notify_for(double t_ns) {
+  // An sc_event keeps only its earliest pending notification: skip the later ones.
+  const auto at_ps = static_cast<std::uint64_t>(std::llround(t_ns * 1000.0));
+  const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
+  if (wake_ps_ != kNoWake && wake_ps_ >= now_ps && at_ps >= wake_ps_) return;
+  wake_ps_ = std::max(at_ps, now_ps);
+  if (at_ps <= now_ps) {
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    wake_.notify(sc_core::sc_time::from_value(at_ps - now_ps));
+  }
+}
+
+void PacketLinkModule::post(double t_ns, Kind kind, std::uint32_t slot, std::uint32_t hop,
+                            std::uint32_t size, FlowId id, ResourceId origin, std::uint64_t seq) {
+  const EventKind k = kind == Kind::ChunkArrive ? EventKind::ChunkArrive
+                      : kind == Kind::Deliver   ? EventKind::Deliver
+                                                : EventKind::CreditReturn;
+  push(Event{t_ns, 0, 0, origin, seq, k, slot, hop, size, id});
+}
+
+void PacketLinkModule::serialising_until(double done_ns, ResourceId) {
+  push(Event{done_ns, 0, 0, id_, posted_++, EventKind::LinkDone, 0, 0, 0, 0});
+}
+
+void PacketLinkModule::chunk_sent(double t_ns, ResourceId, std::uint32_t slot, std::uint32_t hop,
+                                  std::uint32_t bytes) {
+  ++table_.chunk_hops;
+  PacketFlowTable::Flow& f = table_.flows[slot];
+  const double arrive_ns = t_ns + link_.latency_ns();
+  if (hop + 1 < f.route.size()) {
+    table_.links[f.route[hop + 1]]->post(arrive_ns, Kind::ChunkArrive, slot, hop + 1, bytes, f.id,
+                                         id_, posted_++);
+  } else {
+    f.sent_last += bytes;
+    if (link_.credits_bytes() > 0 || f.sent_last == f.bytes) {
+      post(arrive_ns, Kind::Deliver, slot, hop,
+           static_cast<std::uint32_t>(f.sent_last - f.posted_last), f.id, id_, posted_++);
+      f.posted_last = f.sent_last;
+    }
+  }
+  // The chunk has left the buffer in front of this hop: its credit goes back upstream.
+  if (hop > 0) {
+    PacketLinkModule& up = *table_.links[f.route[hop - 1]];
+    if (up.link().credits_bytes() > 0)
+      up.post(t_ns + up.link().latency_ns(), Kind::CreditReturn, slot, hop - 1, bytes, f.id, id_,
+              posted_++);
+  }
+}
+
+void PacketLinkModule::run() {
+  ++table_.activations;
+  wake_ps_ = kNoWake;
+  const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
+  const std::uint64_t delta = sc_core::sc_delta_count();
+  const double now_ns = static_cast<double>(now_ps) * 1e-3;
+  while (!calendar_.empty()) {
+    const Event& top = calendar_.top();
+    if (top.t > now_ns + FlowEngine::kTolNs) break;
+    // Posted at this very instant and delta: left for the next delta, whatever the order in
+    // which SystemC ran this link and the poster.
+    if (top.posted_ps == now_ps && top.posted_delta == delta) break;
+    const Event e = top;
+    calendar_.pop();
+    process(e);
+  }
+  if (!calendar_.empty()) notify_for(calendar_.top().t);
+}
+
+void PacketLinkModule::process(const Event& e) {
+  PacketFlowTable::Flow& f = table_.flows[e.slot];
+  switch (e.kind) {
+    case EventKind::LinkDone:
+      link_.serialised(e.t);
+      break;
+    case EventKind::ChunkArrive:
+      link_.arrived(e.t, f.hops[e.hop], e.size);
+      break;
+    case EventKind::Deliver:
+      // The destination consumes on arrival: the credit goes straight back.
+      if (link_.credits_bytes() > 0)
+        post(e.t + link_.latency_ns(), Kind::CreditReturn, e.slot, e.hop, e.size, f.id, id_,
+             posted_++);
+      f.delivered += e.size;
+      if (f.delivered == f.bytes) table_.finish(e.t, e.slot);
+      break;
+    case EventKind::CreditReturn:
+      if (!f.live || f.id != e.id) break;  // the flow has completed: nothing waits for it
+      link_.credit(e.t, f.hops[e.hop], e.size);
+      break;
+  }
+}
+
+}  // namespace ipusim

@@ -1,0 +1,99 @@
+#pragma once
+// The packet model's links as SystemC modules: each PacketLinkModule owns one PacketLink
+// (queue, arbitration, credits, statistics), a calendar of its own and one SC_METHOD,
+// sensitive only to its own sc_event and woken only when it has work (end of serialisation,
+// a chunk arriving at its input or far end, a credit coming back). It is its link's port: it
+// posts sent chunks to the next hop's module and credits to the previous hop's. Everything due
+// at one instant is handled in one activation, in an order that does not depend on SystemC's
+// order of processes: (time, posting instant and delta cycle, posting link, posting order);
+// events posted at the current instant and delta wait for the next delta.
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+#include "models/network/flow_engine.hpp"
+#include "models/network/packet_link.hpp"
+
+namespace ipusim {
+
+class PacketLinkModule;
+
+/// The flows of the packet model, shared by its link modules.
+struct PacketFlowTable {
+  struct Flow {
+    FlowId id = 0;
+    Route route;
+    std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
+    std::uint64_t bytes = 0;
+    std::uint64_t delivered = 0;
+    /// Bytes sent by the last hop and posted to the destination (without credits, only the
+    /// last chunk is posted, carrying all: nothing else happens at the destination before).
+    std::uint64_t sent_last = 0, posted_last = 0;
+    double start_ns = 0;
+    void* tag = nullptr;
+    bool live = false;
+  };
+  std::vector<Flow> flows;
+  std::vector<std::uint32_t> free_slots;
+  std::vector<PacketLinkModule*> links;  ///< by resource id
+  std::vector<Arrival> completed;        ///< flows completed since the network's last wake
+  std::function<void()> on_complete;     ///< asks the network for a wake (a flow completed)
+  std::uint64_t next_id = 0;
+  std::uint64_t chunk_hops = 0;
+  std::uint64_t activations = 0;
+  std::size_t active = 0;
+  /// Frees a completed flow's slot and hops and records its arrival at `t_ns`.
+  void finish(double t_ns, std::uint32_t slot);
+};
+
+/// One link of the packet model as a module with its own process.
+class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
+ public:
+  SC_HAS_PROCESS(PacketLinkModule);
+  PacketLinkModule(sc_core::sc_module_name name, ResourceId id, const ResourceSpec& spec,
+                   const ResourceFlow& flow, PacketFlowTable& table);
+
+  PacketLink& link() { return link_; }
+  const PacketLink& link() const { return link_; }
+
+  enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn };
+  /// Schedules, for `t_ns`, `size` bytes of hop `hop` of the flow in `slot` arriving at this
+  /// link's input (ChunkArrive), at its far end (Deliver), or their credit (CreditReturn, flow
+  /// `id`). `origin` and `seq` identify the posting link and its posting order.
+  void post(double t_ns, Kind kind, std::uint32_t slot, std::uint32_t hop, std::uint32_t size,
+            FlowId id, ResourceId origin, std::uint64_t seq);
+
+ private:
+  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, Deliver, CreditReturn };
+  struct Event {
+    double t;
+    std::uint64_t posted_ps;     ///< instant it was posted
+    std::uint64_t posted_delta;  ///< delta cycle it was posted in
+    ResourceId origin;
+    std::uint64_t seq;
+    EventKind kind;
+    std::uint32_t slot, hop, size;
+    FlowId id;
+    bool operator>(const Event& o) const;
+  };
+  void serialising_until(double done_ns, ResourceId link) override;
+  void chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,
+                  std::uint32_t bytes) override;
+  void push(Event e);
+  void notify_for(double t_ns);
+  void run();
+  void process(const Event& e);
+
+  ResourceId id_;
+  PacketLink link_;
+  PacketFlowTable& table_;
+  static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};
+  std::uint64_t posted_ = 0;         ///< events this link has posted (its posting order)
+  std::uint64_t wake_ps_ = kNoWake;  ///< instant of the pending wake
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> calendar_;
+  sc_core::sc_event wake_;
+};
+
+}  // namespace ipusim
