@@ -27,14 +27,23 @@ bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 /// Reads the keys of every link tier whose row names `section` (the node `n` reads): its
 /// flow control (`<prefix>chunk_bytes`, `<prefix>credits_bytes`, `<prefix>arbitration`) and
 /// its rate, efficiency and latency keys.
-void read_tier_keys(ConfigNode& n, const std::string& section, HwParams& p) {
+void read_tier_keys(ConfigDoc& doc, ConfigNode& n, const std::string& section, HwParams& p) {
+  // A key the section's reader already read (the named fields of the first tiers) is taken
+  // from the resolved tree, which holds the number it read: a second strict read costs a
+  // registry search per key on every run.
+  const auto value = [&](const char* key) {
+    const Json::json_pointer at("/" + section + "/" + key);
+    const Json& resolved = doc.resolved();
+    return resolved.contains(at) && resolved[at].is_number() ? resolved[at].get<double>()
+                                                             : n.get_double(key);
+  };
   for (const LinkTierInfo& t : link_tiers()) {
     if (section != t.config_section) continue;
     const auto k = static_cast<std::size_t>(t.kind);
     TierLinkParams& l = p.tier_link[k];
-    l.bandwidth_GBps = n.get_double(t.bandwidth_key);
-    l.efficiency = t.efficiency_key ? n.get_double(t.efficiency_key) : 1.0;
-    l.latency_ns = t.latency_key ? n.get_double(t.latency_key) : 0.0;
+    l.bandwidth_GBps = value(t.bandwidth_key);
+    l.efficiency = t.efficiency_key ? value(t.efficiency_key) : 1.0;
+    l.latency_ns = t.latency_key ? value(t.latency_key) : 0.0;
     const std::string prefix = t.flow_key_prefix;
     FlowControl& f = p.tier_flow[k];
     f.chunk_bytes = n.get_uint(prefix + "chunk_bytes");
@@ -46,7 +55,7 @@ void read_tier_keys(ConfigNode& n, const std::string& section, HwParams& p) {
 
 /// Reads the tiers whose keys sit in a section of `/machine` that read_machine() does not read
 /// itself (a tier added by its row and its registry keys alone).
-void read_other_machine_tiers(ConfigNode& machine, HwParams& p) {
+void read_other_machine_tiers(ConfigDoc& doc, ConfigNode& machine, HwParams& p) {
   std::vector<std::string> done = {"gateway", "gw_link", "host_link"};
   const std::string base = "machine/";
   for (const LinkTierInfo& t : link_tiers()) {
@@ -56,7 +65,7 @@ void read_other_machine_tiers(ConfigNode& machine, HwParams& p) {
     if (std::find(done.begin(), done.end(), sub) != done.end()) continue;
     done.push_back(sub);
     ConfigNode n = machine.child(sub);
-    read_tier_keys(n, section, p);
+    read_tier_keys(doc, n, section, p);
     n.finish();
   }
 }
@@ -101,7 +110,7 @@ ChipParams read_chip(ConfigNode n) {
   return c;
 }
 
-IpuLinkParams read_ipu_link(ConfigNode n, HwParams& p) {
+IpuLinkParams read_ipu_link(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   IpuLinkParams l;
   l.links_per_ipu = get_u32(n, "links_per_ipu");
   if (n.has("bandwidth_Gbps_per_link")) {
@@ -121,7 +130,7 @@ IpuLinkParams read_ipu_link(ConfigNode n, HwParams& p) {
   l.up_links = get_u32(n, "up_links");
   l.down_links = get_u32(n, "down_links");
   l.torus_wrap_links = get_u32(n, "torus_wrap_links");
-  read_tier_keys(n, "ipu_link", p);
+  read_tier_keys(doc, n, "ipu_link", p);
   const std::uint32_t used = l.partner_links + l.cross_links + l.up_links + l.down_links;
   if (used > l.links_per_ipu) {
     n.fail("partner_links", "partner + cross + up + down links (" + std::to_string(used) +
@@ -131,7 +140,7 @@ IpuLinkParams read_ipu_link(ConfigNode n, HwParams& p) {
   return l;
 }
 
-MachineParams read_machine(ConfigNode n, HwParams& p) {
+MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   MachineParams m;
   m.name = n.get_string("name");
   m.ipus_per_machine = get_u32(n, "ipus_per_machine");
@@ -144,7 +153,7 @@ MachineParams read_machine(ConfigNode n, HwParams& p) {
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
   m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
-  read_tier_keys(gw, "machine/gateway", p);
+  read_tier_keys(doc, gw, "machine/gateway", p);
   gw.finish();
   ConfigNode gl = n.child("gw_link");
   m.gw_links_per_machine = get_u32(gl, "links_per_machine");
@@ -155,15 +164,15 @@ MachineParams read_machine(ConfigNode n, HwParams& p) {
   m.switch_bandwidth_GBps = gl.get_double("switch_bandwidth_GBps");
   m.leaf_oversubscription = gl.get_double("leaf_oversubscription");
   m.switch_radix_ports = get_u32(gl, "switch_radix_ports");
-  read_tier_keys(gl, "machine/gw_link", p);
+  read_tier_keys(doc, gl, "machine/gw_link", p);
   gl.finish();
   ConfigNode hl = n.child("host_link");
   m.host_link_GBps = hl.get_double("bandwidth_GBps");
   m.host_link_efficiency = hl.get_double("efficiency");
   m.host_link_latency_ns = hl.get_double("latency_ns");
-  read_tier_keys(hl, "machine/host_link", p);
+  read_tier_keys(doc, hl, "machine/host_link", p);
   hl.finish();
-  read_other_machine_tiers(n, p);
+  read_other_machine_tiers(doc, n, p);
   n.finish();
   return m;
 }
@@ -302,8 +311,8 @@ HwParams read_hw_params(ConfigDoc& doc) {
   ConfigNode root(doc, "");
   HwParams p;
   p.chip = read_chip(root.child("chip"));
-  p.ipu_link = read_ipu_link(root.child("ipu_link"), p);
-  p.machine = read_machine(root.child("machine"), p);
+  p.ipu_link = read_ipu_link(doc, root.child("ipu_link"), p);
+  p.machine = read_machine(doc, root.child("machine"), p);
   p.system = read_system(root.child("system"));
   // `/sim` belongs to sim/ (sim_options.hpp); the models take their engine choices from it.
   const SimOptions sim = read_sim_options(doc);
