@@ -6,7 +6,7 @@
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
 #include "sim/params.hpp"
-#include "sim/resource_guard.hpp"
+#include "sim/sim_options.hpp"
 
 namespace ipusim {
 
@@ -53,26 +53,8 @@ void register_sim_params() {
        {},
        {},
        "Free-form description of this configuration"},
-      {"/sim/max_time_ns",
-       ParamType::Double,
-       "ns",
-       0.0,
-       0.0,
-       {},
-       {},
-       "Stop the simulation at this simulated time (0 = run to completion); unfinished work is a "
-       "simulation error (exit 3)"},
-      {"/sim/max_wall_s",
-       ParamType::Double,
-       "s",
-       0.0,
-       0.0,
-       {},
-       {},
-       "Stop the simulation cleanly after this much wall time (0 = no limit); unfinished work is a "
-       "simulation error (exit 3) naming the simulated time reached"},
   });
-  register_resource_guard_params();
+  register_sim_options();
 }
 
 }  // namespace ipusim

@@ -11,13 +11,11 @@
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/params.hpp"
+#include "sim/sim_options.hpp"
 
 namespace ipusim {
 namespace {
 
-/// Default kernel-event limit: about an hour of wall time at the ~3 M events/s measured for
-/// training and microbenchmark runs on the 2-core CI machine (README, Speed). ASSUMPTION.
-constexpr double kDefaultMaxEvents = 1e10;
 /// Share of the available memory a run may plan to use by default (the rest: the OS, page
 /// cache, and the error of the estimate).
 constexpr double kDefaultMemoryShare = 0.8;
@@ -82,38 +80,12 @@ double available_memory_bytes() {
   return avail;
 }
 
-void register_resource_guard_params() {
-  ParamRegistry::instance().add({
-      {"/sim/max_memory_bytes",
-       ParamType::Double,
-       "B",
-       0.0,
-       0.0,
-       {},
-       {},
-       "Refuse (exit 2) a run whose estimated memory is above this; 0 = 80 % of the memory "
-       "available when the run starts "
-       "(MemAvailable, capped by ulimit -v). ASSUMPTION: 80 % leaves room for the OS and the "
-       "estimate's error"},
-      {"/sim/max_events",
-       ParamType::Double,
-       "",
-       kDefaultMaxEvents,
-       0.0,
-       {},
-       {},
-       "Refuse (exit 2) a run whose estimated kernel events (flow starts and ends, op steps) are "
-       "above this; 0 = no limit. "
-       "ASSUMPTION: 1e10 is about an hour at the ~3 M events/s measured on 2 cores"},
-  });
-}
-
-void read_resource_limits(ConfigNode& sim) {
+void read_resource_limits(const SimOptions& sim) {
   ResourceLimits l;
-  const double mem = sim.get_double("max_memory_bytes");
+  const double mem = sim.max_memory_bytes;
   l.memory_is_default = mem <= 0;
   l.max_memory_bytes = l.memory_is_default ? kDefaultMemoryShare * available_memory_bytes() : mem;
-  l.max_events = sim.get_double("max_events");
+  l.max_events = sim.max_events;
   limits_storage() = l;
 }
 

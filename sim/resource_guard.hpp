@@ -13,6 +13,12 @@
 namespace ipusim {
 
 class ConfigNode;
+struct SimOptions;
+
+/// Default kernel-event limit (`/sim/max_events`): about an hour of wall time at the ~3 M
+/// events/s measured for training and microbenchmark runs on the 2-core CI machine (README,
+/// Speed). ASSUMPTION.
+inline constexpr double kDefaultMaxEvents = 1e10;
 
 /// The limits of one run.
 struct ResourceLimits {
@@ -39,11 +45,8 @@ struct WorkEstimate {
 /// pages from sysconf), capped by RLIMIT_AS minus what the process already maps.
 double available_memory_bytes();
 
-/// Declares `/sim/max_memory_bytes` and `/sim/max_events`.
-void register_resource_guard_params();
-
-/// Reads the limits from the `/sim` node and makes them the process-wide limits.
-void read_resource_limits(ConfigNode& sim);
+/// Makes the limits of `/sim` (max_memory_bytes, max_events) the process-wide limits.
+void read_resource_limits(const SimOptions& sim);
 
 /// The process-wide limits (defaults until read_resource_limits() is called).
 const ResourceLimits& resource_limits();

@@ -2,13 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
+#include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/output_file.hpp"
 #include "sim/progress.hpp"
@@ -51,9 +54,16 @@ double parse_ns(const std::string& text, const std::string& what) {
 }
 
 /// The filters to narrow a trace, for the size warnings.
-const char* const kNarrowHint =
-    "narrow it with --trace-ipus LIST, --trace-window START_NS:END_NS, "
-    "--trace-tiers ipu_link,gw_link,ddr,host,compute or cap it with --trace-max-bytes N";
+std::string narrow_hint() {
+  return "narrow it with --trace-ipus LIST, --trace-window START_NS:END_NS, --trace-tiers " +
+         trace_tier_names(",") + " or cap it with --trace-max-bytes N";
+}
+
+/// Registered tier names; index i + 1 is tier i + 1 (0 is kNoTraceTier).
+std::vector<std::string>& tier_names() {
+  static std::vector<std::string> names;
+  return names;
+}
 
 }  // namespace
 
@@ -68,17 +78,32 @@ std::string trace_size_warning(double bytes, double events, const TraceFilter& f
       bytes / 1e9, events);
   std::string text = buf;
   if (capped) text += "; it will stop at --trace-max-bytes " + std::to_string(filter.max_bytes);
-  return text + "; " + kNarrowHint;
+  return text + "; " + narrow_hint();
+}
+
+TraceTier trace_tier(const std::string& name) {
+  std::vector<std::string>& names = tier_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<TraceTier>(it - names.begin() + 1);
+  if (names.size() >= 255) throw std::logic_error("more than 255 trace tiers");
+  names.push_back(name);
+  return static_cast<TraceTier>(names.size());
+}
+
+std::string trace_tier_names(const std::string& separator) {
+  std::string out;
+  for (const std::string& n : tier_names()) out += (out.empty() ? "" : separator) + n;
+  return out;
 }
 
 TraceTier parse_trace_tier(const std::string& name) {
-  if (name == "ipu_link") return TraceTier::IpuLink;
-  if (name == "gw_link") return TraceTier::GwLink;
-  if (name == "ddr") return TraceTier::Ddr;
-  if (name == "host") return TraceTier::Host;
-  if (name == "compute") return TraceTier::Compute;
-  throw ConfigError("--trace-tiers: unknown tier '" + name +
-                    "' (ipu_link, gw_link, ddr, host, compute)");
+  const std::vector<std::string>& names = tier_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return static_cast<TraceTier>(it - names.begin() + 1);
+  std::string msg = "--trace-tiers: unknown tier '" + name + "' (" + trace_tier_names(", ") + ")";
+  const std::string guess = closest_match(name, names);
+  if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+  throw ConfigError(msg);
 }
 
 void TraceFilter::set_ipus(const std::string& list) {
@@ -242,7 +267,7 @@ bool TraceWriter::keep(const std::string& process, double start_ns, double end_n
   if (!enabled_ || truncated_) return false;
   if (end_ns < filter_.window_start_ns) return false;
   if (filter_.window_end_ns >= 0 && start_ns > filter_.window_end_ns) return false;
-  if (tier != TraceTier::None && !filter_.tiers.empty() && filter_.tiers.count(tier) == 0)
+  if (tier != kNoTraceTier && !filter_.tiers.empty() && filter_.tiers.count(tier) == 0)
     return false;
   if (!filter_.ipus.empty()) {
     const long ipu = ipu_of_process(process);
@@ -276,7 +301,7 @@ void TraceWriter::emit(const std::string& text) {
       std::cerr << "ipusim: warning: the trace will be about "
                 << static_cast<std::uint64_t>(static_cast<double>(bytes_) / frac / 1e6) << " MB ("
                 << bytes_ / 1000000 << " MB written at " << static_cast<int>(frac * 100)
-                << " % of the run); " << kNarrowHint << "\n";
+                << " % of the run); " << narrow_hint() << "\n";
     }
   }
 }

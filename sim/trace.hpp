@@ -27,10 +27,17 @@
 
 namespace ipusim {
 
-/// The tier an event belongs to, for `--trace-tiers` (None: always kept).
-enum class TraceTier : std::uint8_t { None, IpuLink, GwLink, Ddr, Host, Compute };
+/// The tier an event belongs to, for `--trace-tiers`: an index into the tier names the
+/// layers above register (sim/ knows none). kNoTraceTier events are always kept.
+using TraceTier = std::uint8_t;
+inline constexpr TraceTier kNoTraceTier = 0;
 
-/// Parses "ipu_link" | "gw_link" | "ddr" | "host" | "compute"; throws ConfigError otherwise.
+/// The tier named `name`, registered on first use. The models register theirs explicitly at
+/// start-up (register_model_params), which fixes the order in listings.
+TraceTier trace_tier(const std::string& name);
+/// The registered tier names in registration order, joined by `separator`.
+std::string trace_tier_names(const std::string& separator);
+/// Parses a registered tier name; throws ConfigError listing the names otherwise.
 TraceTier parse_trace_tier(const std::string& name);
 
 /// What to keep in a trace (defaults: everything).
@@ -49,13 +56,13 @@ struct TraceFilter {
   void check_ipus_exist(std::uint32_t num_ipus) const;
   /// Parses "START_NS:END_NS" (END may be empty) into the window (ConfigError on bad input).
   void set_window(const std::string& spec);
-  /// Parses "ipu_link,gw_link,ddr,host,compute" into `tiers` (ConfigError on bad input).
+  /// Parses a comma-separated list of tier names into `tiers` (ConfigError on bad input).
   void set_tiers(const std::string& list);
   /// True when `--trace-window` restricts the time range.
   bool has_window() const { return window_start_ns > 0 || window_end_ns >= 0; }
   /// True when events of `tier` are kept (None always is).
   bool tier_selected(TraceTier tier) const {
-    return tier == TraceTier::None || tiers.empty() || tiers.count(tier) > 0;
+    return tier == kNoTraceTier || tiers.empty() || tiers.count(tier) > 0;
   }
 };
 
@@ -105,15 +112,15 @@ class TraceWriter {
   /// an async slice when it would overlap the thread's slices without nesting).
   void complete(const std::string& process, const std::string& thread, const std::string& name,
                 double start_ns, double dur_ns, const Json& args = Json(),
-                TraceTier tier = TraceTier::None);
+                TraceTier tier = kNoTraceTier);
   /// An async slice of `process` on the async track `track` (slices on it may overlap).
   void async_slice(const std::string& process, const std::string& track, const std::string& name,
                    double start_ns, double dur_ns, const Json& args = Json(),
-                   TraceTier tier = TraceTier::None);
+                   TraceTier tier = kNoTraceTier);
   /// A counter sample: `series` of counter track `track` in `process` is `value` from `ts_ns`.
   /// Samples of one track must come in time order (earlier ones are dropped).
   void counter(const std::string& process, const std::string& track, double ts_ns, double value,
-               TraceTier tier = TraceTier::None);
+               TraceTier tier = kNoTraceTier);
   /// Slice events accepted so far (after filters; counters not included).
   std::size_t size() const { return events_; }
 

@@ -19,6 +19,9 @@
 
 namespace ipusim {
 
+/// The `--trace-tiers` name of the tiles' compute and exchange slices.
+inline constexpr const char kComputeTraceTrack[] = "compute";
+
 /// One compute step on one IPU, spread evenly over `tiles` tiles.
 struct ComputeSpec {
   double flops = 0;         ///< total floating-point operations

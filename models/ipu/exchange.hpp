@@ -34,11 +34,11 @@ struct ExchangeSpec {
   bool shared_receive = false;        ///< explicit: supertile neighbours receive the same data
 };
 
-/// The chip rates an exchange needs.
+/// The chip rates an exchange needs (no defaults: they come from ChipParams, from()).
 struct ExchangeRates {
-  double bytes_per_cycle_per_tile = 4;
-  std::uint32_t tiles_per_supertile = 2;
-  std::uint64_t fixed_cycles = 100;
+  double bytes_per_cycle_per_tile{};
+  std::uint32_t tiles_per_supertile{};
+  std::uint64_t fixed_cycles{};
   static ExchangeRates from(const ChipParams& c) {
     return {c.exchange_bytes_per_cycle_per_tile, c.tiles_per_supertile, c.exchange_fixed_cycles};
   }

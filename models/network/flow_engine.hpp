@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "models/network/link_tiers.hpp"
 #include "models/params/hw_params.hpp"
 
 namespace ipusim {
@@ -45,9 +46,6 @@ inline std::uint64_t round_count(double x) {
   const auto whole = static_cast<std::uint64_t>(x);
   return x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
 }
-
-/// What a resource models; selects the link tier in reports and breakdowns.
-enum class ResourceKind : std::uint8_t { IpuLink, GatewayLink, Ddr, GwLink, GwSwitch, HostLink };
 
 /// A bandwidth resource: one direction of a link bundle, a DDR, a switch.
 struct ResourceSpec {
@@ -185,7 +183,7 @@ class FlowEngine {
     return kind_cap_[static_cast<std::size_t>(kind)];
   }
   /// Number of resource kinds (for iterating kind_rate_Bpns).
-  static constexpr std::size_t kNumKinds = 6;
+  static constexpr std::size_t kNumKinds = kNumLinkTiers;
   /// Flows started through a fast-path group so far (for tests and benchmarks).
   std::uint64_t grouped_flows() const { return grouped_flows_; }
 

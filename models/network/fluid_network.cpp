@@ -57,7 +57,7 @@ class FluidNetwork final : public NetworkEngine {
 
   FlowEngine& engine_;
   std::vector<Arrival> arrivals_;  // scratch
-  double traced_util_[FlowEngine::kNumKinds] = {0, 0, 0, 0, 0, 0};
+  double traced_util_[FlowEngine::kNumKinds] = {};
 };
 
 std::uint64_t FluidNetwork::run(std::uint64_t now_ps, std::uint64_t origin_ps, NetworkHost& host) {
@@ -110,11 +110,6 @@ std::uint64_t FluidNetwork::run_ahead(std::uint64_t now_ps, std::uint64_t origin
 void FluidNetwork::trace_utilisation(double now) {
   // One counter track per resource kind: the fraction of the kind's total capacity in use,
   // written only when it changed (wakes come in time order, so the counters are monotonic).
-  static const char* const kNames[FlowEngine::kNumKinds] = {
-      "ipu_link", "gateway_link", "ddr", "gw_link", "gw_switch", "host_link"};
-  static const TraceTier kTiers[FlowEngine::kNumKinds] = {TraceTier::IpuLink, TraceTier::GwLink,
-                                                          TraceTier::Ddr,     TraceTier::GwLink,
-                                                          TraceTier::GwLink,  TraceTier::Host};
   for (std::size_t k = 0; k < FlowEngine::kNumKinds; ++k) {
     const auto kind = static_cast<ResourceKind>(k);
     const double cap = engine_.kind_capacity_Bpns(kind);
@@ -122,8 +117,9 @@ void FluidNetwork::trace_utilisation(double now) {
     const double u = engine_.kind_rate_Bpns(kind) / cap;
     if (u == traced_util_[k]) continue;
     traced_util_[k] = u;
-    TraceWriter::instance().counter("utilisation", std::string(kNames[k]) + " utilisation", now, u,
-                                    kTiers[k]);
+    TraceWriter::instance().counter("utilisation",
+                                    std::string(link_tier(kind).name) + " utilisation", now, u,
+                                    link_trace_tier(kind));
   }
 }
 

@@ -16,22 +16,6 @@ std::string machine_name(std::uint32_t m) { return "m" + std::to_string(m); }
 
 }  // namespace
 
-std::string to_string(LinkTier t) {
-  switch (t) {
-    case LinkTier::Local:
-      return "local";
-    case LinkTier::IpuLink:
-      return "ipu_link";
-    case LinkTier::GwLink:
-      return "gw_link";
-    case LinkTier::StreamingMemory:
-      return "streaming_memory";
-    case LinkTier::HostIo:
-      return "host_io";
-  }
-  return "?";
-}
-
 Topology::Topology(const HwParams& p)
     : num_ipus_(p.num_ipus()),
       num_ilds_(p.system.num_ilds),
@@ -49,12 +33,7 @@ Topology::Topology(const HwParams& p)
   down_.assign(n, kNone);
   gw_to_ipu_.assign(n, kNone);
   ipu_to_gw_.assign(n, kNone);
-  tier_flow_[static_cast<std::size_t>(ResourceKind::IpuLink)] = p.ipu_link.flow;
-  tier_flow_[static_cast<std::size_t>(ResourceKind::GatewayLink)] = p.machine.gateway_link_flow;
-  tier_flow_[static_cast<std::size_t>(ResourceKind::Ddr)] = p.machine.ddr_flow;
-  tier_flow_[static_cast<std::size_t>(ResourceKind::GwLink)] = p.machine.gw_link_flow;
-  tier_flow_[static_cast<std::size_t>(ResourceKind::GwSwitch)] = p.machine.gw_link_flow;
-  tier_flow_[static_cast<std::size_t>(ResourceKind::HostLink)] = p.machine.host_link_flow;
+  tier_flow_ = p.tier_flow;
   build_ipu_links(p);
   build_machines(p);
   build_gw_links(p);
@@ -380,23 +359,7 @@ LinkTier Topology::tier(const Route& route) const {
     return 0;
   };
   for (ResourceId r : route) {
-    LinkTier k = LinkTier::IpuLink;
-    switch (kinds_[r]) {
-      case ResourceKind::IpuLink:
-        k = LinkTier::IpuLink;
-        break;
-      case ResourceKind::GatewayLink:
-      case ResourceKind::Ddr:
-        k = LinkTier::StreamingMemory;
-        break;
-      case ResourceKind::GwLink:
-      case ResourceKind::GwSwitch:
-        k = LinkTier::GwLink;
-        break;
-      case ResourceKind::HostLink:
-        k = LinkTier::HostIo;
-        break;
-    }
+    const LinkTier k = link_tier(kinds_[r]).breakdown;
     if (rank(k) > rank(t)) t = k;
   }
   return t;

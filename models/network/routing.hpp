@@ -9,19 +9,17 @@
 // Between domains traffic leaves through the gateway of the sending IPU's machine and
 // crosses GW-Links (ring: east/west neighbour racks at the same machine position, several
 // hops if needed; switch: uplink, switch, downlink of the destination machine).
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "models/network/flow_engine.hpp"
+#include "models/network/link_tiers.hpp"
 #include "models/params/hw_params.hpp"
 
 namespace ipusim {
-
-/// Link tier a route uses, for breakdowns ("Local" = no link, same IPU).
-enum class LinkTier { Local, IpuLink, GwLink, StreamingMemory, HostIo };
-std::string to_string(LinkTier t);
 
 /// Resource table and routing of one system.
 class Topology {
@@ -112,7 +110,7 @@ class Topology {
   std::vector<ResourceSpec> specs_;
   std::vector<ResourceKind> kinds_;
   std::vector<std::uint32_t> owner_;
-  FlowControl tier_flow_[FlowEngine::kNumKinds];
+  std::array<FlowControl, kNumLinkTiers> tier_flow_;
   std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
   std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;
   ResourceId switch_ = kNone;

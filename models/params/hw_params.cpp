@@ -6,12 +6,14 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "models/network/network_engine.hpp"
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "sim/output.hpp"
+#include "sim/sim_options.hpp"
 
 namespace ipusim {
 namespace {
@@ -22,14 +24,50 @@ std::uint32_t get_u32(ConfigNode& n, const std::string& key) {
 
 bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
-/// Reads `<prefix>chunk_bytes`, `<prefix>credits_bytes` and `<prefix>arbitration` of a tier.
-FlowControl read_flow_control(ConfigNode& n, const std::string& prefix) {
-  FlowControl f;
-  f.chunk_bytes = n.get_uint(prefix + "chunk_bytes");
-  f.credits_bytes = n.get_uint(prefix + "credits_bytes");
-  f.arbitration =
-      n.get_enum(prefix + "arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
-  return f;
+/// Reads the keys of every link tier whose row names `section` (the node `n` reads): its
+/// flow control (`<prefix>chunk_bytes`, `<prefix>credits_bytes`, `<prefix>arbitration`) and
+/// its rate, efficiency and latency keys.
+void read_tier_keys(ConfigDoc& doc, ConfigNode& n, const std::string& section, HwParams& p) {
+  // A key the section's reader already read (the named fields of the first tiers) is taken
+  // from the resolved tree, which holds the number it read: a second strict read costs a
+  // registry search per key on every run.
+  const auto value = [&](const char* key) {
+    const Json::json_pointer at("/" + section + "/" + key);
+    const Json& resolved = doc.resolved();
+    return resolved.contains(at) && resolved[at].is_number() ? resolved[at].get<double>()
+                                                             : n.get_double(key);
+  };
+  for (const LinkTierInfo& t : link_tiers()) {
+    if (section != t.config_section) continue;
+    const auto k = static_cast<std::size_t>(t.kind);
+    TierLinkParams& l = p.tier_link[k];
+    l.bandwidth_GBps = value(t.bandwidth_key);
+    l.efficiency = t.efficiency_key ? value(t.efficiency_key) : 1.0;
+    l.latency_ns = t.latency_key ? value(t.latency_key) : 0.0;
+    const std::string prefix = t.flow_key_prefix;
+    FlowControl& f = p.tier_flow[k];
+    f.chunk_bytes = n.get_uint(prefix + "chunk_bytes");
+    f.credits_bytes = n.get_uint(prefix + "credits_bytes");
+    f.arbitration =
+        n.get_enum(prefix + "arbitration") == "fifo" ? Arbitration::Fifo : Arbitration::Fair;
+  }
+}
+
+/// Reads the tiers whose keys sit in a section of `/machine` that read_machine() does not read
+/// itself (a tier added by its row and its registry keys alone).
+void read_other_machine_tiers(ConfigDoc& doc, ConfigNode& machine, HwParams& p) {
+  std::vector<std::string> done = {"gateway", "gw_link", "host_link"};
+  const std::string base = "machine/";
+  for (const LinkTierInfo& t : link_tiers()) {
+    const std::string section = t.config_section;
+    if (section.rfind(base, 0) != 0) continue;
+    const std::string sub = section.substr(base.size());
+    if (std::find(done.begin(), done.end(), sub) != done.end()) continue;
+    done.push_back(sub);
+    ConfigNode n = machine.child(sub);
+    read_tier_keys(doc, n, section, p);
+    n.finish();
+  }
 }
 
 ChipParams read_chip(ConfigNode n) {
@@ -72,7 +110,7 @@ ChipParams read_chip(ConfigNode n) {
   return c;
 }
 
-IpuLinkParams read_ipu_link(ConfigNode n) {
+IpuLinkParams read_ipu_link(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   IpuLinkParams l;
   l.links_per_ipu = get_u32(n, "links_per_ipu");
   if (n.has("bandwidth_Gbps_per_link")) {
@@ -92,7 +130,7 @@ IpuLinkParams read_ipu_link(ConfigNode n) {
   l.up_links = get_u32(n, "up_links");
   l.down_links = get_u32(n, "down_links");
   l.torus_wrap_links = get_u32(n, "torus_wrap_links");
-  l.flow = read_flow_control(n, "");
+  read_tier_keys(doc, n, "ipu_link", p);
   const std::uint32_t used = l.partner_links + l.cross_links + l.up_links + l.down_links;
   if (used > l.links_per_ipu) {
     n.fail("partner_links", "partner + cross + up + down links (" + std::to_string(used) +
@@ -102,7 +140,7 @@ IpuLinkParams read_ipu_link(ConfigNode n) {
   return l;
 }
 
-MachineParams read_machine(ConfigNode n) {
+MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   MachineParams m;
   m.name = n.get_string("name");
   m.ipus_per_machine = get_u32(n, "ipus_per_machine");
@@ -115,8 +153,7 @@ MachineParams read_machine(ConfigNode n) {
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
   m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
-  m.gateway_link_flow = read_flow_control(gw, "ipu_gateway_link_");
-  m.ddr_flow = read_flow_control(gw, "ddr_");
+  read_tier_keys(doc, gw, "machine/gateway", p);
   gw.finish();
   ConfigNode gl = n.child("gw_link");
   m.gw_links_per_machine = get_u32(gl, "links_per_machine");
@@ -127,14 +164,15 @@ MachineParams read_machine(ConfigNode n) {
   m.switch_bandwidth_GBps = gl.get_double("switch_bandwidth_GBps");
   m.leaf_oversubscription = gl.get_double("leaf_oversubscription");
   m.switch_radix_ports = get_u32(gl, "switch_radix_ports");
-  m.gw_link_flow = read_flow_control(gl, "");
+  read_tier_keys(doc, gl, "machine/gw_link", p);
   gl.finish();
   ConfigNode hl = n.child("host_link");
   m.host_link_GBps = hl.get_double("bandwidth_GBps");
   m.host_link_efficiency = hl.get_double("efficiency");
   m.host_link_latency_ns = hl.get_double("latency_ns");
-  m.host_link_flow = read_flow_control(hl, "");
+  read_tier_keys(doc, hl, "machine/host_link", p);
   hl.finish();
+  read_other_machine_tiers(doc, n, p);
   n.finish();
   return m;
 }
@@ -228,34 +266,34 @@ void check_leaf_spine_radix(ConfigNode& root, const HwParams& p) {
 /// Packet mode needs a real transfer unit on every tier and receiver buffers that can hold
 /// a whole chunk of any tier (a smaller buffer could never accept one: deadlock).
 void check_packet_flow_control(ConfigNode& root, const HwParams& p) {
-  struct Tier {
-    const char* section;
-    const char* prefix;
-    const FlowControl* flow;
-  };
-  const Tier tiers[] = {{"ipu_link", "", &p.ipu_link.flow},
-                        {"machine/gateway", "ipu_gateway_link_", &p.machine.gateway_link_flow},
-                        {"machine/gateway", "ddr_", &p.machine.ddr_flow},
-                        {"machine/gw_link", "", &p.machine.gw_link_flow},
-                        {"machine/host_link", "", &p.machine.host_link_flow}};
+  // Each set of keys once (rows sharing keys, the GW-Link switch, share the values).
+  std::vector<const LinkTierInfo*> tiers;
+  for (const LinkTierInfo& t : link_tiers()) {
+    const bool seen = std::any_of(tiers.begin(), tiers.end(), [&](const LinkTierInfo* u) {
+      return std::string(u->config_section) == t.config_section &&
+             std::string(u->flow_key_prefix) == t.flow_key_prefix;
+    });
+    if (!seen) tiers.push_back(&t);
+  }
   std::uint64_t max_chunk = 0;
-  for (const Tier& t : tiers) max_chunk = std::max(max_chunk, t.flow->chunk_bytes);
-  for (const Tier& t : tiers) {
-    const std::string key = std::string(t.prefix);
+  for (const LinkTierInfo* t : tiers) max_chunk = std::max(max_chunk, p.flow(t->kind).chunk_bytes);
+  for (const LinkTierInfo* t : tiers) {
+    const std::string key = t->flow_key_prefix;
+    const FlowControl& flow = p.flow(t->kind);
     ConfigNode node(root);
-    for (std::string rest = t.section; !rest.empty();) {
+    for (std::string rest = t->config_section; !rest.empty();) {
       const auto slash = rest.find('/');
       node = node.child(rest.substr(0, slash));
       rest = slash == std::string::npos ? "" : rest.substr(slash + 1);
     }
-    if (t.flow->chunk_bytes == 0) {
+    if (flow.chunk_bytes == 0) {
       node.fail(key + "chunk_bytes",
                 "is 0, but sim.network_model=packet moves chunks: give the tier's transfer unit in "
                 "bytes (> 0)");
     }
-    if (t.flow->credits_bytes != 0 && t.flow->credits_bytes < max_chunk) {
+    if (flow.credits_bytes != 0 && flow.credits_bytes < max_chunk) {
       node.fail(key + "credits_bytes",
-                std::to_string(t.flow->credits_bytes) +
+                std::to_string(flow.credits_bytes) +
                     " bytes cannot hold one chunk of the largest tier (" +
                     std::to_string(max_chunk) +
                     " bytes) in sim.network_model=packet: expected 0 (unbounded) or >= " +
@@ -284,17 +322,15 @@ HwParams read_hw_params(ConfigDoc& doc) {
   ConfigNode root(doc, "");
   HwParams p;
   p.chip = read_chip(root.child("chip"));
-  p.ipu_link = read_ipu_link(root.child("ipu_link"));
-  p.machine = read_machine(root.child("machine"));
+  p.ipu_link = read_ipu_link(doc, root.child("ipu_link"), p);
+  p.machine = read_machine(doc, root.child("machine"), p);
   p.system = read_system(root.child("system"));
-  // `/sim` is shared with the run options owned by sim/ and tools/, so only our key is read
-  // here and the object is not finish()ed.
-  ConfigNode sim = root.child("sim");
-  p.system.fidelity =
-      sim.get_enum("fidelity") == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
-  p.system.fast_paths = sim.get_bool("fast_paths");
-  p.system.network_model = sim.get_enum("network_model");
-  p.system.packet_max_chunk_hops = sim.get_double("packet_max_chunk_hops");
+  // `/sim` belongs to sim/ (sim_options.hpp); the models take their engine choices from it.
+  const SimOptions sim = read_sim_options(doc);
+  p.system.fidelity = sim.fidelity == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
+  p.system.fast_paths = sim.fast_paths;
+  p.system.network_model = sim.network_model;
+  p.system.packet_max_chunk_hops = sim.packet_max_chunk_hops;
   if (network_model(p.system.network_model).moves_chunks) check_packet_flow_control(root, p);
 
   // A machine holds whole ladder rungs (IPU pairs): 2 IPUs (C2 card) or 4 (IPU-M2000,

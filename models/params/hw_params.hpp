@@ -4,8 +4,11 @@
 // hold no defaults of their own (every field starts at zero): the one home of every default
 // is the parameter registry and the presets, reached through read_hw_params() or
 // registry_hw_params(), so that no code (tests included) runs on values no simulation uses.
+#include <array>
 #include <cstdint>
 #include <string>
+
+#include "models/network/link_tiers.hpp"
 
 namespace ipusim {
 
@@ -34,6 +37,14 @@ struct FlowControl {
   std::uint64_t
       credits_bytes{};  ///< receiver buffer per flow at each link's far end; 0 = unbounded
   Arbitration arbitration{};
+};
+
+/// Rate and latency of one link tier, read from the keys its link-tier row names
+/// (link_tiers.hpp), so that a new tier needs no field of its own here.
+struct TierLinkParams {
+  double bandwidth_GBps{};  ///< raw rate of one link in one direction
+  double efficiency{};      ///< usable share of it (1 for a tier without the key)
+  double latency_ns{};      ///< per hop (0 for a tier without the key)
 };
 
 /// Per-chip parameters (`/chip`).
@@ -75,8 +86,6 @@ struct IpuLinkParams {
   std::uint32_t up_links{};
   std::uint32_t down_links{};
   std::uint32_t torus_wrap_links{};
-  FlowControl
-      flow;  ///< `/ipu_link/{chunk_bytes,credits_bytes,arbitration}`: the IPU-Link tier only
   /// Usable bytes per ns of one link in one direction (bandwidth x efficiency).
   double link_Bpns() const { return bandwidth_GBps_per_link * efficiency; }
 };
@@ -105,11 +114,6 @@ struct MachineParams {
   double host_link_GBps{};
   double host_link_efficiency{};
   double host_link_latency_ns{};
-  FlowControl
-      gateway_link_flow;  ///< `/machine/gateway/ipu_gateway_link_{chunk_bytes,credits_bytes,arbitration}`
-  FlowControl ddr_flow;        ///< `/machine/gateway/ddr_{chunk_bytes,credits_bytes,arbitration}`
-  FlowControl gw_link_flow;    ///< `/machine/gw_link/{chunk_bytes,...}`: GW-Links and the GW switch
-  FlowControl host_link_flow;  ///< `/machine/host_link/{chunk_bytes,...}`
   /// Streaming-memory capacity of one machine in bytes.
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);
@@ -140,6 +144,17 @@ struct HwParams {
   IpuLinkParams ipu_link;
   MachineParams machine;
   SystemParams system;
+  /// Flow control of each link tier (its keys: link_tier(kind).config_section and
+  /// flow_key_prefix), indexed by ResourceKind.
+  std::array<FlowControl, kNumLinkTiers> tier_flow{};
+  const FlowControl& flow(ResourceKind kind) const {
+    return tier_flow[static_cast<std::size_t>(kind)];
+  }
+  /// Rate and latency of each link tier (the keys its row names), indexed by ResourceKind.
+  std::array<TierLinkParams, kNumLinkTiers> tier_link{};
+  const TierLinkParams& link(ResourceKind kind) const {
+    return tier_link[static_cast<std::size_t>(kind)];
+  }
   std::uint32_t ild_size_ipus() const { return system.machines_per_ild * machine.ipus_per_machine; }
   std::uint32_t num_ipus() const { return ild_size_ipus() * system.num_ilds; }
   std::uint32_t num_machines() const { return system.machines_per_ild * system.num_ilds; }

@@ -3,9 +3,13 @@
 // source say ASSUMPTION and are meant to be calibrated.
 #include "models/params/model_params.hpp"
 
+#include "models/ipu/compute.hpp"
+#include "models/network/link_tiers.hpp"
 #include "models/network/network_engine.hpp"
-#include "models/params/param_spec_helpers.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
+#include "sim/sim_options.hpp"
+#include "sim/trace.hpp"
 
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
 #define kFitted                                                                           \
@@ -169,27 +173,11 @@ std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::strin
 std::vector<ParamSpec> network_specs() {
   using namespace spec;
   std::vector<ParamSpec> out;
-  for (auto v : {tier_flow_specs("/machine/gateway/ipu_gateway_link_", "IPU <-> gateway links"),
-                 tier_flow_specs("/machine/gateway/ddr_", "streaming-memory DDR"),
-                 tier_flow_specs("/machine/gw_link/", "GW-Links and the GW-Link switch"),
-                 tier_flow_specs("/machine/host_link/", "host links")}) {
-    for (auto& p : v) out.push_back(std::move(p));
+  for (const LinkTierInfo& t : link_tiers()) {
+    if (t.flow_help == nullptr) continue;  // declared with its section, or by an earlier row
+    const std::string base = std::string("/") + t.config_section + "/" + t.flow_key_prefix;
+    for (auto& p : tier_flow_specs(base, t.flow_help)) out.push_back(std::move(p));
   }
-  // Choices and help come from the network model table (models/network/network_engine.hpp).
-  std::vector<std::string> models;
-  std::string help = "Network engine.";
-  for (const NetworkModelInfo& m : network_models()) {
-    models.emplace_back(m.name);
-    help += std::string(" ") + m.help;
-  }
-  out.push_back(choice("/sim/network_model", network_models().front().name, models, help));
-  out.push_back(real(
-      "/sim/packet_max_chunk_hops", "chunk hops", 1e9, 1, 1e15,
-      "Packet model budget: traffic whose chunks would cross more link hops in total than this is "
-      "refused (exit 2) when it starts, before it is simulated. The default is about 7 minutes of "
-      "wall "
-      "time at the measured 2.4 M chunk hops/s (a 64 MiB AllReduce on a Pod16 is 7.9 M); raise the "
-      "tiers' chunk_bytes or use the fluid model for larger runs."));
   return out;
 }
 
@@ -310,24 +298,34 @@ std::vector<ParamSpec> system_specs() {
       real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,
            "External sync cost per hop in ceil(ns_per_hop x f x hops x 2), hops = 1 + floor(n/4) "
            "(PLTEST setGlobalSyncLatency; HC33)."),
-      choice("/sim/fidelity", "per_tile", {"per_tile", "aggregated"},
-             "per_tile keeps every tile's bytes, cycles and SRAM; aggregated treats an IPU's tiles "
-             "as one balanced block."),
-      flag("/sim/fast_paths", true,
-           "Exact network fast paths: flows of a batch that share no resource drain as groups. Off "
-           "gives the same report, slower."),
   };
 }
 
 }  // namespace
 
 void register_model_params() {
+  // Once per process (the registry keeps the specs): the driver, the system builder and
+  // registry_hw_params() all ask, and declaring them costs about 0.25 M instructions a time.
+  static bool done = false;
+  if (done) return;
+  done = true;
+  register_sim_options();  // the models read /sim/{fidelity,fast_paths,packet_max_chunk_hops}
+  // `/sim/network_model` chooses a row of the network model table (network_engine.hpp).
+  std::vector<std::string> models;
+  std::string help = "Network engine.";
+  for (const NetworkModelInfo& m : network_models()) {
+    models.emplace_back(m.name);
+    help += std::string(" ") + m.help;
+  }
+  register_network_model_option(models, help);
   auto& reg = ParamRegistry::instance();
   reg.add(chip_specs());
   reg.add(ipu_link_specs());
   reg.add(machine_specs());
   reg.add(system_specs());
   reg.add(network_specs());
+  register_link_tiers();           // their trace tracks, in table order
+  trace_tier(kComputeTraceTrack);  // the tiles' compute and exchange slices
 }
 
 }  // namespace ipusim

@@ -7,34 +7,37 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
+#include "models/network/link_tiers.hpp"
 #include "models/system/system.hpp"
 
 namespace ipusim {
 namespace {
 
 struct GroupInfo {
+  ResourceKind kind = ResourceKind::IpuLink;  ///< the tier of the group's resources
   std::uint64_t resources = 0;
   std::uint64_t link_directions = 0;
   std::uint32_t links_per_bundle_max = 0;
   double latency_ns = 0;
 };
 
-/// Raw rate of one link of a group per direction (GB/s) and its efficiency.
-std::pair<double, double> group_rate(const HwParams& p, const std::string& g) {
-  if (g.rfind("ipu_link", 0) == 0)
-    return {p.ipu_link.bandwidth_GBps_per_link, p.ipu_link.efficiency};
-  if (g == "gateway_link")
-    return {p.machine.ipu_gateway_link_GBps, p.machine.ipu_gateway_link_efficiency};
-  if (g == "ddr") return {p.machine.ddr_bandwidth_GBps, p.machine.ddr_efficiency};
-  if (g == "gw_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
-  if (g == "gw_switch") return {p.machine.switch_bandwidth_GBps, 1.0};
-  if (g == "gw_spine_link") return {p.machine.gw_link_bandwidth_GBps, p.machine.gw_link_efficiency};
-  if (g == "host_link") return {p.machine.host_link_GBps, p.machine.host_link_efficiency};
-  return {0, 1};
+/// Every `describe` group in print order: the groups each tier row lists, row by row.
+std::vector<std::string> group_order() {
+  std::vector<std::string> out;
+  for (const LinkTierInfo& t : link_tiers()) {
+    if (t.describe_groups == nullptr) continue;  // printed at another row's place
+    const std::string groups = *t.describe_groups ? t.describe_groups : t.name;
+    for (std::size_t pos = 0; pos <= groups.size();) {
+      const std::size_t comma = std::min(groups.find(',', pos), groups.size());
+      out.push_back(groups.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
+  return out;
 }
-
-bool is_directional(const std::string& g) { return g != "ddr" && g != "gw_switch"; }
 
 Json bisection(const System& s) {
   const HwParams& p = s.params();
@@ -140,21 +143,20 @@ Json describe_system(const System& s) {
   for (ResourceId id = 0; id < e.num_resources(); ++id) {
     const ResourceSpec& r = e.resource(id);
     GroupInfo& gi = groups[r.group];
+    gi.kind = r.kind;
     gi.resources++;
     gi.link_directions += r.links;
     gi.links_per_bundle_max = std::max(gi.links_per_bundle_max, r.links);
     gi.latency_ns = std::max(gi.latency_ns, r.latency_ns);
   }
-  static const char* const order[] = {
-      "ipu_link.partner", "ipu_link.cross", "ipu_link.rail", "ipu_link.wrap", "gateway_link", "ddr",
-      "gw_link",          "gw_switch",      "gw_spine_link", "host_link"};
   Json links = Json::array();
-  for (const char* g : order) {
+  for (const std::string& g : group_order()) {
     auto it = groups.find(g);
     if (it == groups.end()) continue;
     const GroupInfo& gi = it->second;
-    const bool dir = is_directional(g);
-    const auto [rate, eff] = group_rate(p, g);
+    const bool dir = link_tier(gi.kind).directional;
+    const double rate = p.link(gi.kind).bandwidth_GBps;
+    const double eff = p.link(gi.kind).efficiency;
     links.push_back({{"group", g},
                      {"links", dir ? gi.link_directions / 2 : gi.link_directions},
                      {"bundles", dir ? gi.resources / 2 : gi.resources},

@@ -17,8 +17,7 @@ Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwPa
   }
   std::vector<ResourceId> gateway_links;
   for (ResourceId id : resources[machine]) {
-    const ResourceKind k = topo.kind(id);
-    if (k == ResourceKind::Ddr || k == ResourceKind::GatewayLink || k == ResourceKind::HostLink) {
+    if (link_tier(topo.kind(id)).under_gateway) {
       gateway_links.push_back(id);
       continue;
     }

@@ -13,9 +13,9 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
     : sc_core::sc_module(name), params_(params), topo_(params_), clock_(params_.chip.clock_GHz) {
   // Every resource carries its tier's flow control; the engine-wide values are only defaults.
   FlowEngineParams fp;
-  fp.arbitration = params_.ipu_link.flow.arbitration;
-  fp.chunk_bytes = params_.ipu_link.flow.chunk_bytes;
-  fp.credits_bytes = params_.ipu_link.flow.credits_bytes;
+  fp.arbitration = params_.flow(ResourceKind::IpuLink).arbitration;
+  fp.chunk_bytes = params_.flow(ResourceKind::IpuLink).chunk_bytes;
+  fp.credits_bytes = params_.flow(ResourceKind::IpuLink).credits_bytes;
   fp.fast_paths = params_.system.fast_paths;
   NetworkOptions options;
   options.model = params_.system.network_model;

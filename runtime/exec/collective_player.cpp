@@ -33,28 +33,11 @@ coll::CollectiveTopology collective_topology(const System& system, std::uint32_t
 
 CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
 
-namespace {
-
-/// The `--trace-tiers` tier of a resource.
-TraceTier trace_tier(ResourceKind kind) {
-  switch (kind) {
-    case ResourceKind::IpuLink:
-      return TraceTier::IpuLink;
-    case ResourceKind::Ddr:
-      return TraceTier::Ddr;
-    case ResourceKind::HostLink:
-      return TraceTier::Host;
-    default:
-      return TraceTier::GwLink;
-  }
-}
-
-}  // namespace
-
 void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0,
                                   double t1) {
   auto& trace = TraceWriter::instance();
-  const TraceTier tt = tier == LinkTier::GwLink ? TraceTier::GwLink : TraceTier::IpuLink;
+  const TraceTier tt =
+      link_trace_tier(tier == LinkTier::GwLink ? ResourceKind::GwLink : ResourceKind::IpuLink);
   const Json args{{"transfers", step.transfers.size()}, {"tier", to_string(tier)}};
   // Collectives of several lanes can run at once: async slices, one row per overlap.
   trace.async_slice("collectives", step.phase, step.phase, t0, t1 - t0, args, tt);
@@ -80,7 +63,8 @@ void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, do
   const auto& engine = system_.network().engine();
   for (ResourceId id : links) {
     const ResourceSpec& spec = engine.resource(id);
-    trace.async_slice("links", spec.name, step.phase, tx0, t1 - tx0, Json(), trace_tier(spec.kind));
+    trace.async_slice("links", spec.name, step.phase, tx0, t1 - tx0, Json(),
+                      link_trace_tier(spec.kind));
   }
 }
 

@@ -30,9 +30,7 @@ bool uses_links(LKind k) { return k == LKind::Collective || k == LKind::IpuCopy;
 bool uses_io(LKind k) { return k == LKind::RemoteExchange || k == LKind::Host; }
 
 /// Resource kinds a collective inside IPU-Link domains can use.
-bool inter_ipu_kind(ResourceKind k) {
-  return k == ResourceKind::IpuLink || k == ResourceKind::GwLink || k == ResourceKind::GwSwitch;
-}
+bool inter_ipu_kind(ResourceKind k) { return link_tier(k).inter_ipu; }
 
 std::size_t lane_index(int vg, Lane l) {
   return static_cast<std::size_t>(vg) * 3 + static_cast<std::size_t>(l);
@@ -444,12 +442,12 @@ void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
   // cannot cope), unless --trace-ipus names the IPUs.
   auto& trace = TraceWriter::instance();
   const Json args{{"phase", p}, {"category", t.category}, {"tier", t.tier}, {"bytes", op.bytes}};
-  TraceTier tier = TraceTier::None;
-  if (t.category == "compute" || t.category == "exchange") tier = TraceTier::Compute;
-  if (t.category == "streaming_memory") tier = TraceTier::Ddr;
-  if (t.category == "host_io") tier = TraceTier::Host;
-  if (t.category == "ipu_link") tier = TraceTier::IpuLink;
-  if (t.category == "gw_link") tier = TraceTier::GwLink;
+  TraceTier tier = kNoTraceTier;
+  if (t.category == "compute" || t.category == "exchange") tier = trace_tier(kComputeTraceTrack);
+  if (t.category == to_string(LinkTier::StreamingMemory)) tier = link_trace_tier(ResourceKind::Ddr);
+  if (t.category == to_string(LinkTier::HostIo)) tier = link_trace_tier(ResourceKind::HostLink);
+  if (t.category == to_string(LinkTier::IpuLink)) tier = link_trace_tier(ResourceKind::IpuLink);
+  if (t.category == to_string(LinkTier::GwLink)) tier = link_trace_tier(ResourceKind::GwLink);
   const bool all = system_.num_ipus() <= kMaxTracedIpus || trace.has_ipu_filter();
   for (std::uint32_t r = 0; r < (all ? replicas_ : 1); ++r) {
     const std::uint32_t ipu = r * ipr_ + static_cast<std::uint32_t>(op.vg);
@@ -458,7 +456,8 @@ void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
                    t.end_ns - t.start_ns, args, tier);
     if (op.kind == LKind::RemoteExchange) {
       trace.async_slice("links", "ddr.m" + std::to_string(system_.machine_of(ipu)), op.label,
-                        t.start_ns, t.end_ns - t.start_ns, Json(), TraceTier::Ddr);
+                        t.start_ns, t.end_ns - t.start_ns, Json(),
+                        link_trace_tier(ResourceKind::Ddr));
     }
   }
 }

@@ -7,8 +7,9 @@ namespace ipusim {
 
 class System;
 
-/// {"ipu_link", "gw_link", "ddr", "gateway_link", "host_link"}: for each tier, the mean over
-/// its resources that carried traffic of bytes / (capacity x end_ns); 0 for idle tiers.
+/// For each `utilisation` key of the link-tier table (utilisation_keys(): ipu_link, gw_link,
+/// ddr, gateway_link, host_link), the mean over its resources that carried traffic of
+/// bytes / (capacity x end_ns); 0 for idle tiers.
 Json link_utilisation(const System& system, double end_ns);
 
 }  // namespace ipusim

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "collectives/algorithms/step_count.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/network/link_tiers.hpp"
 #include "runtime/ir/program.hpp"
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
@@ -38,12 +40,13 @@ constexpr double kCountersPerStep = 3;
 constexpr double kCountersPerNetworkOp = 4;
 
 bool link_tiers_selected(const TraceFilter& f) {
-  return f.tier_selected(TraceTier::IpuLink) || f.tier_selected(TraceTier::GwLink);
+  return f.tier_selected(link_trace_tier(ResourceKind::IpuLink)) ||
+         f.tier_selected(link_trace_tier(ResourceKind::GwLink));
 }
 
 bool any_counter_selected(const TraceFilter& f) {
-  return link_tiers_selected(f) || f.tier_selected(TraceTier::Ddr) ||
-         f.tier_selected(TraceTier::Host);
+  return link_tiers_selected(f) || f.tier_selected(link_trace_tier(ResourceKind::Ddr)) ||
+         f.tier_selected(link_trace_tier(ResourceKind::HostLink));
 }
 
 void add(TraceEstimate& e, double events, double bytes_each) {
@@ -107,17 +110,18 @@ TraceEstimate estimate_program_trace(const rt::Program& program, std::uint32_t r
       switch (op.kind) {
         case rt::LKind::Compute:
         case rt::LKind::IoCopy:
-          if (filter.tier_selected(TraceTier::Compute)) add(e, n, kOpSliceBytes);
+          if (filter.tier_selected(trace_tier(kComputeTraceTrack))) add(e, n, kOpSliceBytes);
           break;
         case rt::LKind::RemoteExchange:
-          if (filter.tier_selected(TraceTier::Ddr)) {
+          if (filter.tier_selected(link_trace_tier(ResourceKind::Ddr))) {
             add(e, n, kOpSliceBytes);
             add(e, 2 * n, kLinkPairBytes / 2);
           }
           network_ops += 1;
           break;
         case rt::LKind::Host:
-          if (filter.tier_selected(TraceTier::Host)) add(e, n, kOpSliceBytes);
+          if (filter.tier_selected(link_trace_tier(ResourceKind::HostLink)))
+            add(e, n, kOpSliceBytes);
           network_ops += 1;
           break;
         case rt::LKind::IpuCopy:

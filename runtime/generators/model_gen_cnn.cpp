@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/params/param_spec_helpers.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

@@ -5,7 +5,7 @@
 #include "collectives/groups/comm_group_spec.hpp"
 #include "collectives/schedule/schedule.hpp"
 #include "models/ipu/compute.hpp"
-#include "models/params/param_spec_helpers.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

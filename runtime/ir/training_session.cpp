@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "collectives/groups/comm_group_spec.hpp"
-#include "models/params/param_spec_helpers.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <systemc>
 
+#include "models/params/model_params.hpp"
 #include "models/system/system.hpp"
 #include "models/system/system_retire.hpp"
 #include "runtime/workloads/workload.hpp"
@@ -12,6 +13,7 @@
 #include "sim/kernel_run.hpp"
 #include "sim/output.hpp"
 #include "sim/resource_guard.hpp"
+#include "sim/sim_options.hpp"
 #include "sim/stats.hpp"
 #include "sim/trace.hpp"
 
@@ -22,7 +24,9 @@ SimulationResult simulate(ConfigDoc& doc) {
   const std::string name = root.get_string("name");
   root.get_string("description");
   // The limits first: building the system checks its own memory estimate against them.
-  ConfigNode sim = root.child("sim");
+  register_model_params();  // `/sim/network_model`'s choices are the models' table
+  const SimOptions sim = read_sim_options(doc);  // `/sim` whole, strictly
+  root.mark_used("sim");
   read_resource_limits(sim);  // the workloads check their estimates against these (exit 2)
   std::unique_ptr<System> system = build_system(doc);
   // `--trace-ipus` beyond the system is bad input, refused before anything runs.
@@ -32,13 +36,8 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.mark_used("ipu_link");
   root.mark_used("machine");
   root.mark_used("system");
-  sim.mark_used("fidelity");  // read by the system builder
-  sim.mark_used("fast_paths");
-  sim.mark_used("network_model");          // read by the system builder
-  sim.mark_used("packet_max_chunk_hops");  // read by the system builder
-  const double max_time_ns = sim.get_double("max_time_ns");
-  const double max_wall_s = sim.get_double("max_wall_s");
-  sim.finish();
+  const double max_time_ns = sim.max_time_ns;
+  const double max_wall_s = sim.max_wall_s;
   // The wall limit covers elaboration too: algorithm "best" simulates its candidates there.
   start_wall_clock(max_wall_s);
   std::unique_ptr<Workload> workload = make_workload(*system, root.child("workload"));

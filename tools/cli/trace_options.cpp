@@ -9,6 +9,7 @@
 #include "sim/trace.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/run_outputs.hpp"
+#include "tools/common/cli_util.hpp"
 
 namespace ipusim::cli {
 namespace {
@@ -23,12 +24,13 @@ TraceFilter& pending_filter() {
 
 void add_trace_options(boost::program_options::options_description& opts) {
   namespace po = boost::program_options;
+  register_all_params();  // the models register the tier names --trace-tiers takes
+  const std::string tiers_help = "trace only these tiers: " + trace_tier_names(",");
   opts.add_options()("trace-ipus", po::value<std::string>(),
                      "trace only these IPUs, e.g. 0-3,8 (with --trace)")(
       "trace-window", po::value<std::string>(),
       "trace only START_NS:END_NS of simulated time (END may be empty)")(
-      "trace-tiers", po::value<std::string>(),
-      "trace only these tiers: ipu_link,gw_link,ddr,host,compute")(
+      "trace-tiers", po::value<std::string>(), tiers_help.c_str())(
       "trace-max-bytes", po::value<std::string>(),
       "stop writing the trace at this size (the file stays valid): 20000000, 5MB, 1GiB, ...");
 }

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "models/params/param_spec_helpers.hpp"
+#include "sim/param_spec_helpers.hpp"
 
 namespace ipusim {
 namespace {

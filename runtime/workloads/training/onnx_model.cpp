@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "models/params/param_spec_helpers.hpp"
 #include "runtime/generators/model_gen_onnx.hpp"
 #include "sim/errors.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim::rt {

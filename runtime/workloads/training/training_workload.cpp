@@ -6,7 +6,6 @@
 
 #include <algorithm>
 
-#include "models/params/param_spec_helpers.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/link_utilisation.hpp"
 #include "runtime/generators/model_gen.hpp"
@@ -19,6 +18,7 @@
 #include "runtime/workloads/training/training_state.hpp"
 #include "runtime/workloads/training/work_estimate.hpp"
 #include "sim/errors.hpp"
+#include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
 namespace ipusim {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "collectives/schedule/schedule.hpp"
+#include "models/params/model_params.hpp"
 #include "runtime/ir/program.hpp"
 #include "sim/progress.hpp"
 #include "sim/trace.hpp"
@@ -68,6 +69,7 @@ TEST_CASE("collective trace estimate: a 16-replica ring, by hand", "[trace_estim
   CHECK(some.events == 60 + 90 + 4 * 4 + 2 * 30 * 4 + 2 * 240);
 
   // --trace-tiers compute: only the sync slices (no tier) and the metadata.
+  register_model_params();  // the tier names --trace-tiers takes
   TraceFilter compute;
   compute.set_tiers("compute");
   const TraceEstimate sync_only = estimate_collective_trace(ring(16), 1, 16, compute);

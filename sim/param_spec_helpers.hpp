@@ -1,5 +1,5 @@
 #pragma once
-// Short constructors for ParamSpec tables (internal to models/ and the microbenchmark).
+// Short constructors for ParamSpec tables (every layer declares its parameters with them).
 #include <optional>
 #include <string>
 #include <utility>
