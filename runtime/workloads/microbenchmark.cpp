@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "models/system/host_stream.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/link_utilisation.hpp"
+#include "runtime/workloads/microbenchmark_step.hpp"
 #include "sim/errors.hpp"
 #include "sim/format.hpp"
 #include "sim/resource_guard.hpp"
@@ -17,69 +17,29 @@
 
 namespace ipusim {
 
-struct Microbenchmark::Step {
-  Kind kind = Kind::Transfer;
-  std::string name;
-  std::uint64_t repeat = 1;
-  std::uint32_t src = 0, dst = 0, ipu = 0;
-  TransferRequest req;  ///< route and bytes of network steps
-  LinkTier tier = LinkTier::Local;
-  std::string buffer;
-  ExchangeSpec exchange;
-  ComputeSpec compute;
-  std::vector<std::uint32_t> sync_ipus;
-  std::vector<Step> children;
-  // tile_transfer and host_buffer_* steps.
-  std::uint32_t tiles = 0;
-  std::uint64_t bytes_per_tile = 0;  ///< tile_transfer: per tile; host_buffer_*: per transfer
-  bool bidirectional = false;
-  HostStreamTiming host;
-  // Results.
-  double start_ns = 0, end_ns = 0;
-  std::uint64_t moved_bytes = 0;
-  std::uint64_t cycles = 0;
-  std::uint64_t done = 0;
-};
-
 namespace {
 
 using Kind = Microbenchmark::Kind;
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::Transfer:
-      return "transfer";
-    case Kind::Exchange:
-      return "exchange";
-    case Kind::RemoteLoad:
-      return "remote_load";
-    case Kind::RemoteStore:
-      return "remote_store";
-    case Kind::HostRead:
-      return "host_read";
-    case Kind::HostWrite:
-      return "host_write";
-    case Kind::Sync:
-      return "sync";
-    case Kind::Compute:
-      return "compute";
-    case Kind::Concurrent:
-      return "concurrent";
-    case Kind::TileTransfer:
-      return "tile_transfer";
-    case Kind::HostBufferWrite:
-      return "host_buffer_write";
-    case Kind::HostBufferRead:
-      return "host_buffer_read";
-  }
-  return "?";
-}
+using mb::category;
+using mb::is_network;
+using mb::kind_name;
 
 Kind parse_kind(const std::string& s) {
-  static const Kind all[] = {Kind::Transfer,     Kind::Exchange,        Kind::RemoteLoad,
-                             Kind::RemoteStore,  Kind::HostRead,        Kind::HostWrite,
-                             Kind::Sync,         Kind::Compute,         Kind::Concurrent,
-                             Kind::TileTransfer, Kind::HostBufferWrite, Kind::HostBufferRead};
+  static const Kind all[] = {Kind::Transfer,
+                             Kind::Exchange,
+                             Kind::RemoteLoad,
+                             Kind::RemoteStore,
+                             Kind::HostRead,
+                             Kind::HostWrite,
+                             Kind::Sync,
+                             Kind::Compute,
+                             Kind::Concurrent,
+                             Kind::TileTransfer,
+                             Kind::HostBufferWrite,
+                             Kind::HostBufferRead,
+                             Kind::TileTraffic,
+                             Kind::Gemm,
+                             Kind::Convolution};
   for (Kind k : all) {
     if (s == kind_name(k)) return k;
   }
@@ -89,38 +49,6 @@ Kind parse_kind(const std::string& s) {
 /// A non-negative JSON integer (signed or unsigned storage).
 bool is_count(const Json& j) {
   return j.is_number_unsigned() || (j.is_number_integer() && j.get<std::int64_t>() >= 0);
-}
-
-bool is_network(Kind k) {
-  return k == Kind::Transfer || k == Kind::RemoteLoad || k == Kind::RemoteStore ||
-         k == Kind::HostRead || k == Kind::HostWrite;
-}
-
-/// Breakdown category of a leaf step.
-std::string category(Kind k, LinkTier tier) {
-  switch (k) {
-    case Kind::Transfer:
-    case Kind::TileTransfer:
-      return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
-    case Kind::HostBufferWrite:
-    case Kind::HostBufferRead:
-      return "host_io";
-    case Kind::RemoteLoad:
-    case Kind::RemoteStore:
-      return "streaming_memory";
-    case Kind::HostRead:
-    case Kind::HostWrite:
-      return "host_io";
-    case Kind::Exchange:
-      return "exchange";
-    case Kind::Compute:
-      return "compute";
-    case Kind::Sync:
-      return "sync";
-    case Kind::Concurrent:
-      return "idle";
-  }
-  return "idle";
 }
 
 /// Semantic checks of an exchange step that the cost model would silently accept: a root
@@ -257,7 +185,15 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
       }
       break;
-    case Kind::Sync: {
+    case Kind::Gemm:
+    case Kind::Convolution:
+      s.ipu = read_ipu("ipu");
+      parse_shape_step(n, s);
+      break;
+    case Kind::Sync:
+    case Kind::TileTraffic: {
+      if (s.kind == Kind::TileTraffic && nested)
+        n.fail("kind", "tile_traffic steps run on their own, not inside a concurrent step");
       const Json ipus = n.get_json("ipus");
       if (ipus == Json("all")) {
         for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
@@ -283,6 +219,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       } else {
         n.fail("ipus", "expected a count or a non-empty list of IPU ids, got " + ipus.dump());
       }
+      if (s.kind == Kind::TileTraffic) parse_tile_step(n, s);
       break;
     }
     case Kind::TileTransfer:
@@ -304,6 +241,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         s.bidirectional = n.get_bool("bidirectional");
         s.req.route = system_.route(s.src, s.dst);
         s.req.bytes = s.bytes_per_tile * s.tiles;
+        parse_tile_step(n, s);
       } else {
         s.ipu = read_ipu("ipu");
         s.src = s.dst = s.ipu;
@@ -330,8 +268,10 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
 namespace {
 
 /// Kernel events of one step (lower bound): two per network transfer (its start and its end),
-/// one per repetition of a timed step (exchange, compute, sync: one model call each) or of a
-/// tile_transfer's sync wait, one for a host_buffer step (a closed form).
+/// one per repetition of a timed step (exchange, compute, sync: one model call each); a
+/// tile-level step waits for its sync, set-up and phase (3) and starts one flow per IPU pair; a
+/// host_buffer step's tiles sync, request and read or write per repetition (3 + 2), and the host
+/// reads one transfer per repetition (d2h, 3) or writes two streams (h2d).
 double step_events(const Microbenchmark::Step& s) {
   const double r = static_cast<double>(s.repeat);
   switch (s.kind) {
@@ -341,10 +281,12 @@ double step_events(const Microbenchmark::Step& s) {
       return sum;
     }
     case Kind::TileTransfer:
-      return r * (1 + 2 * (s.bidirectional ? 2 : 1));
+    case Kind::TileTraffic:
+      return r * (3 + 2 * static_cast<double>(s.plan.pair_bytes.size()));
     case Kind::HostBufferWrite:
+      return r * 5 + 4;
     case Kind::HostBufferRead:
-      return 1;
+      return r * 8;
     default:
       return is_network(s.kind) ? 2 * r : r;
   }
@@ -433,6 +375,8 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
         total += system_.ipu(s.ipu).exchange(s.exchange);
         break;
       case Kind::Compute:
+      case Kind::Gemm:
+      case Kind::Convolution:
         total += system_.ipu(s.ipu).compute(s.compute);
         break;
       case Kind::Sync:
@@ -450,48 +394,9 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
   return total;
 }
 
-void Microbenchmark::run_tile_transfer(Step& s) {
-  // One iteration of gc-iputraffictest: the two IPUs sync, set up the external exchange,
-  // then every one of `tiles` tiles sends bytes_per_tile (both ways at once if bidirectional).
-  // The links carry tiles x bytes_per_tile per direction on the network; each tile's external
-  // port bounds it too, so the iteration lasts the longer of the two (the links and the ports
-  // stream concurrently).
-  const ChipParams& chip = system_.chip();
-  const std::vector<std::uint32_t> pair = {s.src, s.dst};
-  std::vector<TransferRequest> reqs = {s.req};
-  if (s.bidirectional) reqs.push_back({system_.route(s.dst, s.src), s.req.bytes});
-  const double port_ns = tile_external_port_ns(chip, static_cast<double>(s.bytes_per_tile));
-  for (std::uint64_t r = 0; r < s.repeat; ++r) {
-    const double sync_ns = system_.sync(pair).ns;
-    sc_core::wait(ns_to_sc(sync_ns + system_.clock().cycles_to_ns(static_cast<double>(
-                                         chip.external_exchange_fixed_cycles))));
-    const double t0 = now_ns();
-    if (s.req.bytes > 0) system_.network().transfer_all(reqs);
-    transfers_done_ += reqs.size();
-    const double link_ns = now_ns() - t0;
-    if (port_ns > link_ns) sc_core::wait(ns_to_sc(port_ns - link_ns));
-    ++s.done;
-    s.moved_bytes += s.req.bytes * reqs.size();
-  }
-  s.end_ns = now_ns();
-  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
-}
-
-void Microbenchmark::run_host_buffer(Step& s) {
-  // Closed form (models/system/host_stream.hpp): the host <-> buffer stream and the buffer <->
-  // tiles transfers overlap; the step ends when both are done.
-  s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles,
-                              s.bytes_per_tile, s.repeat);
-  sc_core::wait(ns_to_sc(s.start_ns + s.host.end_ns) - sc_core::sc_time_stamp());
-  s.done = s.repeat;
-  s.moved_bytes = static_cast<std::uint64_t>(s.host.total_bytes());
-  s.end_ns = now_ns();
-  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
-}
-
 void Microbenchmark::run_sequential(Step& s) {
   s.start_ns = now_ns();
-  if (s.kind == Kind::TileTransfer) return run_tile_transfer(s);
+  if (s.kind == Kind::TileTransfer || s.kind == Kind::TileTraffic) return run_tile_traffic(s);
   if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) return run_host_buffer(s);
   if (is_network(s.kind)) {
     Network& net = system_.network();
@@ -583,152 +488,6 @@ void Microbenchmark::run_concurrent(Step& s) {
   if (target > sc_core::sc_time_stamp()) sc_core::wait(target - sc_core::sc_time_stamp());
   s.end_ns = now_ns();
 }
-
-void Microbenchmark::trace_step(const Step& s, double start_ns, double dur_ns) const {
-  TraceWriter& tw = TraceWriter::instance();
-  if (!tw.enabled()) return;
-  const std::uint32_t ipu =
-      s.kind == Kind::Transfer ? s.src : (s.kind == Kind::Sync ? s.sync_ipus.front() : s.ipu);
-  Json args = {{"kind", kind_name(s.kind)}};
-  if (is_network(s.kind)) args["bytes"] = s.req.bytes;
-  if (s.kind == Kind::Transfer) args["dst_ipu"] = s.dst;
-  if (s.kind == Kind::Sync) args["ipus"] = s.sync_ipus.size();
-  tw.complete("ipu" + std::to_string(ipu), kind_name(s.kind), s.name, start_ns, dur_ns, args);
-  if (!is_network(s.kind)) return;
-  const FlowEngine& e = system_.network().engine();
-  const std::string process = "links: " + to_string(s.tier);
-  for (ResourceId r : s.req.route)
-    tw.complete(process, e.resource(r).name, s.name, start_ns, dur_ns, args);
-}
-
-Json Microbenchmark::step_json(const Step& s) const {
-  Json j = Json::object();
-  j["name"] = s.name;
-  j["kind"] = kind_name(s.kind);
-  switch (s.kind) {
-    case Kind::Transfer:
-      j["src_ipu"] = s.src;
-      j["dst_ipu"] = s.dst;
-      break;
-    case Kind::TileTransfer:
-      j["src_ipu"] = s.src;
-      j["dst_ipu"] = s.dst;
-      j["tiles"] = s.tiles;
-      j["bytes_per_tile"] = s.bytes_per_tile;
-      j["bidirectional"] = s.bidirectional;
-      break;
-    case Kind::HostBufferWrite:
-    case Kind::HostBufferRead:
-      j["ipu"] = s.ipu;
-      j["tiles"] = s.tiles;
-      j["bytes_per_transfer"] = s.bytes_per_tile;
-      break;
-    case Kind::Sync:
-      j["ipus"] = s.sync_ipus.size();
-      break;
-    case Kind::Concurrent:
-      break;
-    default:
-      j["ipu"] = s.ipu;
-  }
-  if (s.repeat != 1) j["repeat"] = s.repeat;
-  j["start_ns"] = s.start_ns;
-  j["end_ns"] = s.end_ns;
-  const double dur = s.end_ns - s.start_ns;
-  j["duration_ns"] = dur;
-  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync)
-    j["cycles"] = s.cycles;
-  std::uint64_t bytes = s.moved_bytes;
-  for (const Step& c : s.children) bytes += c.moved_bytes;
-  j["bytes"] = bytes;
-  j["bandwidth_GBps"] = dur > 0 ? static_cast<double>(bytes) / dur : 0.0;
-  if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) {
-    j["host_side_GBps"] = s.host.host_side_GBps();
-    j["tile_side_GBps"] = s.host.tile_side_GBps();
-    j["tile_transfer_ns"] = s.host.tile_transfer_ns;
-  }
-  if (s.kind == Kind::TileTransfer) j["tier"] = to_string(s.tier);
-  if (is_network(s.kind)) {
-    j["tier"] = to_string(s.tier);
-    j["hops"] = s.req.route.size();
-    // Closed form for one repetition alone on an idle network, for comparison.
-    j["lone_transfer_ns"] = system_.lone_transfer_ns(s.req.route, s.req.bytes);
-  }
-  if (!s.children.empty()) {
-    Json kids = Json::array();
-    for (const Step& c : s.children) kids.push_back(step_json(c));
-    j["steps"] = std::move(kids);
-  }
-  return j;
-}
-
-Json Microbenchmark::breakdown_ns() const {
-  Json b = {{"compute", 0.0}, {"exchange", 0.0},         {"sync", 0.0},    {"ipu_link", 0.0},
-            {"gw_link", 0.0}, {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
-  double used = 0;
-  for (const Step& s : steps_) {
-    const double dur = s.end_ns - s.start_ns;
-    std::string cat = category(s.kind, s.tier);
-    if (s.kind == Kind::Concurrent) {
-      // The critical path decides: the child that ended last (first such child on ties).
-      const Step* last = &s.children.front();
-      for (const Step& c : s.children) {
-        if (c.end_ns > last->end_ns) last = &c;
-      }
-      cat = category(last->kind, last->tier);
-    }
-    b[cat] = b[cat].get<double>() + dur;
-    used += dur;
-  }
-  b["idle"] = b["idle"].get<double>() + std::max(0.0, end_ns_ - used);
-  return b;
-}
-
-Json Microbenchmark::utilisation() const { return link_utilisation(system_, end_ns_); }
-
-Json Microbenchmark::memory() const {
-  std::uint64_t used = 0, peak = 0;
-  for (std::uint32_t m = 0; m < system_.num_machines(); ++m) {
-    const StreamingMemory& mem = const_cast<System&>(system_).gateway(m).memory();
-    used += mem.used_bytes();
-    peak = std::max(peak, mem.peak_bytes());
-  }
-  return {{"streaming_memory_bytes", used}, {"streaming_memory_peak_bytes_per_machine", peak}};
-}
-
-Json Microbenchmark::results() const {
-  Json r = Json::object();
-  r["total_ns"] = end_ns_;
-  r["total_cycles"] = system_.clock().ns_to_cycles_round(end_ns_);
-  r["transfers"] = transfers_done_;
-  Json steps = Json::array();
-  for (const Step& s : steps_) steps.push_back(step_json(s));
-  r["steps"] = std::move(steps);
-  r["breakdown_ns"] = breakdown_ns();
-  return r;
-}
-
-std::string Microbenchmark::summary() const {
-  std::ostringstream o;
-  o << "  steps\n";
-  for (const Step& s : steps_) {
-    const double dur = s.end_ns - s.start_ns;
-    std::uint64_t bytes = s.moved_bytes;
-    for (const Step& c : s.children) bytes += c.moved_bytes;
-    char line[256];
-    std::snprintf(line, sizeof line, "    %-24s %-13s %14s", s.name.c_str(), kind_name(s.kind),
-                  format_ns(dur).c_str());
-    o << line;
-    if (bytes > 0 && dur > 0) {
-      std::snprintf(line, sizeof line, "  %12llu B  %9.3f GB/s",
-                    static_cast<unsigned long long>(bytes), static_cast<double>(bytes) / dur);
-      o << line;
-    }
-    o << "\n";
-  }
-  return o.str();
-}
-
 std::unique_ptr<Workload> make_microbenchmark_workload(System& system, ConfigNode workload) {
   return std::make_unique<Microbenchmark>("microbenchmark", system, std::move(workload));
 }
