@@ -63,6 +63,7 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_efficiency = cm.get_double("amp_efficiency");
   c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
+  c.reduction_overhead_cycles = cm.get_uint("reduction_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
@@ -114,7 +115,6 @@ MachineParams read_machine(ConfigNode n) {
   m.ipu_gateway_link_GBps = gw.get_double("ipu_gateway_link_GBps");
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
-  m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
   m.gateway_link_flow = read_flow_control(gw, "ipu_gateway_link_");
   m.ddr_flow = read_flow_control(gw, "ddr_");
   gw.finish();
