@@ -59,15 +59,15 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.3789, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.3783, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 0.6438, 0, 4096,
+      real("/chip/compute/amp_inner_dim_half", "element", 0.6071, 0, 4096,
            "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
            "means more partial "
            "sums to accumulate per output. 0 = no penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 3015, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 3010, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
@@ -235,10 +235,11 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1000, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1407, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store and by every host-stream transfer into or out of the "
-           "gateway buffer (gc-hosttraffictest). ASSUMPTION: 1 us; calibrate."),
+           "gateway buffer (gc-hosttraffictest; it replaces the gateway buffer latency once fitted "
+           "to the closed form of those streams). ASSUMPTION before the fit: 1 us. " kFitted),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
            "and 512)."),
@@ -286,7 +287,7 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.3208, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.3206, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). " kFitted),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,

@@ -125,6 +125,54 @@ TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over t
   CHECK(rd["bytes"] == 32 * 256);
 }
 
+TEST_CASE(
+    "host_buffer_write, three repetitions: the tiles read as the host's stream lands, only the "
+    "last waits for all of it",
+    "[microbenchmark][host_buffer]") {
+  Json steps = Json::array({{{"kind", "host_buffer_write"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 32 * 256;
+  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+                     resolved(doc, "/machine/gateway/ddr_efficiency");
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
+  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  // Two-hop flows of `bytes` alone on their route (the stream and the tiles' reads share only
+  // the DDR, whose rate exceeds the sum of theirs).
+  auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  };
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  REQUIRE(ddr > host + gw);
+  // The host writes the first repetition, then the other two as one posted stream.
+  const double first = flow(B, Lh, Ld, std::min(host, ddr));
+  const double stream_end = first + flow(2 * B, Lh, Ld, std::min(host, ddr));
+  const double read = S + std::max(phase, Lg + flow(B, Ld, Lg, std::min(ddr, gw)));
+  // Repetitions 0 and 1 follow the first landing back to back; repetition 2 waits for the
+  // stream's end if it has not landed by then (waiting before repetition 1 would add a read).
+  const double end = std::max(first + 2 * read, stream_end) + read;
+  CHECK(b.duration(0) == Approx(end).margin(0.01));
+  CHECK(b.step(0)["tile_side_GBps"].get<double>() == Approx(3 * B / (end - first)));
+  CHECK(b.step(0)["host_side_GBps"].get<double>() == Approx(3 * B / stream_end));
+}
+
 TEST_CASE("tile_transfer and host_buffer steps reject bad set-ups", "[microbenchmark][errors]") {
   Json same = Json::array({{{"kind", "tile_transfer"},
                             {"src_ipu", 1},
