@@ -25,9 +25,14 @@ double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDT
   return std::max(by_flops, by_bytes);
 }
 
-std::uint64_t total_cycles(const ChipParams& chip, double cycles, bool overhead = true) {
-  return (overhead ? chip.op_overhead_cycles : 0) +
-         static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
+std::uint64_t total_cycles(std::uint64_t overhead_cycles, double cycles) {
+  return overhead_cycles + static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
+}
+
+/// The fixed cycles a step pays: none, a reduction vertex's, or a training op's.
+std::uint64_t step_overhead_cycles(const ChipParams& chip, const ComputeSpec& spec) {
+  if (!spec.op_overhead) return 0;
+  return spec.reduction_vertex ? chip.reduction_overhead_cycles : chip.op_overhead_cycles;
 }
 
 }  // namespace
@@ -102,7 +107,7 @@ double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& s
 std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes,
                                   ComputeDType dtype, ComputeUnit unit) {
   if (flops <= 0 && bytes <= 0) return 0;
-  return total_cycles(chip, work_cycles(chip, flops, bytes, dtype, unit, 1.0));
+  return total_cycles(chip.op_overhead_cycles, work_cycles(chip, flops, bytes, dtype, unit, 1.0));
 }
 
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
@@ -122,15 +127,15 @@ std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
                                 double flops_per_tile, double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
     return total_cycles(
-        chip, work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0),
-        spec.op_overhead);
+        step_overhead_cycles(chip, spec),
+        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0));
   }
   const double inner = spec.gemm_known() ? amp_inner_dim_factor(chip, spec.k) : 1.0;
   // The busiest tile's block of the iteration space sets the operand exchange.
   const double cycles =
       work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
       operand_exchange_cycles(chip, spec, volume_tiles);
-  return total_cycles(chip, cycles, spec.op_overhead);
+  return total_cycles(step_overhead_cycles(chip, spec), cycles);
 }
 
 }  // namespace

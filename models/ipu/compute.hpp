@@ -38,6 +38,9 @@ struct ComputeSpec {
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
   /// reduction inside a BSP superstep) may turn it off.
   bool op_overhead = true;
+  /// The step is a collective's (or a reduce microbenchmark's) reduction vertex: it pays
+  /// /chip/compute/reduction_overhead_cycles instead of the training op overhead.
+  bool reduction_vertex = false;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
   /// tile does the share of the work that its part of the output needs. 0 = unknown: the work

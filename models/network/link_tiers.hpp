@@ -39,6 +39,10 @@ struct LinkTierInfo {
   /// What the flow-control keys govern, for `ipusim params`; nullptr when the keys are declared
   /// with the section's own parameters (`/ipu_link`) or by an earlier row sharing them.
   const char* flow_help;
+  /// Default receiver buffer per flow of its flow-control keys (B) and the reasoning behind it
+  /// (the `ipusim params` help; both unused when `flow_help` is nullptr).
+  std::uint64_t default_credits_bytes;
+  const char* credits_why;
   /// `--trace-tiers` name of its events and counters.
   const char* trace_track;
   /// Key of the report's `utilisation` (mean over the tier's used resources).

@@ -101,6 +101,7 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_efficiency = cm.get_double("amp_efficiency");
   c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
+  c.reduction_overhead_cycles = cm.get_uint("reduction_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
@@ -152,7 +153,6 @@ MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   m.ipu_gateway_link_GBps = gw.get_double("ipu_gateway_link_GBps");
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
-  m.buffer_latency_ns = gw.get_double("buffer_latency_ns");
   read_tier_keys(doc, gw, "machine/gateway", p);
   gw.finish();
   ConfigNode gl = n.child("gw_link");

@@ -63,31 +63,47 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.3789, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.3783, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 0.6438, 0, 4096,
+      real("/chip/compute/amp_inner_dim_half", "element", 0.6071, 0, 4096,
            "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
            "means more partial "
            "sums to accumulate per output. 0 = no penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 3015, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 3010, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
+      integer("/chip/compute/reduction_overhead_cycles", "cycle", 472, 0, 1e6,
+              "Fixed cycles of one reduction step of a collective (and of the reduce "
+              "microbenchmark): the reduction vertex's launch and loop set-up, paid instead of "
+              "op_overhead_cycles (a training op is several compute sets; a collective's "
+              "reduction is one vertex inside its superstep, whose sync and exchange are timed "
+              "separately). Derived before any fit from the Citadel GC2 figures (measurements.md "
+              "section 4): reduce of one fp32 per tile over 1216 tiles, 1.97 us, minus the "
+              "model's gather of the same data (150 + 100 + 1215 cycles: sync, exchange) and the "
+              "root's summing work (1215 cycles at vector_efficiency's pre-fit assumption 0.5, "
+              "configs/calibration/assumptions.json), at 1.6 GHz: 3152 - 1465 - 1215 = 472 "
+              "cycles (README, \"Component microbenchmarks\"). Not refitted with the fitted "
+              "vector_efficiency: one figure may not determine a parameter. ASSUMPTION that "
+              "popops reduces a gather on one tile."),
       real("/chip/compute/vector_efficiency", "", 1, 0.01, 1,
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
            "vector-bound ops "
            "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
            "reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
-           "Bytes per cycle one tile can send (and, separately, receive) off chip over IPU-Links "
-           "or to the gateway: a transfer from T tiles is bounded by T x this x clock as well as "
-           "by the links. 4, the tile's exchange port rate (the same port serves on- and off-chip "
-           "exchange): Citadel (CIT) Table 4.4 measures one tile at 3.96 B/cycle on chip and 3.41 "
-           "B/cycle to the partner IPU (GC2; the design per cycle is shared with GC200 and Bow). "
-           "Not fitted: gc-iputraffictest's 32-tile figure (0.63 B/cycle if it were port-bound) is "
-           "bound by something the model does not have yet."),
+           "Bytes per cycle one tile's exchange port moves off chip (sent and, separately, "
+           "received: IPU-Links, the gateway): a transfer from T tiles is bounded by T x this x "
+           "clock as well as by the links, and in a tile-level step each tile's off-chip bytes "
+           "take bytes / this cycles of its exchange phase (on-chip bytes bytes / "
+           "exchange_bytes_per_cycle_per_tile), while the links carry the same bytes at once. 4, "
+           "the tile's exchange port rate (the same port serves on- and off-chip exchange): "
+           "Citadel (CIT) Table 4.4 measures one tile at 3.96 B/cycle on chip and 3.41 B/cycle to "
+           "the partner IPU (GC2; the design per cycle is shared with GC200 and Bow). Not fitted: "
+           "gc-iputraffictest's 32-tile figure (0.63 B/cycle if it were port-bound) is bound by "
+           "something else."),
       integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
               "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange "
               "set-up, link flush). "
@@ -140,19 +156,22 @@ std::vector<ParamSpec> ipu_link_specs() {
              "How concurrent transfers share an IPU-Link direction: fair = round-robin of chunks "
              "(fluid: max-min fair "
              "share); fifo = earlier transfers first, later ones use what is left. ASSUMPTION."),
-      integer("/ipu_link/credits_bytes", "B", 0, 0, 1e12,
+      integer("/ipu_link/credits_bytes", "B", 16384, 0, 1e12,
               "IPU-Link tier receiver buffer per flow (credit window). Packet model: a sender "
-              "stalls when the buffer at "
-              "the link's far end is full; a credit returns one link latency after its chunk "
-              "leaves. Fluid model: a "
-              "flow's rate is capped at credits / (2 x hop latency) on every hop. 0 = unbounded. "
-              "ASSUMPTION."),
+              "stalls when the buffer at the link's far end is full; a credit returns one link "
+              "latency after its chunk leaves. Fluid model: a flow's rate is capped at credits / "
+              "(2 x hop latency) on every hop. 0 = unbounded. ASSUMPTION: 16 KiB, the "
+              "bandwidth-delay product of the widest bundle (4 partner links x 17.18 GB/s x 2 x "
+              "100 ns = 13.7 KB) rounded up to a power of two: link buffers are finite and sized "
+              "to keep a lone flow at full rate (no public figure)."),
   };
 }
 
 /// The flow-control triple of one machine-side tier
-/// (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`).
-std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::string& tier) {
+/// (`<base><prefix>{chunk_bytes,credits_bytes,arbitration}`); `credits` is the tier's default
+/// receiver buffer and `credits_why` its reasoning.
+std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::string& tier,
+                                       std::uint64_t credits, const std::string& credits_why) {
   using namespace spec;
   return {
       integer(base + "chunk_bytes", "B", 256, 0, 1 << 30,
@@ -160,10 +179,14 @@ std::vector<ParamSpec> tier_flow_specs(const std::string& base, const std::strin
                   " (as /ipu_link/chunk_bytes, for this tier only). ASSUMPTION: 256 B, "
                   "the IPU-Link value (PCIe TLPs carry at most 256 B of payload; Ethernet frames "
                   "are larger); 0 = pure fluid."),
-      integer(base + "credits_bytes", "B", 0, 0, 1e12,
+      integer(base + "credits_bytes", "B", Json(credits), 0, 1e12,
               "Receiver buffer per flow of the " + tier +
-                  " (as /ipu_link/credits_bytes, for this tier only). 0 = "
-                  "unbounded. ASSUMPTION."),
+                  " (as /ipu_link/credits_bytes, for this tier only). 0 = unbounded. "
+                  "ASSUMPTION: " +
+                  credits_why +
+                  ", the bandwidth-delay product (rate x 2 x latency) rounded up to a power of "
+                  "two: the hardware's buffers are finite and sized to keep a lone flow at full "
+                  "rate (no public figure)."),
       choice(base + "arbitration", "fair", {"fair", "fifo"},
              "How concurrent transfers share the " + tier +
                  " (as /ipu_link/arbitration, for this tier only). ASSUMPTION."),
@@ -176,7 +199,8 @@ std::vector<ParamSpec> network_specs() {
   for (const LinkTierInfo& t : link_tiers()) {
     if (t.flow_help == nullptr) continue;  // declared with its section, or by an earlier row
     const std::string base = std::string("/") + t.config_section + "/" + t.flow_key_prefix;
-    for (auto& p : tier_flow_specs(base, t.flow_help)) out.push_back(std::move(p));
+    for (auto& p : tier_flow_specs(base, t.flow_help, t.default_credits_bytes, t.credits_why))
+      out.push_back(std::move(p));
   }
   return out;
 }
@@ -195,9 +219,11 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1000, 0, 1e12,
-           "Streaming-memory latency per remote load/store, end to end. ASSUMPTION: 1 us; "
-           "calibrate."),
+      real("/machine/gateway/ddr_latency_ns", "ns", 1407, 0, 1e12,
+           "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
+           "paid by every remote load/store and by every host-stream transfer into or out of the "
+           "gateway buffer (gc-hosttraffictest; it replaces the gateway buffer latency once fitted "
+           "to the closed form of those streams). ASSUMPTION before the fit: 1 us. " kFitted),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
            "and 512)."),
@@ -213,10 +239,6 @@ std::vector<ParamSpec> machine_specs() {
            "public figure; a PCIe hop is well under the gateway's microsecond-scale latencies). "
            "Not fitted: no calibration case moves it at 0 (the 250 ns once written here as its "
            "assumption was written after a fit and is withdrawn)."),
-      real("/machine/gateway/buffer_latency_ns", "ns", 1806, 0, 1e9,
-           "Per-transfer latency of a host stream between the gateway buffer and the tiles: the "
-           "gateway's DMA set-up and "
-           "completion (a read adds the IPU <-> gateway link round trip on top). " kFitted),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       plausible(real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
@@ -249,7 +271,7 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.3208, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.3206, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). " kFitted),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,

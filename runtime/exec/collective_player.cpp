@@ -210,6 +210,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
       spec.bytes = step.max_reduce_elems_per_ipu * elem_bytes * 3;  // read 2, write 1
       spec.dtype = compute_dtype;
       spec.unit = ComputeUnit::Vector;
+      spec.reduction_vertex = true;  // a reduction vertex, not a training op (issue 25 item 7)
       const double reduce_ns = clock.cycles_to_ns(static_cast<double>(compute_cycles(chip, spec)));
       sc_core::wait(ns_to_sc(reduce_ns));
       timing.reduce_ns += reduce_ns;

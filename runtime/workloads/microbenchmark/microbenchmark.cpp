@@ -6,7 +6,6 @@
 #include <map>
 #include <sstream>
 
-#include "models/system/host_stream.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/link_utilisation.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark_step.hpp"
@@ -18,17 +17,29 @@
 
 namespace ipusim {
 
-using namespace mb;
-
 namespace {
 
 using Kind = Microbenchmark::Kind;
+using mb::category;
+using mb::is_network;
+using mb::kind_name;
 
 Kind parse_kind(const std::string& s) {
-  static const Kind all[] = {Kind::Transfer,     Kind::Exchange,        Kind::RemoteLoad,
-                             Kind::RemoteStore,  Kind::HostRead,        Kind::HostWrite,
-                             Kind::Sync,         Kind::Compute,         Kind::Concurrent,
-                             Kind::TileTransfer, Kind::HostBufferWrite, Kind::HostBufferRead};
+  static const Kind all[] = {Kind::Transfer,
+                             Kind::Exchange,
+                             Kind::RemoteLoad,
+                             Kind::RemoteStore,
+                             Kind::HostRead,
+                             Kind::HostWrite,
+                             Kind::Sync,
+                             Kind::Compute,
+                             Kind::Concurrent,
+                             Kind::TileTransfer,
+                             Kind::HostBufferWrite,
+                             Kind::HostBufferRead,
+                             Kind::TileTraffic,
+                             Kind::Gemm,
+                             Kind::Convolution};
   for (Kind k : all) {
     if (s == kind_name(k)) return k;
   }
@@ -174,7 +185,15 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
       }
       break;
-    case Kind::Sync: {
+    case Kind::Gemm:
+    case Kind::Convolution:
+      s.ipu = read_ipu("ipu");
+      parse_shape_step(n, s);
+      break;
+    case Kind::Sync:
+    case Kind::TileTraffic: {
+      if (s.kind == Kind::TileTraffic && nested)
+        n.fail("kind", "tile_traffic steps run on their own, not inside a concurrent step");
       const Json ipus = n.get_json("ipus");
       if (ipus == Json("all")) {
         for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
@@ -200,6 +219,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
       } else {
         n.fail("ipus", "expected a count or a non-empty list of IPU ids, got " + ipus.dump());
       }
+      if (s.kind == Kind::TileTraffic) parse_tile_step(n, s);
       break;
     }
     case Kind::TileTransfer:
@@ -221,6 +241,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         s.bidirectional = n.get_bool("bidirectional");
         s.req.route = system_.route(s.src, s.dst);
         s.req.bytes = s.bytes_per_tile * s.tiles;
+        parse_tile_step(n, s);
       } else {
         s.ipu = read_ipu("ipu");
         s.src = s.dst = s.ipu;
@@ -247,8 +268,10 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
 namespace {
 
 /// Kernel events of one step (lower bound): two per network transfer (its start and its end),
-/// one per repetition of a timed step (exchange, compute, sync: one model call each) or of a
-/// tile_transfer's sync wait, one for a host_buffer step (a closed form).
+/// one per repetition of a timed step (exchange, compute, sync: one model call each); a
+/// tile-level step waits for its sync, set-up and phase (3) and starts one flow per IPU pair; a
+/// host_buffer step's tiles sync, request and read or write per repetition (3 + 2), and the host
+/// reads one transfer per repetition (d2h, 3) or writes two streams (h2d).
 double step_events(const Microbenchmark::Step& s) {
   const double r = static_cast<double>(s.repeat);
   switch (s.kind) {
@@ -258,10 +281,12 @@ double step_events(const Microbenchmark::Step& s) {
       return sum;
     }
     case Kind::TileTransfer:
-      return r * (1 + 2 * (s.bidirectional ? 2 : 1));
+    case Kind::TileTraffic:
+      return r * (3 + 2 * static_cast<double>(s.plan.pair_bytes.size()));
     case Kind::HostBufferWrite:
+      return r * 5 + 4;
     case Kind::HostBufferRead:
-      return 1;
+      return r * 8;
     default:
       return is_network(s.kind) ? 2 * r : r;
   }
@@ -350,6 +375,8 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
         total += system_.ipu(s.ipu).exchange(s.exchange);
         break;
       case Kind::Compute:
+      case Kind::Gemm:
+      case Kind::Convolution:
         total += system_.ipu(s.ipu).compute(s.compute);
         break;
       case Kind::Sync:
@@ -367,48 +394,9 @@ std::uint64_t Microbenchmark::timed_cycles(Step& s) {
   return total;
 }
 
-void Microbenchmark::run_tile_transfer(Step& s) {
-  // One iteration of gc-iputraffictest: the two IPUs sync, set up the external exchange,
-  // then every one of `tiles` tiles sends bytes_per_tile (both ways at once if bidirectional).
-  // The links carry tiles x bytes_per_tile per direction on the network; each tile's external
-  // port bounds it too, so the iteration lasts the longer of the two (the links and the ports
-  // stream concurrently).
-  const ChipParams& chip = system_.chip();
-  const std::vector<std::uint32_t> pair = {s.src, s.dst};
-  std::vector<TransferRequest> reqs = {s.req};
-  if (s.bidirectional) reqs.push_back({system_.route(s.dst, s.src), s.req.bytes});
-  const double port_ns = tile_external_port_ns(chip, static_cast<double>(s.bytes_per_tile));
-  for (std::uint64_t r = 0; r < s.repeat; ++r) {
-    const double sync_ns = system_.sync(pair).ns;
-    sc_core::wait(ns_to_sc(sync_ns + system_.clock().cycles_to_ns(static_cast<double>(
-                                         chip.external_exchange_fixed_cycles))));
-    const double t0 = now_ns();
-    if (s.req.bytes > 0) system_.network().transfer_all(reqs);
-    transfers_done_ += reqs.size();
-    const double link_ns = now_ns() - t0;
-    if (port_ns > link_ns) sc_core::wait(ns_to_sc(port_ns - link_ns));
-    ++s.done;
-    s.moved_bytes += s.req.bytes * reqs.size();
-  }
-  s.end_ns = now_ns();
-  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
-}
-
-void Microbenchmark::run_host_buffer(Step& s) {
-  // Closed form (models/system/host_stream.hpp): the host <-> buffer stream and the buffer <->
-  // tiles transfers overlap; the step ends when both are done.
-  s.host = host_stream_timing(system_.params(), s.kind == Kind::HostBufferWrite, s.tiles,
-                              s.bytes_per_tile, s.repeat);
-  sc_core::wait(ns_to_sc(s.start_ns + s.host.end_ns) - sc_core::sc_time_stamp());
-  s.done = s.repeat;
-  s.moved_bytes = static_cast<std::uint64_t>(s.host.total_bytes());
-  s.end_ns = now_ns();
-  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
-}
-
 void Microbenchmark::run_sequential(Step& s) {
   s.start_ns = now_ns();
-  if (s.kind == Kind::TileTransfer) return run_tile_transfer(s);
+  if (s.kind == Kind::TileTransfer || s.kind == Kind::TileTraffic) return run_tile_traffic(s);
   if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) return run_host_buffer(s);
   if (is_network(s.kind)) {
     Network& net = system_.network();
@@ -500,7 +488,6 @@ void Microbenchmark::run_concurrent(Step& s) {
   if (target > sc_core::sc_time_stamp()) sc_core::wait(target - sc_core::sc_time_stamp());
   s.end_ns = now_ns();
 }
-
 std::unique_ptr<Workload> make_microbenchmark_workload(System& system, ConfigNode workload) {
   return std::make_unique<Microbenchmark>("microbenchmark", system, std::move(workload));
 }

@@ -50,7 +50,9 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
 
   /// What a step does.
   /// TileTransfer: tiles of one IPU to tiles of another (gc-iputraffictest); HostBufferWrite /
-  /// HostBufferRead: host -> gateway buffer -> tiles and back (gc-hosttraffictest).
+  /// HostBufferRead: host -> gateway buffer -> tiles and back (gc-hosttraffictest); TileTraffic:
+  /// tile -> tile messages over N IPUs (the Citadel component tests); Gemm / Convolution: one
+  /// matmul or convolution of a given shape on one IPU.
   enum class Kind {
     Transfer,
     Exchange,
@@ -63,7 +65,10 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
     Concurrent,
     TileTransfer,
     HostBufferWrite,
-    HostBufferRead
+    HostBufferRead,
+    TileTraffic,
+    Gemm,
+    Convolution
   };
   struct Step;
 
@@ -75,8 +80,17 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   void check_remote_buffers(const ConfigNode& workload) const;
   void run();
   void run_sequential(Step& s);
-  void run_tile_transfer(Step& s);
+  /// Parses the fields of a tile_transfer / tile_traffic step (microbenchmark_components.cpp).
+  void parse_tile_step(ConfigNode& n, Step& s);
+  /// Parses a gemm / convolution step into an AMP compute spec with its GEMM shape.
+  void parse_shape_step(ConfigNode& n, Step& s);
+  /// tile_transfer and tile_traffic: repeat x (sync, then each IPU's exchange phase and the
+  /// network at once, then the reduction vertex of a reduce).
+  void run_tile_traffic(Step& s);
+  /// host_buffer_*: the host's side and the tiles' side as two processes on the network.
   void run_host_buffer(Step& s);
+  /// Result fields of tile_*, gemm / convolution and host_buffer_* steps.
+  void component_step_json(const Step& s, Json& j) const;
   void run_concurrent(Step& s);
   void start_network_chain(Step& s, std::uint64_t remaining, std::size_t* pending,
                            sc_core::sc_event* done);

@@ -1,5 +1,4 @@
-// The microbenchmark workload's report: per-step JSON and summary lines, time breakdown, trace
-// events, link utilisation and streaming memory.
+// Microbenchmark results: per-step JSON, breakdown, summary and trace slices.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -42,6 +41,12 @@ const char* kind_name(Kind k) {
       return "host_buffer_write";
     case Kind::HostBufferRead:
       return "host_buffer_read";
+    case Kind::TileTraffic:
+      return "tile_traffic";
+    case Kind::Gemm:
+      return "gemm";
+    case Kind::Convolution:
+      return "convolution";
   }
   return "?";
 }
@@ -51,11 +56,18 @@ bool is_network(Kind k) {
          k == Kind::HostRead || k == Kind::HostWrite;
 }
 
+/// Breakdown category of a leaf step.
 std::string category(Kind k, LinkTier tier) {
   switch (k) {
     case Kind::Transfer:
     case Kind::TileTransfer:
-      return tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+    case Kind::TileTraffic:
+      return tier == LinkTier::GwLink  ? "gw_link"
+             : tier == LinkTier::Local ? "exchange"
+                                       : "ipu_link";
+    case Kind::Gemm:
+    case Kind::Convolution:
+      return "compute";
     case Kind::HostBufferWrite:
     case Kind::HostBufferRead:
       return "host_io";
@@ -76,10 +88,11 @@ std::string category(Kind k, LinkTier tier) {
   }
   return "idle";
 }
-
 }  // namespace mb
 
-using namespace mb;
+using mb::category;
+using mb::is_network;
+using mb::kind_name;
 
 void Microbenchmark::trace_step(const Step& s, double start_ns, double dur_ns) const {
   TraceWriter& tw = TraceWriter::instance();
@@ -120,6 +133,10 @@ Json Microbenchmark::step_json(const Step& s) const {
       j["tiles"] = s.tiles;
       j["bytes_per_transfer"] = s.bytes_per_tile;
       break;
+    case Kind::TileTraffic:
+      j["pattern"] = to_string(s.tile.pattern);
+      j["ipus"] = s.tile.ipus.size();
+      break;
     case Kind::Sync:
       j["ipus"] = s.sync_ipus.size();
       break;
@@ -133,18 +150,14 @@ Json Microbenchmark::step_json(const Step& s) const {
   j["end_ns"] = s.end_ns;
   const double dur = s.end_ns - s.start_ns;
   j["duration_ns"] = dur;
-  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync)
+  if (s.kind == Kind::Exchange || s.kind == Kind::Compute || s.kind == Kind::Sync ||
+      s.kind == Kind::Gemm || s.kind == Kind::Convolution)
     j["cycles"] = s.cycles;
   std::uint64_t bytes = s.moved_bytes;
   for (const Step& c : s.children) bytes += c.moved_bytes;
   j["bytes"] = bytes;
   j["bandwidth_GBps"] = dur > 0 ? static_cast<double>(bytes) / dur : 0.0;
-  if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) {
-    j["host_side_GBps"] = s.host.host_side_GBps();
-    j["tile_side_GBps"] = s.host.tile_side_GBps();
-    j["tile_transfer_ns"] = s.host.tile_transfer_ns;
-  }
-  if (s.kind == Kind::TileTransfer) j["tier"] = to_string(s.tier);
+  component_step_json(s, j);
   if (is_network(s.kind)) {
     j["tier"] = to_string(s.tier);
     j["hops"] = s.req.route.size();

@@ -1,17 +1,21 @@
 #pragma once
-// Internal to runtime/workloads/microbenchmark/: one step as parsed and played, and the step-kind
-// helpers that playing (microbenchmark.cpp) and reporting (microbenchmark_report.cpp) share.
+// One microbenchmark step as parsed and as played (shared by the microbenchmark's sources:
+// microbenchmark.cpp parses and plays the plain steps, microbenchmark_components.cpp the
+// tile-level and GEMM ones, microbenchmark_host.cpp the host streams, microbenchmark_report.cpp
+// writes the results).
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "models/system/host_stream.hpp"
+#include "models/ipu/compute.hpp"
+#include "models/ipu/exchange.hpp"
+#include "models/network/network.hpp"
+#include "models/network/routing.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/tile_traffic.hpp"
 
 namespace ipusim {
 
-/// One step of `/workload/steps` (or of a concurrent group): what it does and, after the run,
-/// when it ran and what it moved.
 struct Microbenchmark::Step {
   Kind kind = Kind::Transfer;
   std::string name;
@@ -24,26 +28,32 @@ struct Microbenchmark::Step {
   ComputeSpec compute;
   std::vector<std::uint32_t> sync_ipus;
   std::vector<Step> children;
-  // tile_transfer and host_buffer_* steps.
+  // tile_transfer, tile_traffic and host_buffer_* steps.
   std::uint32_t tiles = 0;
-  std::uint64_t bytes_per_tile = 0;  ///< tile_transfer: per tile; host_buffer_*: per transfer
+  std::uint64_t bytes_per_tile = 0;  ///< tile_*: per tile; host_buffer_*: per transfer
   bool bidirectional = false;
-  HostStreamTiming host;
+  TileTrafficSpec tile;  ///< tile_transfer and tile_traffic: the messages
+  TileTrafficPlan plan;  ///< ... expanded once at parse time
+  ComputeDType reduce_dtype = ComputeDType::Float32;  ///< tile_traffic reduce: element type
   // Results.
   double start_ns = 0, end_ns = 0;
   std::uint64_t moved_bytes = 0;
   std::uint64_t cycles = 0;
   std::uint64_t done = 0;
+  // host_buffer_*: each side's first start and last end (ns), and the tiles' sync-to-data time.
+  double host_start_ns = 0, host_end_ns = 0, tile_start_ns = 0, tile_end_ns = 0;
+  // tile_*: time of the parts of the last repetition (ns): sync (+ external set-up), the
+  // busiest IPU's exchange phase, the network, and the reduction vertex.
+  double sync_ns = 0, exchange_ns = 0, network_ns = 0, reduce_ns = 0;
 };
 
 namespace mb {
-
-/// The `kind` name of a step kind ("transfer", "exchange", ...).
+/// The step kind's name in configs and reports ("tile_traffic", ...).
 const char* kind_name(Microbenchmark::Kind k);
-/// True for the steps that are network transfers (the network times them).
+/// True for the kinds that are one network transfer per repetition.
 bool is_network(Microbenchmark::Kind k);
-/// Breakdown category of a leaf step.
+/// Breakdown category of a leaf step (compute, exchange, sync, ipu_link, gw_link, ...).
 std::string category(Microbenchmark::Kind k, LinkTier tier);
-
 }  // namespace mb
+
 }  // namespace ipusim

@@ -62,8 +62,9 @@ inline double reduce_ns(const Json& r, double elems) {
       elems / tiles / c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
   const double by_bytes =
       std::ceil(elems * 12 / tiles) / c["memory_bytes_per_cycle_per_tile"].get<double>();
+  // A collective's reduction is one vertex: it pays the reduction overhead, not an op's.
   const double cycles = std::ceil(std::max(by_flops, by_bytes) / eff - 1e-9) +
-                        c["compute"]["op_overhead_cycles"].get<double>();
+                        c["compute"]["reduction_overhead_cycles"].get<double>();
   return cycles / c["clock_GHz"].get<double>();
 }
 

@@ -1,7 +1,9 @@
 // The gc-iputraffictest / gc-hosttraffictest microbenchmark steps (tile_transfer,
-// host_buffer_write, host_buffer_read) against closed forms of the resolved parameters.
+// host_buffer_write, host_buffer_read) against closed forms of the resolved parameters: each
+// runs through the sync and exchange models and the network (no closed form in the program).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "tests/component/models/model_fixture.hpp"
 
@@ -21,18 +23,20 @@ Json iputraffic(std::uint64_t repeat, bool bidirectional) {
                        {"repeat", repeat}}});
 }
 
-/// One iteration of a tile transfer: sync of two IPUs + external exchange set-up + the
-/// longer of the link transfer (one hop: latency + bytes / partner bundle) and the tile port.
+/// One iteration of a tile transfer: sync of two IPUs + external exchange set-up, then the
+/// longer of the link transfer (one hop: latency + bytes / partner bundle) and the tiles'
+/// exchange phase (fixed + each tile's 64 KiB through its off-chip port).
 double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_tile, double tiles) {
   const double fixed = sys.sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
   const double link =
       resolved(doc, "/ipu_link/latency_ns") +
       bytes_per_tile * tiles / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
-  const double port =
-      bytes_per_tile /
-      (resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile") / cycle_ns(doc));
-  return fixed + std::max(link, port);
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double port_cycles = resolved(doc, "/chip/exchange_fixed_cycles") +
+                             std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9);
+  return fixed + std::max(link, port_cycles * cycle_ns(doc));
 }
 
 }  // namespace
@@ -61,28 +65,20 @@ TEST_CASE("tile_transfer, port-bound: few slow tile ports bound it below the lin
   REQUIRE(b.mb->finished());
   const double fixed = b.system->sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
-  const double port = 65536 / (0.5 / cycle_ns(doc));
+  const double port = (resolved(doc, "/chip/exchange_fixed_cycles") + 65536 / 0.5) * cycle_ns(doc);
   CHECK(iteration_ns(doc, *b.system, 65536, 32) == Approx(fixed + port));
   CHECK(b.duration(0) == Approx(2 * (fixed + port)).epsilon(0.001));
   CHECK(b.step(0)["bytes"] == 2 * 32 * 65536);  // one direction
 }
 
-TEST_CASE("host_buffer_write/read: writes stream, reads pay a link round trip per transfer",
+TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over the network",
           "[microbenchmark][host_buffer]") {
-  const std::uint64_t n = 1000;
-  Json steps = Json::array({{{"kind", "host_buffer_write"},
-                             {"ipu", 0},
-                             {"tiles", 32},
-                             {"bytes_per_transfer", 256},
-                             {"repeat", n}},
-                            {{"kind", "host_buffer_read"},
-                             {"ipu", 0},
-                             {"tiles", 32},
-                             {"bytes_per_transfer", 256},
-                             {"repeat", n}}});
+  Json steps = Json::array(
+      {{{"kind", "host_buffer_write"}, {"ipu", 0}, {"tiles", 32}, {"bytes_per_transfer", 256}},
+       {{"kind", "host_buffer_read"}, {"ipu", 0}, {"tiles", 32}, {"bytes_per_transfer", 256}}});
   ConfigDoc doc = preset_config("pod4", workload(steps));
-  // A gateway-link latency of its own (the shipped one may be 0): reads pay a round trip of
-  // it that writes do not, which is what this case tells apart.
+  // A gateway-link latency of its own (the shipped one is 0): reads pay a round trip of it
+  // that writes do not, which this case checks.
   doc.apply_override("/machine/gateway/ipu_gateway_link_latency_ns=250");
   Bench b = Bench::make(doc);
   sc_core::sc_start();
@@ -90,36 +86,91 @@ TEST_CASE("host_buffer_write/read: writes stream, reads pay a link round trip pe
   const double B = 32 * 256;
   const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
                      resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = std::min(resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                                   resolved(doc, "/machine/host_link/efficiency"),
-                               ddr);
-  const double gw = std::min(resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                                 resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency"),
-                             ddr);
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
   const double Lh = resolved(doc, "/machine/host_link/latency_ns");
   const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  REQUIRE(Lg == 250);
-  const double W =
-      resolved(doc, "/machine/gateway/buffer_latency_ns") + B / gw;  // tiles write one transfer
-  const double R = W + 2 * Lg;                                       // tiles read one transfer
-  const double H = Lh + n * B / host;                                // the host writes one stream
-  const double HR = 2 * Lh + B / host;                               // the host reads one iteration
-  // Host -> tiles: the host produces (writes); the tiles read once the first iteration is in.
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  // Times are whole ps (SystemC): 0.01 ns covers the rounding of a few waits.
+  // Two-hop flows: both latencies, one chunk of fill on the second hop, the bytes at the
+  // bottleneck (nothing else on the network).
+  auto flow = [&](double L1, double L2, double bottleneck) {
+    return L1 + L2 + (std::min(B, chunk) + B) / bottleneck;
+  };
+  // The tiles' phase: 256 B per tile through the off-chip port, beside the link flow.
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  // Host -> tiles: the host writes (posted) into the buffer; then the tiles sync and read: the
+  // request crosses the gateway link, the data comes back.
+  const double host_write = flow(Lh, Ld, std::min(host, ddr));
+  const double tiles_read = S + std::max(phase, Lg + flow(Ld, Lg, std::min(ddr, gw)));
   const Json w = b.step(0);
-  CHECK(w["host_side_GBps"].get<double>() == Approx(n * B / H));
-  CHECK(w["tile_side_GBps"].get<double>() == Approx(B / R));
-  CHECK(w["duration_ns"].get<double>() ==
-        Approx(std::max(Lh + B / host + n * R, H + R)).epsilon(1e-6));
-  CHECK(w["host_side_GBps"].get<double>() > w["tile_side_GBps"].get<double>());
-  // Tiles -> host: the tiles produce (write); the host reads each iteration once it landed.
-  const Json r = b.step(1);
-  const double host_end = std::max(W + n * HR, n * W + HR);
-  CHECK(r["tile_side_GBps"].get<double>() == Approx(B / W));
-  CHECK(r["host_side_GBps"].get<double>() == Approx(n * B / (host_end - W)));
-  CHECK(r["duration_ns"].get<double>() == Approx(host_end).epsilon(1e-6));
-  // The consumer reads, so it is the slower side in both directions (as the tool measured).
-  CHECK(r["tile_side_GBps"].get<double>() > w["tile_side_GBps"].get<double>());
-  CHECK(r["bytes"] == n * 32 * 256);
+  CHECK(w["duration_ns"].get<double>() == Approx(host_write + tiles_read).margin(0.01));
+  CHECK(w["host_side_GBps"].get<double>() == Approx(B / host_write));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(B / tiles_read));
+  // Tiles -> host: the tiles sync and write (posted); the host then reads.
+  const double tiles_write = S + std::max(phase, flow(Lg, Ld, std::min(ddr, gw)));
+  const double host_read = Lh + flow(Ld, Lh, std::min(host, ddr));
+  const Json rd = b.step(1);
+  CHECK(rd["duration_ns"].get<double>() == Approx(tiles_write + host_read).margin(0.01));
+  CHECK(rd["tile_side_GBps"].get<double>() == Approx(B / tiles_write));
+  CHECK(rd["host_side_GBps"].get<double>() == Approx(B / host_read));
+  CHECK(rd["bytes"] == 32 * 256);
+}
+
+TEST_CASE(
+    "host_buffer_write, three repetitions: the tiles read as the host's stream lands, only the "
+    "last waits for all of it",
+    "[microbenchmark][host_buffer]") {
+  Json steps = Json::array({{{"kind", "host_buffer_write"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 32 * 256;
+  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+                     resolved(doc, "/machine/gateway/ddr_efficiency");
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
+  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  // Two-hop flows of `bytes` alone on their route (the stream and the tiles' reads share only
+  // the DDR, whose rate exceeds the sum of theirs).
+  auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  };
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  REQUIRE(ddr > host + gw);
+  // The host writes the first repetition, then the other two as one posted stream.
+  const double first = flow(B, Lh, Ld, std::min(host, ddr));
+  const double stream_end = first + flow(2 * B, Lh, Ld, std::min(host, ddr));
+  const double read = S + std::max(phase, Lg + flow(B, Ld, Lg, std::min(ddr, gw)));
+  // Repetitions 0 and 1 follow the first landing back to back; repetition 2 waits for the
+  // stream's end if it has not landed by then (waiting before repetition 1 would add a read).
+  const double end = std::max(first + 2 * read, stream_end) + read;
+  CHECK(b.duration(0) == Approx(end).margin(0.01));
+  CHECK(b.step(0)["tile_side_GBps"].get<double>() == Approx(3 * B / (end - first)));
+  CHECK(b.step(0)["host_side_GBps"].get<double>() == Approx(3 * B / stream_end));
 }
 
 TEST_CASE("tile_transfer and host_buffer steps reject bad set-ups", "[microbenchmark][errors]") {

@@ -1,0 +1,260 @@
+// The component-test steps of the microbenchmark: tile-level traffic over N IPUs (tile_transfer,
+// tile_traffic) and GEMM / convolution shapes, each timed by the models training and collectives
+// use — the sync model, each IPU's exchange model (its tile ports) with the IPU's compute tiles
+// held for the phase, the network (links, gateways, GW-Links, with their sharing), and the
+// compute model — with no closed form on the side.
+#include <algorithm>
+#include <cmath>
+
+#include "models/system/system.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark_step.hpp"
+#include "sim/errors.hpp"
+#include "sim/sim_time.hpp"
+
+namespace ipusim {
+namespace {
+
+/// Bytes of one element of a reduce microbenchmark's dtype.
+std::uint64_t element_bytes(ComputeDType d) { return d == ComputeDType::Float16 ? 2 : 4; }
+
+/// A tile's exchange traffic in on-chip-rate bytes: off-chip bytes cross the tile's port at
+/// external_exchange_bytes_per_cycle_per_tile, so they count exchange_rate / external_rate times
+/// (a tile does its on-chip and off-chip parts one after the other).
+std::vector<TileTraffic> port_traffic(const std::vector<TileLoad>& loads, const ChipParams& chip) {
+  const double scale =
+      chip.exchange_bytes_per_cycle_per_tile / chip.external_exchange_bytes_per_cycle_per_tile;
+  auto off = [scale](std::uint64_t b) {
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(b) * scale - 1e-9));
+  };
+  std::vector<TileTraffic> t(loads.size());
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    t[i].sent = loads[i].sent_on_chip + off(loads[i].sent_off_chip);
+    t[i].received = loads[i].received_on_chip + off(loads[i].received_off_chip);
+  }
+  return t;
+}
+
+}  // namespace
+
+void Microbenchmark::parse_tile_step(ConfigNode& n, Step& s) {
+  TileTrafficSpec& t = s.tile;
+  if (s.kind == Kind::TileTransfer) {
+    // gc-iputraffictest: tile i of src_ipu -> tile i of dst_ipu, each bytes_per_tile.
+    t.pattern = TilePattern::Pairs;
+    t.ipus = {std::min(s.src, s.dst), std::max(s.src, s.dst)};
+    t.pair_src = s.src;
+    t.pair_dst = s.dst;
+    t.tiles = s.tiles;
+    t.bytes_per_tile = s.bytes_per_tile;
+    t.bidirectional = s.bidirectional;
+  } else {
+    t.pattern = parse_tile_pattern(n.get_enum("traffic"));
+    t.ipus = s.sync_ipus;
+    t.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
+    t.bytes_per_tile = n.get_uint("bytes_per_tile");
+    t.root_ipu = static_cast<std::uint32_t>(n.get_uint("root_ipu"));
+    t.root_tile = static_cast<std::uint32_t>(n.get_uint("root_tile"));
+    t.seed = n.get_uint("seed");
+    t.scope = parse_random_scope(n.get_enum("destinations"));
+    s.reduce_dtype = parse_compute_dtype(n.get_enum("dtype"));
+    if (t.pattern == TilePattern::Reduce && s.reduce_dtype == ComputeDType::Float16_32)
+      n.fail("dtype", "a reduce sums float16 or float32 elements");
+    if (t.pattern == TilePattern::Reduce && t.bytes_per_tile % element_bytes(s.reduce_dtype) != 0)
+      n.fail("bytes_per_tile",
+             "must be a whole number of " + to_string(s.reduce_dtype) + " elements for a reduce");
+    if (t.pattern == TilePattern::Messages) {
+      const Json list = n.get_json("messages");
+      if (!list.is_array() || list.empty())
+        n.fail("messages",
+               "traffic messages needs a non-empty list of "
+               "[src_ipu, src_tile, dst_ipu, dst_tile, bytes]");
+      t.ipus.clear();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const Json& e = list[i];
+        bool ok = e.is_array() && e.size() == 5;
+        for (std::size_t k = 0; ok && k < 5; ++k)
+          ok = e[k].is_number_unsigned() ||
+               (e[k].is_number_integer() && e[k].get<std::int64_t>() >= 0);
+        if (!ok)
+          n.fail("messages",
+                 "entry " + std::to_string(i) +
+                     " must be [src_ipu, src_tile, dst_ipu, dst_tile, bytes] (non-negative "
+                     "integers), got " +
+                     e.dump());
+        TileMessage m{e[0].get<std::uint32_t>(), e[1].get<std::uint32_t>(),
+                      e[2].get<std::uint32_t>(), e[3].get<std::uint32_t>(),
+                      e[4].get<std::uint64_t>()};
+        for (std::uint32_t ipu : {m.src_ipu, m.dst_ipu}) {
+          if (ipu >= system_.num_ipus())
+            n.fail("messages", "entry " + std::to_string(i) + " names IPU " + std::to_string(ipu) +
+                                   " (the system has " + std::to_string(system_.num_ipus()) +
+                                   " IPUs)");
+          t.ipus.push_back(ipu);
+        }
+        t.messages.push_back(m);
+      }
+    }
+    std::sort(t.ipus.begin(), t.ipus.end());
+    t.ipus.erase(std::unique(t.ipus.begin(), t.ipus.end()), t.ipus.end());
+  }
+  try {
+    s.plan = plan_tile_traffic(t, system_.chip().tiles);
+  } catch (const ConfigError& e) {
+    n.fail(s.kind == Kind::TileTransfer ? "tiles" : "traffic", e.what());
+  }
+  // The route of the highest tier the step's traffic crosses (for the report and breakdown).
+  LinkTier highest = LinkTier::Local;
+  for (const auto& [pair, bytes] : s.plan.pair_bytes) {
+    Route r = system_.route(pair.first, pair.second);
+    const LinkTier tier = system_.tier(r);
+    if (static_cast<int>(tier) >= static_cast<int>(highest)) {
+      highest = tier;
+      s.req.route = std::move(r);
+    }
+  }
+  s.req.bytes = s.plan.payload_bytes;
+}
+
+void Microbenchmark::parse_shape_step(ConfigNode& n, Step& s) {
+  ComputeSpec& c = s.compute;
+  c.unit = ComputeUnit::Amp;
+  c.dtype = parse_compute_dtype(n.get_enum("dtype"));
+  c.tiles = static_cast<std::uint32_t>(n.get_uint("tiles"));
+  if (c.tiles > system_.chip().tiles)
+    n.fail("tiles", "the IPU has " + std::to_string(system_.chip().tiles) + " tiles");
+  auto positive = [&](const char* key) {
+    const std::uint64_t v = n.get_uint(key);
+    if (v == 0)
+      n.fail(key, std::string("is 0: a ") + (s.kind == Kind::Gemm ? "gemm" : "convolution") +
+                      " needs every dimension > 0");
+    return static_cast<double>(v);
+  };
+  if (s.kind == Kind::Gemm) {
+    c.m = positive("m");
+    c.k = positive("k");
+    c.n = positive("n");
+  } else {
+    // As the cnn generator lowers a convolution ("same" padding): m = batch x output pixels,
+    // k = in_channels x kernel^2, n = out_channels.
+    const double stride = positive("stride"), kernel = positive("kernel");
+    const double oh = std::ceil(positive("height") / stride),
+                 ow = std::ceil(positive("width") / stride);
+    c.m = positive("batch") * oh * ow;
+    c.k = positive("in_channels") * kernel * kernel;
+    c.n = positive("out_channels");
+  }
+  c.groups = 1;
+  c.flops = 2.0 * c.m * c.k * c.n;
+  // Operands and result, each read or written once, in the operand dtype.
+  c.bytes = static_cast<std::uint64_t>((c.m * c.k + c.k * c.n + c.m * c.n) *
+                                       compute_dtype_bytes(c.dtype));
+}
+
+void Microbenchmark::run_tile_traffic(Step& s) {
+  const ChipParams& chip = system_.chip();
+  const ClockDomain& clock = system_.clock();
+  const TileTrafficPlan& plan = s.plan;
+  const std::vector<std::uint32_t>& ipus = s.tile.ipus;
+  std::vector<TransferRequest> reqs;
+  for (const auto& [pair, bytes] : plan.pair_bytes)
+    reqs.push_back({system_.route(pair.first, pair.second), bytes});
+  // Each IPU's exchange phase, as an explicit per-tile exchange of its tile ports.
+  std::vector<ExchangeSpec> phases;
+  for (std::uint32_t ipu : ipus) {
+    ExchangeSpec x;
+    x.pattern = ExchangePattern::Explicit;
+    x.per_tile = port_traffic(plan.loads.at(ipu), chip);
+    x.shared_receive = plan.same_data;
+    phases.push_back(std::move(x));
+  }
+  const ExchangeRates rates = ExchangeRates::from(chip);
+  const double setup_ns =
+      reqs.empty() ? 0.0
+                   : clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
+  for (std::uint64_t r = 0; r < s.repeat; ++r) {
+    // BSP: every IPU of the step syncs, sets up its external exchange if data leaves it, then
+    // each IPU's tiles run their exchange phase while the network carries what crosses links.
+    const SyncCost sync = system_.sync(ipus);
+    double ready = now_ns();
+    for (std::uint32_t ipu : ipus)
+      ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
+    const double phase_start = ready + sync.ns + setup_ns;
+    double exchange_ns = 0;
+    for (std::size_t i = 0; i < ipus.size(); ++i) {
+      Ipu& ipu = system_.ipu(ipus[i]);
+      // Timed per tile in both fidelities (a rooted pattern's busiest tile is the point).
+      const std::uint64_t cycles =
+          system_.fidelity() == Fidelity::PerTile
+              ? ipu.exchange(phases[i])
+              : exchange_cycles_per_tile(rates, phases[i].per_tile, phases[i].shared_receive);
+      const double ns = clock.cycles_to_ns(static_cast<double>(cycles));
+      ipu.occupy_compute_tiles(ready, phase_start - ready + ns);
+      exchange_ns = std::max(exchange_ns, ns);
+    }
+    sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
+    if (!reqs.empty()) system_.network().transfer_all(reqs);
+    transfers_done_ += reqs.size();
+    s.network_ns = now_ns() - phase_start;
+    const double end = std::max(now_ns(), phase_start + exchange_ns);
+    if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+    s.sync_ns = phase_start - ready;
+    s.exchange_ns = exchange_ns;
+    if (s.tile.pattern == TilePattern::Reduce && s.tile.bytes_per_tile > 0) {
+      // The root's reduction vertex sums what it gathered: one add per element of every other
+      // tile's data; it reads every operand and its own value and writes the result.
+      const std::uint64_t elems = s.tile.bytes_per_tile / element_bytes(s.reduce_dtype);
+      const std::uint64_t others = plan.messages;
+      ComputeSpec c;
+      c.unit = ComputeUnit::Vector;
+      c.dtype = s.reduce_dtype;
+      c.tiles = 1;
+      c.reduction_vertex = true;
+      c.flops = static_cast<double>(elems * others);
+      c.bytes = (others + 2) * elems * element_bytes(s.reduce_dtype);
+      Ipu& root = system_.ipu(s.tile.root_ipu);
+      const double ns = clock.cycles_to_ns(static_cast<double>(root.compute(c)));
+      const double start = root.occupy_compute_tiles(now_ns(), ns);
+      sc_core::wait(ns_to_sc(start + ns) - sc_core::sc_time_stamp());
+      s.reduce_ns = ns;
+    }
+    ++s.done;
+    s.moved_bytes += plan.payload_bytes;
+  }
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+void Microbenchmark::component_step_json(const Step& s, Json& j) const {
+  if (s.kind == Kind::TileTransfer || s.kind == Kind::TileTraffic) {
+    j["tier"] = to_string(s.tier);
+    j["tiles"] = s.tile.tiles == 0 ? system_.chip().tiles : s.tile.tiles;
+    j["messages_per_repeat"] = s.plan.messages;
+    j["ipu_pairs"] = s.plan.pair_bytes.size();
+    // One repetition: its time (the latency the Citadel report measures, sync included) and
+    // the parts of the last one.
+    j["latency_ns"] = s.done > 0 ? (s.end_ns - s.start_ns) / static_cast<double>(s.done) : 0.0;
+    j["sync_and_setup_ns"] = s.sync_ns;
+    j["exchange_ns"] = s.exchange_ns;
+    j["network_ns"] = s.network_ns;
+    if (s.tile.pattern == TilePattern::Reduce) j["reduce_ns"] = s.reduce_ns;
+  }
+  if (s.kind == Kind::Gemm || s.kind == Kind::Convolution) {
+    const double dur = s.end_ns - s.start_ns;
+    j["m"] = s.compute.m;
+    j["k"] = s.compute.k;
+    j["n"] = s.compute.n;
+    j["dtype"] = to_string(s.compute.dtype);
+    j["flops"] = s.compute.flops * static_cast<double>(s.repeat);
+    j["TFLOPs"] = dur > 0 ? s.compute.flops * static_cast<double>(s.repeat) / dur * 1e-3 : 0.0;
+  }
+  if (s.kind == Kind::HostBufferWrite || s.kind == Kind::HostBufferRead) {
+    const double bytes = static_cast<double>(s.moved_bytes);
+    const double host = s.host_end_ns - s.host_start_ns, tile = s.tile_end_ns - s.tile_start_ns;
+    j["host_side_GBps"] = host > 0 ? bytes / host : 0.0;
+    j["tile_side_GBps"] = tile > 0 ? bytes / tile : 0.0;
+    j["tile_transfer_ns"] = s.done > 0 ? tile / static_cast<double>(s.done) : 0.0;
+  }
+}
+
+}  // namespace ipusim

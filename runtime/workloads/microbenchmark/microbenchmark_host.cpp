@@ -1,0 +1,131 @@
+// gc-hosttraffictest's host streams through the network: host -> gateway buffer (in the
+// gateway's DDR) -> tiles, and back. The host's side and the tiles' side run as two processes,
+// each moving its data as flows over the host link, the DDR and the IPU <-> gateway link (the
+// resources training's streams and remote buffers use, shared with any other traffic).
+// sc_spawn (the host's process) needs the dynamic-process API.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <algorithm>
+#include <cmath>
+#include <systemc>
+
+#include "models/system/system.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark.hpp"
+#include "runtime/workloads/microbenchmark/microbenchmark_step.hpp"
+#include "sim/sim_time.hpp"
+
+namespace ipusim {
+
+void Microbenchmark::run_host_buffer(Step& s) {
+  // Per repetition the tiles sync (the stream copy starts a BSP step) and move tiles x
+  // bytes_per_transfer between their ports and the gateway buffer, their exchange phase and the
+  // link flow running at once. The consumer of the buffer reads it: a read sends its request
+  // across the consumer's link first (one link latency), then the data flows back. The
+  // producer writes (posted). So the tiles read in host -> tiles and the host reads in
+  // tiles -> host, and in each direction the consumer is the slower side (as the tool shows).
+  const bool to_tiles = s.kind == Kind::HostBufferWrite;
+  const MachineParams& m = system_.params().machine;
+  const ChipParams& chip = system_.chip();
+  const ClockDomain& clock = system_.clock();
+  Network& net = system_.network();
+  const Route write = system_.host_write_route(s.ipu);  // host link, DDR, gateway -> IPU
+  const Route read = system_.host_read_route(s.ipu);    // IPU -> gateway, DDR, host link
+  const Route host_to_buffer{write[0], write[1]}, buffer_to_tiles{write[1], write[2]};
+  const Route tiles_to_buffer{read[0], read[1]}, buffer_to_host{read[1], read[2]};
+  const std::uint64_t B = static_cast<std::uint64_t>(s.tiles) * s.bytes_per_tile;
+  const std::uint64_t n = s.repeat;
+  // The tiles' exchange phase: each of `tiles` tiles sends or receives bytes_per_transfer off
+  // chip through its port.
+  ExchangeSpec phase;
+  phase.pattern = ExchangePattern::Explicit;
+  const double scale =
+      chip.exchange_bytes_per_cycle_per_tile / chip.external_exchange_bytes_per_cycle_per_tile;
+  const auto port_bytes =
+      static_cast<std::uint64_t>(std::ceil(static_cast<double>(s.bytes_per_tile) * scale - 1e-9));
+  for (std::uint32_t t = 0; t < s.tiles; ++t)
+    phase.per_tile.push_back(to_tiles ? TileTraffic{0, port_bytes} : TileTraffic{port_bytes, 0});
+  Ipu& ipu = system_.ipu(s.ipu);
+  const std::vector<std::uint32_t> me{s.ipu};
+
+  // Progress shared by the two processes: repetitions whose data is in the buffer.
+  std::uint64_t in_buffer = 0;
+  sc_core::sc_event landed, host_done;
+  bool host_finished = false;
+  const double t0 = now_ns();
+  auto tiles_repetition = [&](const Route& route) {
+    const double ready = std::max(now_ns(), ipu.compute_tiles_free_ns());
+    const double sync_ns = system_.sync(me).ns;
+    const std::uint64_t cycles =
+        system_.fidelity() == Fidelity::PerTile
+            ? ipu.exchange(phase)
+            : exchange_cycles_per_tile(ExchangeRates::from(chip), phase.per_tile, false);
+    const double phase_start = ready + sync_ns;
+    const double phase_ns = clock.cycles_to_ns(static_cast<double>(cycles));
+    ipu.occupy_compute_tiles(ready, sync_ns + phase_ns);
+    sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
+    if (to_tiles) sc_core::wait(ns_to_sc(m.ipu_gateway_link_latency_ns));  // the read request
+    if (B > 0) net.transfer({route, B});
+    ++transfers_done_;
+    const double end = std::max(now_ns(), phase_start + phase_ns);
+    if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+  };
+
+  if (to_tiles) {
+    // The host writes the run as one posted stream: the first repetition, then the rest (the
+    // tiles may start once the first is in; the last waits for the whole stream).
+    sc_core::sc_spawn([&] {
+      if (B > 0) net.transfer({host_to_buffer, B});
+      ++transfers_done_;
+      in_buffer = 1;
+      landed.notify(sc_core::SC_ZERO_TIME);
+      if (n > 1 && B > 0) net.transfer({host_to_buffer, (n - 1) * B});
+      ++transfers_done_;
+      in_buffer = n;
+      s.host_end_ns = now_ns();
+      host_finished = true;
+      landed.notify(sc_core::SC_ZERO_TIME);
+      host_done.notify(sc_core::SC_ZERO_TIME);
+    });
+    s.host_start_ns = t0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      // The stream lands progressively; only the first and the last repetition wait for it
+      // (the rest is one flow, whose progress the network does not report). Waiting for the
+      // whole stream before the second repetition would put the host's time into the tiles'.
+      const std::uint64_t needed = i + 1 < n ? std::min<std::uint64_t>(i + 1, 1) : n;
+      while (in_buffer < needed) sc_core::wait(landed);
+      if (i == 0) s.tile_start_ns = now_ns();
+      tiles_repetition(buffer_to_tiles);
+      ++s.done;
+    }
+    s.tile_end_ns = now_ns();
+    if (!host_finished) sc_core::wait(host_done);
+  } else {
+    // The tiles write each repetition; the host reads each one once it has landed, one read
+    // (its request across the host link, then the data back) at a time.
+    sc_core::sc_spawn([&] {
+      for (std::uint64_t i = 0; i < n; ++i) {
+        while (in_buffer <= i) sc_core::wait(landed);
+        if (i == 0) s.host_start_ns = now_ns();
+        sc_core::wait(ns_to_sc(m.host_link_latency_ns));  // the read request
+        if (B > 0) net.transfer({buffer_to_host, B});
+        ++transfers_done_;
+      }
+      s.host_end_ns = now_ns();
+      host_finished = true;
+      host_done.notify(sc_core::SC_ZERO_TIME);
+    });
+    s.tile_start_ns = t0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      tiles_repetition(tiles_to_buffer);
+      ++in_buffer;
+      ++s.done;
+      landed.notify(sc_core::SC_ZERO_TIME);
+    }
+    s.tile_end_ns = now_ns();
+    if (!host_finished) sc_core::wait(host_done);
+  }
+  s.moved_bytes = n * B;
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+}  // namespace ipusim

@@ -1,0 +1,220 @@
+// The component-test steps (tile_traffic, gemm, convolution) against hand-worked closed forms
+// of the resolved parameters: one tile alone, an idle link, a two-IPU broadcast, a gather
+// (contention at the root's port), two flows sharing a link (contention on the network), a
+// reduce (the reduction vertex's own overhead) and a GEMM / convolution shape.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "models/ipu/compute.hpp"
+#include "tests/component/models/model_fixture.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+Json tile_step(const Json& fields) {
+  Json s = {{"kind", "tile_traffic"}};
+  for (const auto& [k, v] : fields.items()) s[k] = v;
+  return s;
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b - 1e-9); }
+
+}  // namespace
+
+TEST_CASE("tile_traffic, one tile on chip: internal sync + fixed + bytes / exchange rate",
+          "[microbenchmark][tile_traffic]") {
+  ConfigDoc doc = preset_config(
+      "pod4",
+      workload(Json::array({tile_step(
+          {{"messages", Json::array({Json::array({0, 0, 0, 5, 4096})})}, {"repeat", 3}})})));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double cycles = resolved(doc, "/chip/sync_internal_cycles") +
+                        resolved(doc, "/chip/exchange_fixed_cycles") +
+                        ceil_div(4096, resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile"));
+  CHECK(b.step(0)["latency_ns"].get<double>() == Approx(cycles * cycle_ns(doc)));
+  CHECK(b.duration(0) == Approx(3 * cycles * cycle_ns(doc)));
+  CHECK(b.step(0)["tier"] == "local");
+  CHECK(b.step(0)["bytes"] == 3 * 4096);
+}
+
+/// `tiles` tiles of IPU 2 each send 64 KiB to IPU 3 (fast ports: 2 B/cycle): one tile is
+/// bound by its off-chip port, 32 tiles by the partner bundle.
+static void check_partner(int tiles, bool port_bound) {
+  Json msgs = Json::array();
+  for (int t = 0; t < tiles; ++t) msgs.push_back(Json::array({2, t, 3, t, 65536}));
+  Json extra = workload(Json::array({tile_step({{"messages", msgs}})}));
+  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 2.0}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double setup = b.system->sync_cost({2, 3}).ns +
+                       resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
+  const double port = (resolved(doc, "/chip/exchange_fixed_cycles") + 65536 / 2.0) * cycle_ns(doc);
+  const double link =
+      resolved(doc, "/ipu_link/latency_ns") +
+      65536.0 * tiles / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
+  INFO(tiles << " tiles: port " << port << " ns, link " << link << " ns");
+  CHECK((port_bound ? port > link : link > port));
+  CHECK(b.duration(0) == Approx(setup + std::max(port, link)).margin(0.01));
+  CHECK(b.step(0)["tier"] == "ipu_link");
+}
+
+TEST_CASE("tile_traffic, one tile to the partner IPU over an idle link: its port bounds it",
+          "[microbenchmark][tile_traffic]") {
+  check_partner(1, true);
+}
+
+TEST_CASE("tile_traffic, 32 tiles to the partner IPU over an idle link: the links bound it",
+          "[microbenchmark][tile_traffic]") {
+  check_partner(32, false);
+}
+
+TEST_CASE("tile_traffic, two-IPU broadcast: the root sends once per IPU, receivers share",
+          "[microbenchmark][tile_traffic]") {
+  Json extra = workload(Json::array({tile_step({{"traffic", "broadcast"},
+                                                {"ipus", Json::array({0, 1})},
+                                                {"root_ipu", 0},
+                                                {"root_tile", 7},
+                                                {"bytes_per_tile", 1024}})}));
+  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 4.0}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double st = resolved(doc, "/chip/tiles_per_supertile");
+  const double T = resolved(doc, "/chip/tiles");
+  // The root tile sends 1024 B on chip and 1024 B to IPU 1 (off-chip rate = on-chip rate
+  // here); every other tile receives 1024 B shared with its supertile neighbour.
+  const double root = ceil_div(2 * 1024, r), rx = ceil_div(1024, r * st);
+  const double phase =
+      (resolved(doc, "/chip/exchange_fixed_cycles") + std::max(root, rx)) * cycle_ns(doc);
+  const double link = resolved(doc, "/ipu_link/latency_ns") +
+                      1024 / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
+  const double setup = b.system->sync_cost({0, 1}).ns +
+                       resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
+  CHECK(b.duration(0) == Approx(setup + std::max(phase, link)).margin(0.01));
+  CHECK(b.step(0)["bytes"] == (2 * T - 1) * 1024);
+  CHECK(b.step(0)["ipu_pairs"] == 1);
+}
+
+TEST_CASE("tile_traffic gather: every tile's bytes queue at the root tile's port (contention)",
+          "[microbenchmark][tile_traffic][contention]") {
+  ConfigDoc doc = preset_config(
+      "pod4",
+      workload(Json::array({tile_step(
+          {{"traffic", "gather"}, {"ipus", 1}, {"root_tile", 3}, {"bytes_per_tile", 4}})})));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double T = resolved(doc, "/chip/tiles");
+  const double cycles =
+      resolved(doc, "/chip/sync_internal_cycles") + resolved(doc, "/chip/exchange_fixed_cycles") +
+      ceil_div((T - 1) * 4, resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile"));
+  CHECK(b.duration(0) == Approx(cycles * cycle_ns(doc)));
+  CHECK(b.step(0)["messages_per_repeat"] == T - 1);
+}
+
+TEST_CASE("tile_traffic: two IPU pairs whose routes share an up link each get half of it",
+          "[microbenchmark][tile_traffic][contention]") {
+  // IPU 0 -> IPU 2 (one hop up the rail) and IPU 0 -> IPU 4 (two hops) share the 0 -> 2 up
+  // bundle: max-min gives each half of it, so both drain X / (C / 2) after the phase starts;
+  // the two-hop flow arrives last (two latencies plus a chunk of fill, under 0.1 % here).
+  const int tiles = 64;
+  const int per_tile = 65536;
+  Json msgs = Json::array();
+  for (int t = 0; t < tiles; ++t) {
+    msgs.push_back(Json::array({0, t, 2, t, per_tile}));
+    msgs.push_back(Json::array({0, tiles + t, 4, t, per_tile}));
+  }
+  Json extra = workload(Json::array({tile_step({{"messages", msgs}})}));
+  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 64.0}};
+  ConfigDoc doc = preset_config("pod16", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double X = static_cast<double>(tiles) * per_tile;
+  const double C = ipu_link_Bpns(doc, resolved(doc, "/ipu_link/up_links"));
+  const double setup = b.system->sync_cost({0, 2, 4}).ns +
+                       resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
+  const double shared = 2 * X / C + 2 * resolved(doc, "/ipu_link/latency_ns");
+  CHECK(b.duration(0) == Approx(setup + shared).epsilon(1e-3));
+  // Alone, each would take about half as long: the sharing is what the step measures.
+  CHECK(b.step(0)["network_ns"].get<double>() > 1.9 * X / C);
+}
+
+TEST_CASE("tile_traffic reduce: a gather, then the root's vertex with the reduction overhead",
+          "[microbenchmark][tile_traffic][reduce]") {
+  Json extra = workload(Json::array({tile_step(
+      {{"traffic", "reduce"}, {"ipus", 1}, {"dtype", "float32"}, {"bytes_per_tile", 4}})}));
+  extra["chip"] = {{"compute", {{"reduction_overhead_cycles", 321}}}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double T = resolved(doc, "/chip/tiles");
+  const double gather =
+      resolved(doc, "/chip/sync_internal_cycles") + resolved(doc, "/chip/exchange_fixed_cycles") +
+      ceil_div((T - 1) * 4, resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile"));
+  // One tile adds T - 1 floats (vector fp32 rate) and reads T + 1, writes 1: the larger of the
+  // two bounds, over the vector efficiency, plus the vertex's 321 cycles (not the op overhead).
+  const double flops = (T - 1) / resolved(doc, "/chip/vector_flops_per_cycle_per_tile/float32");
+  const double mem = (T + 1) * 4 / resolved(doc, "/chip/memory_bytes_per_cycle_per_tile");
+  const double vertex =
+      321 + ceil_div(std::max(flops, mem), resolved(doc, "/chip/compute/vector_efficiency"));
+  CHECK(b.duration(0) == Approx((gather + vertex) * cycle_ns(doc)));
+  CHECK(b.step(0)["reduce_ns"].get<double>() == Approx(vertex * cycle_ns(doc)));
+}
+
+TEST_CASE("gemm and convolution: the AMP formula of the GEMM shape (as training times it)",
+          "[microbenchmark][gemm]") {
+  ConfigDoc doc = preset_config(
+      "pod4",
+      workload(Json::array(
+          {{{"kind", "gemm"}, {"m", 2944}, {"k", 2944}, {"n", 2944}, {"dtype", "float16_32"}},
+           {{"kind", "convolution"},
+            {"batch", 4},
+            {"in_channels", 64},
+            {"out_channels", 128},
+            {"height", 56},
+            {"width", 56},
+            {"kernel", 3},
+            {"stride", 2},
+            {"dtype", "float16"}}})));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const ChipParams chip = b.system->chip();
+  ComputeSpec g;
+  g.unit = ComputeUnit::Amp;
+  g.dtype = ComputeDType::Float16_32;
+  g.m = g.k = g.n = 2944;
+  g.flops = 2.0 * 2944 * 2944 * 2944;
+  g.bytes = 3 * 2944 * 2944 * 2;
+  CHECK(b.step(0)["cycles"] == compute_cycles(chip, g));
+  CHECK(b.step(0)["TFLOPs"].get<double>() ==
+        Approx(g.flops / (static_cast<double>(compute_cycles(chip, g)) * cycle_ns(doc)) * 1e-3));
+  // 56 x 56 with stride 2 and "same" padding: 28 x 28 outputs.
+  CHECK(b.step(1)["m"] == 4 * 28 * 28);
+  CHECK(b.step(1)["k"] == 64 * 9);
+  CHECK(b.step(1)["n"] == 128);
+}
+
+TEST_CASE("tile_traffic refuses bad set-ups with the key", "[microbenchmark][errors]") {
+  auto refused = [](const Json& step, const std::string& what) {
+    ConfigDoc doc = preset_config("pod4", workload(Json::array({step})));
+    CHECK_THROWS_WITH(Bench::make(doc, "bad"), Catch::Contains(what));
+  };
+  refused(tile_step({{"messages", Json::array({Json::array({0, 0, 9, 0, 4})})}}), "names IPU 9");
+  refused(tile_step({{"messages", Json::array({Json::array({0, 0, 1})})}}), "messages");
+  refused(tile_step({{"traffic", "gather"}, {"ipus", 2}, {"root_ipu", 3}}), "root_ipu 3");
+  refused(tile_step({{"traffic", "random"}, {"ipus", 1}, {"destinations", "other_ipu"}}),
+          "at least two IPUs");
+  refused({{"kind", "gemm"}, {"m", 0}, {"k", 1}, {"n", 1}}, "/m");
+}
