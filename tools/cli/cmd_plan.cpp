@@ -20,6 +20,7 @@
 #include "tools/sweep/sweep_input.hpp"
 #include "tools/sweep/sweep_jobs.hpp"
 #include "tools/sweep/sweep_lock.hpp"
+#include "tools/sweep/sweep_progress.hpp"
 #include "tools/sweep/sweep_runner.hpp"
 #include "tools/sweep/sweep_slurm.hpp"
 #include "tools/sweep/sweep_spec.hpp"
@@ -167,6 +168,10 @@ WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& point
   run.point_count = points.size();
   const std::size_t wave = std::max<std::size_t>(8, 4 * static_cast<std::size_t>(run.jobs));
   std::vector<double> fitting;  // simulated samples/s of the fitting survivors, best first
+  // One progress line over every survivor (its ETA an upper bound: the time bound may stop
+  // the plan early) instead of one line per wave.
+  Progress progress(points.size(), 0, run.progress);
+  run.progress = false;
   std::size_t next = 0;
   while (next < points.size()) {
     if (!all && next > 0 && fitting.size() >= top_k) {
@@ -179,6 +184,8 @@ WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& point
     SweepRunResult r = run_sweep(spec, part, run);
     for (std::size_t k = next; k < end; ++k) {
       w.rows[k] = r.rows[k];
+      if (w.rows[k].value("status", "") != "pending")
+        progress.finished(w.rows[k].value("status", "") == "failed");
       if (k == 0 || w.rows[k].value("status", "") != "ok") continue;
       if (w.rows[k].value("memory.fits", 0.0) != 0)
         fitting.push_back(w.rows[k].value("workload.samples_per_s", 0.0));
@@ -191,6 +198,7 @@ WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& point
       break;
     }
   }
+  progress.close();
   w.run_points = next;
   return w;
 }
