@@ -46,6 +46,10 @@ Pruning, before any simulation (counted by reason):
   memory          a lower bound of the busiest tile's SRAM (resident weights, optimizer
                   state and accumulators over all tiles, plus the code reserve) is above
                   the tile's SRAM: the simulator could not fit it either
+  memory_simulated  a survivor whose SRAM, by the simulator's own memory accounting
+                  (run before any timing: workload.memory.on_overflow = error), does not
+                  fit: it stops there, so no timing is simulated for a configuration that
+                  cannot fit (not with --exhaustive)
   time_bound      the survivors are simulated in waves, highest samples/s upper bound
                   (global batch / a lower bound of the step time: the busiest IPU's
                   GEMMs and vector ops at the compute model's cycle counts) first; the
@@ -107,8 +111,8 @@ struct Pruning {
 Pruning prune(const std::vector<PlanCandidate>& candidates, const ModelFacts& facts,
               bool exhaustive) {
   Pruning p;
-  for (const char* r :
-       {"global_batch", "sharding_domain", "pipeline_depth", "memory", "time_bound"})
+  for (const char* r : {"global_batch", "sharding_domain", "pipeline_depth", "memory",
+                        "memory_simulated", "time_bound"})
     p.reasons[r] = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const PlanCandidate& c = candidates[i];
@@ -203,12 +207,22 @@ WaveResult run_waves(const SweepSpec& spec, const std::vector<SweepPoint>& point
   return w;
 }
 
+/// The key that makes a training run stop after its memory accounting when it does not fit.
+constexpr const char* kOnOverflowPath = "workload.memory.on_overflow";
+
+/// True if `row` is a survivor stopped by kOnOverflowPath: it does not fit in SRAM by the
+/// simulator's own accounting, and no timing was simulated.
+bool stopped_on_overflow(const Json& row) {
+  return row.value("status", "") == "failed" &&
+         row.value("error", "").find("/workload/memory/on_overflow") != std::string::npos;
+}
+
 /// The sweep file of the survivors (zip over every override path; the last point is the
 /// config as given, the baseline) written to DIR/plan_sweep.json, and loaded back as the
 /// sweep machinery (and a Slurm task) reads it.
 SweepSpec write_plan_sweep(const fs::path& out, const Json& base, const ModelFacts& facts,
                            const std::vector<PlanCandidate>& candidates,
-                           const std::vector<std::size_t>& survivors) {
+                           const std::vector<std::size_t>& survivors, bool memory_first) {
   const std::vector<std::string> paths = override_paths(facts);
   Json axes = Json::array();
   for (std::size_t a = 0; a < paths.size(); ++a)
@@ -218,6 +232,15 @@ SweepSpec write_plan_sweep(const fs::path& out, const Json& base, const ModelFac
   for (std::size_t i : survivors) {
     const std::vector<Json> values = override_values(candidates[i], facts);
     for (std::size_t a = 0; a < paths.size(); ++a) axes[a]["values"].push_back(values[a]);
+  }
+  if (memory_first) {
+    // A survivor that the simulator's own memory accounting (run before any timing) finds
+    // too large stops there (exit 2), so no timing is simulated for a configuration that
+    // cannot fit; the config as given keeps its own setting and is always timed.
+    const Json* own = find_pointer(base, pointer_of(kOnOverflowPath));
+    Json values = Json::array({own ? *own : Json("warn")});
+    for (std::size_t k = 0; k < survivors.size(); ++k) values.push_back("error");
+    axes.push_back(Json{{"path", kOnOverflowPath}, {"values", values}});
   }
   const Json sweep = {
       {"description",
@@ -340,7 +363,8 @@ int cmd_plan(const Args& args) {
   if (ec) throw ConfigError("--out: cannot create " + out_dir + ": " + ec.message());
   const fs::path out(out_dir);
   const Json base = materialise_base(doc.root(), facts);
-  const SweepSpec spec = write_plan_sweep(out, base, facts, candidates, pruning.survivors);
+  const SweepSpec spec =
+      write_plan_sweep(out, base, facts, candidates, pruning.survivors, !exhaustive);
   const std::vector<SweepPoint> points = expand_points(spec);
   check_config_overrides(spec.base, points.front().sets,
                          [&](std::size_t) { return config + ": plan override"; });
@@ -399,6 +423,14 @@ int cmd_plan(const Args& args) {
           " samples/s (x (1 + margin)), below the " + std::to_string(top_k) +
           "-th best fitting simulation, " + std::to_string(result.threshold) + " samples/s";
       ++pruning.reasons["time_bound"];
+      continue;
+    }
+    if (stopped_on_overflow(result.rows[k + 1])) {
+      e["status"] = "pruned";
+      e["pruned_reason"] = "memory_simulated";
+      e["pruned_detail"] = "the simulator's memory accounting, before any timing: " +
+                           result.rows[k + 1].value("error", "");
+      ++pruning.reasons["memory_simulated"];
       continue;
     }
     fill_measured(e, result.rows[k + 1]);
