@@ -48,6 +48,36 @@ void Network::start(const TransferRequest& req, Callback on_arrival) {
   notify_delta();
 }
 
+void Network::start_posted(const TransferRequest& req, Callback on_left, Callback on_arrival) {
+  if (req.bytes == 0 || req.route.empty())
+    throw SimulationError(
+        "Network::start_posted: a posted transfer needs bytes > 0 and a route (nothing leaves "
+        "otherwise)");
+  if (model_->has_work_budget() && !admit(model_->work_of(req.route, req.bytes))) return;
+  rebase_if_idle();
+  const std::uint32_t slot = model_->start(engine_now_ns(), req.route, req.bytes, nullptr);
+  model_->report_departure(slot);
+  if (callbacks_.size() <= slot) callbacks_.resize(slot + 1);
+  if (left_callbacks_.size() <= slot) left_callbacks_.resize(slot + 1);
+  callbacks_[slot] = std::move(on_arrival);
+  left_callbacks_[slot] = std::move(on_left);
+  notify_delta();
+}
+
+TransferResult Network::send(const TransferRequest& req, Callback on_arrival) {
+  TransferResult left;
+  sc_core::sc_event done;
+  start_posted(
+      req,
+      [&left, &done](const TransferResult& r) {
+        left = r;
+        done.notify(sc_core::SC_ZERO_TIME);
+      },
+      std::move(on_arrival));
+  sc_core::wait(done);
+  return left;
+}
+
 void Network::start_stream(const TransferRequest& req, std::uint64_t count,
                            Callback on_last_arrival) {
   if (!model_->can_stream())
@@ -123,10 +153,11 @@ void Network::deliver(const std::vector<Arrival>& arrivals) {
       continue;
     }
     const double origin_ns = static_cast<double>(origin_ps_) * 1e-3;  // 0 without replay
-    ready_.emplace_back(
-        std::move(callbacks_[a.slot]),
-        TransferResult{a.id, origin_ns + a.start_ns, origin_ns + a.end_ns, a.bytes});
-    callbacks_[a.slot] = nullptr;
+    // A departure keeps the flow's arrival callback (and its slot) for the arrival.
+    std::vector<Callback>& from = a.departed ? left_callbacks_ : callbacks_;
+    ready_.emplace_back(std::move(from[a.slot]), TransferResult{a.id, origin_ns + a.start_ns,
+                                                                origin_ns + a.end_ns, a.bytes});
+    from[a.slot] = nullptr;
   }
   for (auto& [cb, result] : ready_) {
     if (cb) cb(result);

@@ -64,6 +64,15 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
   void start(const TransferRequest& req, Callback on_arrival);
+  /// Starts a posted transfer now (bytes > 0, non-empty route; SimulationError else):
+  /// `on_left` runs when its last byte has left the source (its first resource's latency, the
+  /// source's access, and its sending done; TransferResult::end_ns is that instant), then
+  /// `on_arrival` when its last byte has arrived. A posted sender starts its next transfer on
+  /// `on_left`, not waiting for the flight.
+  void start_posted(const TransferRequest& req, Callback on_left, Callback on_arrival);
+  /// Blocking form of start_posted(): returns (with the departure) once the bytes have left;
+  /// `on_arrival` runs later, at the arrival. Call from an SC_THREAD only.
+  TransferResult send(const TransferRequest& req, Callback on_arrival);
   /// Models that can_stream(): starts `count` transfers of `req` back to back
   /// (FlowEngine::start_stream), each at the instant its predecessor arrives: the times and stats
   /// of chaining start() from each arrival's callback, but only the last arrival runs
@@ -143,7 +152,8 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool link_modules_ = true;
   std::string refusal_;
   sc_core::sc_event wake_event_;
-  std::vector<Callback> callbacks_;  // indexed by engine slot
+  std::vector<Callback> callbacks_;       // indexed by engine slot
+  std::vector<Callback> left_callbacks_;  // start_posted(): indexed by engine slot
   /// Outstanding transfers of one transfer_batch() call and the event its caller waits on.
   struct Batch {
     std::size_t pending = 0;

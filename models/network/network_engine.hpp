@@ -69,6 +69,10 @@ class NetworkEngine {
   /// Starts a transfer; its arrival is handed to the host by run(). Returns its slot.
   virtual std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes,
                               void* tag) = 0;
+  /// Asks for a departure record (Arrival::departed) of the transfer just started in `slot`
+  /// (bytes > 0, non-empty route): handed to the host when its last byte has left the source
+  /// (its first resource's latency and its sending done), before its arrival.
+  virtual void report_departure(std::uint32_t slot) = 0;
   /// Starts `count` back-to-back repeats of a transfer (only if can_stream()).
   virtual std::uint32_t start_stream(double now_ns, const Route& route, std::uint64_t bytes,
                                      std::uint64_t count, void* tag);

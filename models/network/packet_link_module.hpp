@@ -31,6 +31,10 @@ struct PacketFlowTable {
     /// Bytes sent by the last hop and posted to the destination (without credits, only the
     /// last chunk is posted, carrying all: nothing else happens at the destination before).
     std::uint64_t sent_last = 0, posted_last = 0;
+    /// report_departure(): the first hop's bytes sent so far, and whether the flow wants a
+    /// departure record when its last chunk has left the first hop (its latency included).
+    std::uint64_t sent_first = 0;
+    bool report_departure = false;
     double start_ns = 0;
     void* tag = nullptr;
     bool live = false;
@@ -46,6 +50,8 @@ struct PacketFlowTable {
   std::size_t active = 0;
   /// Frees a completed flow's slot and hops and records its arrival at `t_ns`.
   void finish(double t_ns, std::uint32_t slot);
+  /// Records the departure of the flow in `slot` at `t_ns` (Arrival::departed; it keeps its slot).
+  void depart(double t_ns, std::uint32_t slot);
 };
 
 /// One link of the packet model as a module with its own process.
@@ -58,15 +64,16 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   PacketLink& link() { return link_; }
   const PacketLink& link() const { return link_; }
 
-  enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn };
+  enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn, Depart };
   /// Schedules, for `t_ns`, `size` bytes of hop `hop` of the flow in `slot` arriving at this
-  /// link's input (ChunkArrive), at its far end (Deliver), or their credit (CreditReturn, flow
-  /// `id`). `origin` and `seq` identify the posting link and its posting order.
+  /// link's input (ChunkArrive), at its far end (Deliver), their credit (CreditReturn, flow
+  /// `id`), or the flow's last byte having left its first hop (Depart). `origin` and `seq` identify
+  /// the posting link and its posting order.
   void post(double t_ns, Kind kind, std::uint32_t slot, std::uint32_t hop, std::uint32_t size,
             FlowId id, ResourceId origin, std::uint64_t seq);
 
  private:
-  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, Deliver, CreditReturn };
+  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, Deliver, CreditReturn, Depart };
   struct Event {
     double t;
     std::uint64_t posted_ps;     ///< instant it was posted

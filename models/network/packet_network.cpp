@@ -48,6 +48,7 @@ class PacketNetwork final : public NetworkEngine {
   std::string refusal(double planned, double limit, double now_ns) const override;
 
   std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) override;
+  void report_departure(std::uint32_t slot) override { table_.flows[slot].report_departure = true; }
   void start_batch(double now_ns, const std::vector<const Route*>& routes,
                    const std::vector<std::uint64_t>& bytes, void* tag) override {
     for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
@@ -103,6 +104,8 @@ std::uint32_t PacketNetwork::start(double now_ns, const Route& route, std::uint6
   f.delivered = 0;
   f.sent_last = 0;
   f.posted_last = 0;
+  f.sent_first = 0;
+  f.report_departure = false;
   f.start_ns = now_ns;
   f.tag = tag;
   f.live = true;
@@ -131,11 +134,13 @@ std::uint64_t PacketNetwork::run(std::uint64_t now_ps, std::uint64_t /*origin_ps
       empty_.pop();
     }
     if (table_.completed.empty()) break;
-    // Completions of one instant in flow order, whatever the order their links ran in.
+    // Completions of one instant in flow order, whatever the order their links ran in (a
+    // flow's departure before its arrival).
     arrivals_.swap(table_.completed);
     table_.completed.clear();
-    std::sort(arrivals_.begin(), arrivals_.end(),
-              [](const Arrival& a, const Arrival& b) { return a.id < b.id; });
+    std::sort(arrivals_.begin(), arrivals_.end(), [](const Arrival& a, const Arrival& b) {
+      return a.id != b.id ? a.id < b.id : a.departed > b.departed;
+    });
     // Callbacks may start flows now (zero-latency ones complete at once: loop).
     host.deliver(arrivals_);
   }

@@ -221,9 +221,10 @@ std::vector<ParamSpec> machine_specs() {
            "3x-20x slower than IPU-Links)."),
       real("/machine/gateway/ddr_latency_ns", "ns", 1407, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
-           "paid by every remote load/store and by every host-stream transfer into or out of the "
-           "gateway buffer (gc-hosttraffictest; it replaces the gateway buffer latency once fitted "
-           "to the closed form of those streams). ASSUMPTION before the fit: 1 us. " kFitted),
+           "paid by every remote load/store, by every tile transfer into or out of the gateway "
+           "buffer and by every push of landed data from the buffer to the host, before its bytes "
+           "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
+           "ASSUMPTION before the fit: 1 us. " kFitted),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
            "and 512)."),
@@ -275,11 +276,12 @@ std::vector<ParamSpec> machine_specs() {
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). " kFitted),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
-           "One-way host link latency (RoCE); a read over it (the host pulling from the gateway "
-           "buffer) waits 2 x this per transfer, a write stream pays it once. ASSUMPTION: 5 us "
-           "(NIC, switch and host software over 100 GbE RoCEv2). Not fitted: of the calibration "
-           "cases only gc-hosttraffictest's device-to-host host side moves it, and one figure may "
-           "not have a knob of its own."),
+           "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "
+           "streams are posted both ways (the host writes into the gateway buffer; the gateway "
+           "pushes landed data to the host, the next push once the previous one's bytes have "
+           "left), so a stream pays it once. ASSUMPTION: 5 us (NIC, switch and host software "
+           "over 100 GbE RoCEv2). Not fitted: no calibration case depends on it beyond one "
+           "latency per 100,000-transfer run."),
   };
 }
 
