@@ -219,12 +219,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1407, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1667, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
-           "ASSUMPTION before the fit: 1 us. " kFitted),
+           "ASSUMPTION before the fit: 1 us. Fitted by ipusim calibrate --params-from "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases: 1667 ns "
+           "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
            "and 512)."),
@@ -272,9 +274,13 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.3206, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2837, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
-           "transfers). " kFitted),
+           "transfers). Fitted by ipusim calibrate --params-from (this entry of "
+           "configs/calibration/assumptions.json, assumption 0.85) on 2026-11-27 on "
+           "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
+           "gateway's posted pushes out of it, a DDR access each): 0.2837 "
+           "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
            "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "
            "streams are posted both ways (the host writes into the gateway buffer; the gateway "

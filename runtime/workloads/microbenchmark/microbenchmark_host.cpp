@@ -75,7 +75,8 @@ void Microbenchmark::run_host_buffer(Step& s) {
 
   if (to_tiles) {
     // The host writes the run as one posted stream: the first repetition, then the rest (the
-    // tiles may start once the first is in; the last waits for the whole stream).
+    // tiles may start once the first is in; the last waits for the whole stream). Simultaneous
+    // sides: the tiles read the buffer at their own pace, not waiting for the stream.
     sc_core::sc_spawn([&] {
       if (B > 0) net.transfer({host_to_buffer, B});
       ++transfers_done_;
@@ -94,7 +95,9 @@ void Microbenchmark::run_host_buffer(Step& s) {
       // The stream lands progressively; only the first and the last repetition wait for it
       // (the rest is one flow, whose progress the network does not report). Waiting for the
       // whole stream before the second repetition would put the host's time into the tiles'.
-      const std::uint64_t needed = i + 1 < n ? std::min<std::uint64_t>(i + 1, 1) : n;
+      const std::uint64_t needed = s.simultaneous ? 0
+                                   : i + 1 < n    ? std::min<std::uint64_t>(i + 1, 1)
+                                                  : n;
       while (in_buffer < needed) sc_core::wait(landed);
       if (i == 0) s.tile_start_ns = now_ns();
       tiles_repetition(buffer_to_tiles);
@@ -104,14 +107,14 @@ void Microbenchmark::run_host_buffer(Step& s) {
     if (!host_finished) sc_core::wait(host_done);
   } else {
     // The tiles write each repetition; the gateway pushes each one to the host once it has
-    // landed, one DMA at a time, the next as soon as the previous one's bytes have left the
-    // DDR (posted: the host-link flight overlaps the next push). The host side ends at the
-    // last arrival.
+    // landed (simultaneous sides: at its own pace, not waiting for the tiles), one DMA at a
+    // time, the next as soon as the previous one's bytes have left the DDR (posted: the
+    // host-link flight overlaps the next push). The host side ends at the last arrival.
     sc_core::sc_spawn([&] {
       std::uint64_t arrived = 0;
       sc_core::sc_event all_arrived;
       for (std::uint64_t i = 0; i < n; ++i) {
-        while (in_buffer <= i) sc_core::wait(landed);
+        while (!s.simultaneous && in_buffer <= i) sc_core::wait(landed);
         if (i == 0) s.host_start_ns = now_ns();
         ++transfers_done_;
         if (B == 0) {

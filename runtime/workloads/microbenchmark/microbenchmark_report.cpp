@@ -132,6 +132,7 @@ Json Microbenchmark::step_json(const Step& s) const {
       j["ipu"] = s.ipu;
       j["tiles"] = s.tiles;
       j["bytes_per_transfer"] = s.bytes_per_tile;
+      if (s.simultaneous) j["simultaneous"] = true;
       break;
     case Kind::TileTraffic:
       j["pattern"] = to_string(s.tile.pattern);

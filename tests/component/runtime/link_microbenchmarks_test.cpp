@@ -231,6 +231,69 @@ TEST_CASE(
   CHECK(rd["host_side_GBps"].get<double>() > 3 * B / (3 * (Ld + B / hb + Lh)));
 }
 
+TEST_CASE(
+    "host_buffer_write/read with simultaneous sides (gc-hosttraffictest): each side at its own "
+    "pace, neither waiting for the other's data",
+    "[microbenchmark][host_buffer]") {
+  Json steps = Json::array({{{"kind", "host_buffer_write"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3},
+                             {"simultaneous", true}},
+                            {{"kind", "host_buffer_read"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3},
+                             {"simultaneous", true}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 32 * 256;
+  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+                     resolved(doc, "/machine/gateway/ddr_efficiency");
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
+  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  // The sides share only the DDR, whose rate exceeds the sum of theirs: each runs as if alone.
+  REQUIRE(ddr > host + gw);
+  const double hb = std::min(host, ddr), tb = std::min(ddr, gw);
+  auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  };
+  // Host -> tiles: the host's posted stream (the first repetition, then the other two) and the
+  // tiles' three reads from the start, the tiles not waiting for the stream.
+  const double stream_end = flow(B, Lh, Ld, hb) + flow(2 * B, Lh, Ld, hb);
+  const double tr = S + std::max(phase, Lg + flow(B, Ld, Lg, tb));
+  const Json w = b.step(0);
+  CHECK(b.duration(0) == Approx(std::max(stream_end, 3 * tr)).margin(0.01));
+  CHECK(w["host_side_GBps"].get<double>() == Approx(3 * B / stream_end).epsilon(1e-6));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(3 * B / (3 * tr)).epsilon(1e-6));
+  CHECK(w["simultaneous"] == true);
+  // Tiles -> host: the tiles' three writes; the gateway's three pushes from the start, each
+  // once the previous one has left (DDR access, then the drain at the host-link rate), the
+  // last arriving a host-link latency and one chunk of fill later.
+  const double tw = S + std::max(phase, flow(B, Lg, Ld, tb));
+  const double host_end = 3 * (Ld + B / hb) + Lh + std::min(B, chunk) / hb;
+  const Json rd = b.step(1);
+  CHECK(b.duration(1) == Approx(std::max(host_end, 3 * tw)).margin(0.01));
+  CHECK(rd["host_side_GBps"].get<double>() == Approx(3 * B / host_end).epsilon(1e-6));
+  CHECK(rd["tile_side_GBps"].get<double>() == Approx(3 * B / (3 * tw)).epsilon(1e-6));
+}
+
 TEST_CASE("tile_transfer and host_buffer steps reject bad set-ups", "[microbenchmark][errors]") {
   Json same = Json::array({{{"kind", "tile_transfer"},
                             {"src_ipu", 1},
