@@ -224,7 +224,7 @@ std::vector<ParamSpec> machine_specs() {
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
-           "ASSUMPTION before the fit: 1 us. Fitted by ipusim calibrate --params-from "
+           "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
            "configs/calibration/assumptions.json on 2026-11-27 on those three cases: 1667 ns "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
@@ -276,8 +276,9 @@ std::vector<ParamSpec> machine_specs() {
                 1, 100),
       real("/machine/host_link/efficiency", "", 0.2837, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
-           "transfers). Fitted by ipusim calibrate --params-from (this entry of "
-           "configs/calibration/assumptions.json, assumption 0.85) on 2026-11-27 on "
+           "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
+           "(this entry of "
+           "configs/calibration/assumptions.json) on 2026-11-27 on "
            "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
            "gateway's posted pushes out of it, a DDR access each): 0.2837 "
            "(configs/calibration/fitted.meta.json)."),
