@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--max-evals", type=int, default=240, help="objective evaluations of the fit")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--apply", action="store_true", help="write the fitted values as the defaults")
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse the evaluations cached by the last run (only with the same ipusim build)")
     args = ap.parse_args()
     os.chdir(ROOT)
     os.makedirs("out/calibration", exist_ok=True)
@@ -58,7 +60,8 @@ def main():
     cases = ["configs/validation/cases/%s.json" % c for c in CASES]
     fit = subprocess.run([args.ipusim, "calibrate"] + cases +
                          ["--params-from", g_file, "--out", out, "--max-evals", str(args.max_evals),
-                          "--jobs", str(args.jobs), "--json"], stdout=subprocess.PIPE, text=True)
+                          "--jobs", str(args.jobs), "--json"] + (["--resume"] if args.resume else []),
+                         stdout=subprocess.PIPE, text=True)
     if fit.returncode != 0:
         sys.exit(fit.returncode)
     result = json.loads(fit.stdout)
@@ -68,7 +71,8 @@ def main():
         print("%s | %s | [%g, %g] | %g | %s | %.6g | %d | %s" % (
             path, row["unit"], row["min"], row["max"], row["start"], before.get(path, "-"), row["value"],
             row.get("setups", 0), ", ".join(row["cases"])))
-    meta = json.load(open(out + ".meta.json")) if os.path.exists(out + ".meta.json") else {}
+    meta_file = out[:-len(".json")] + ".meta.json"
+    meta = json.load(open(meta_file)) if os.path.exists(meta_file) else {}
     print("objective %s -> %s (%s evaluations, %s)" % (meta.get("objective_start"), meta.get("objective_fitted"),
                                                        meta.get("evaluations"), meta.get("stop_reason")))
     for c in meta.get("cases", []):
