@@ -178,10 +178,12 @@ struct Builder {
   /// Distributed batch norm (popnn distributedBatchNormStatistics / Gradients, called by
   /// TensorFlow's norm ops when distributed_batch_norm_replica_group_size > 1): each replica's
   /// per-channel partial sums are added over its consecutive replica group by one multi-tensor
-  /// gcl::allReduceCrossReplica (CommGroupType CONSECUTIVE) in FP32 partials: the mean and the
-  /// power (sum of squares) in the forward, the two gradient sums (of dy and of dy * x_hat) in
-  /// the backward, 2 x C floats each. The recomputed forward does not repeat it (TensorFlow's
-  /// DistributedBatchNormDecomposer checkpoints the statistics; see pass_pipeline.hpp).
+  /// gcl::allReduceCrossReplica (CommGroupType CONSECUTIVE). poplin's normStatistics without
+  /// stable statistics (MLPerf sets no stable_norm) reduces the mean (C in the activation type)
+  /// and the power (C in FP32 partials) together in the forward; normStatisticsGradients reduces
+  /// the two gradient sums (2 x C in the gradient type) in the backward. The recomputed forward
+  /// does not repeat it (TensorFlow's DistributedBatchNormDecomposer checkpoints the statistics;
+  /// see pass_pipeline.hpp).
   void distributed_norm_allreduce(const std::string& name, Pass pass, std::int64_t channels) {
     const std::int64_t k = s.distributed_batch_norm_replica_group_size;
     if (k <= 1) return;
@@ -189,8 +191,14 @@ struct Builder {
     o.type = OpType::Collective;
     o.collective_op = "allreduce";
     o.comm_group = "consecutive:" + std::to_string(k);
-    o.dtype = DType::Float32;
-    o.collective_bytes = static_cast<std::uint64_t>(2 * channels) * dtype_bytes(DType::Float32);
+    const auto c = static_cast<std::uint64_t>(channels);
+    if (pass == Pass::Forward) {
+      o.dtype = DType::Float32;  // the sums are reduced as FP32 partials
+      o.collective_bytes = c * (dtype_bytes(s.dtype) + dtype_bytes(DType::Float32));
+    } else {
+      o.dtype = s.dtype;
+      o.collective_bytes = 2 * c * dtype_bytes(s.dtype);
+    }
   }
   /// max(x, 0): 1 flop per element; x read, y written.
   Layer relu(const std::string& name, const Act& in) {
@@ -517,8 +525,9 @@ void register_cnn_params() {
               "Distributed batch norm: consecutive replicas that share batch-norm statistics "
               "(TensorFlow IPUConfig norms.experimental.distributed_batch_norm_replica_group_size; "
               "Graphcore's CNN option BN_span, 2 in every MLPerf ResNet-50 configuration); each "
-              "batch-norm layer then all-reduces 2 x C FP32 sums over the group in its forward "
-              "and its backward. 1 = statistics of the replica's own micro-batch"),
+              "batch-norm layer then all-reduces its per-channel sums over the group in its "
+              "forward (mean and FP32 power) and its backward (two gradient sums). 1 = "
+              "statistics of the replica's own micro-batch"),
   });
 }
 
