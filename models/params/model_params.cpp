@@ -63,15 +63,15 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.3808, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.3816, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 0.2344, 0, 4096,
+      real("/chip/compute/amp_inner_dim_half", "element", 0.04183, 0, 4096,
            "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
            "means more partial "
            "sums to accumulate per output. 0 = no penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 3021, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 2990, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),

@@ -263,6 +263,15 @@ class PipelineLowering {
       u.dtype = so.state_dtype;
       u.flops = so.update_flops * frac;
       u.mem_bytes = static_cast<std::uint64_t>(static_cast<double>(so.update_bytes) * frac);
+      if (!so.updates.empty()) {
+        // One op per weight (its shard with RTS), timed one after another.
+        auto parts = std::make_shared<std::vector<ComputePart>>(so.updates);
+        for (ComputePart& p : *parts) {
+          p.flops *= frac;
+          p.bytes = static_cast<std::uint64_t>(static_cast<double>(p.bytes) * frac);
+        }
+        u.parts = std::move(parts);
+      }
       u.role = "optimizer";
       u.label = "optimizer update";
       chain.push_back(u);

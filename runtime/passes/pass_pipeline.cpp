@@ -247,6 +247,9 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     so.weight_bytes += wt.bytes();
     so.update_flops += o.flops;
     so.update_bytes += o.bytes;
+    so.updates.push_back(part_of(o));
+    so.updates.back().unit = ComputeUnit::Vector;  // as the optimizer op the lowering runs
+    so.updates.back().op_class = OpClass::Optimizer;
     for (const std::string& t : o.inputs) {
       if (!m.has_tensor(t)) continue;
       const Tensor& x = m.tensor(t);

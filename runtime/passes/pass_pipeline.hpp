@@ -77,6 +77,9 @@ struct StageOptimizer {
   std::uint64_t weight_bytes = 0, accumulator_bytes = 0, state_bytes = 0;
   double update_flops = 0;
   std::uint64_t update_bytes = 0;
+  /// The update of each weight: one op per model optimizer op, as the phased lowering runs
+  /// them (each pays the per-op cost; `update_flops` / `update_bytes` are their sums).
+  std::vector<ComputePart> updates;
   DType state_dtype = DType::Float32;
 };
 
