@@ -2,8 +2,8 @@
 // distributed batch norm's all-reduce between replica pairs in the accumulation loop.
 //
 // Toy model, one IPU per replica, no pipelining (S = 1), N = 2 micro-batches: a forward op of
-// F flops, a forward all-reduce of B = 8,192 float32 bytes over consecutive pairs (a 1,024-
-// channel layer's mean and power), a backward op of 2F flops and a backward all-reduce of B. A
+// F flops, a forward all-reduce of B = 8,192 float32 bytes over consecutive pairs (2 x 1,024
+// per-channel sums), a backward op of 2F flops and a backward all-reduce of B. A
 // cycle runs f, t_c, b, t_c one after another on the compute tiles, then every IPU syncs.
 // The pairs are consecutive IPUs, so GCL's small-message rule plays the all-reduce directly
 // (collectives/algorithms/auto_select.cpp: B <= 256 KiB): a reduce-scatter step (each sends
