@@ -40,8 +40,10 @@ std::vector<ParamSpec> chip_specs() {
            "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 "
            "GHz); GC2 16."),
       real("/chip/flops_per_cycle_per_tile/float16_32", "flop/cycle", 64, 0.001, 1e6,
-           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 "
-           "rate."),
+           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION on GC200 and Bow: "
+           "half the FP16.16 rate (no public figure; Graphcore's models enable half partials "
+           "for speed). GC2 64, the full rate: its mixed-precision peak is 124.5 TFLOP/s "
+           "(CIT)."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
            "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
            "SIMD op (4 x half) per cycle."),
@@ -68,9 +70,11 @@ std::vector<ParamSpec> chip_specs() {
            "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
       real("/chip/compute/amp_inner_dim_half", "element", 0.6071, 0, 4096,
-           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
-           "means more partial "
-           "sums to accumulate per output. 0 = no penalty. " kFitted),
+           "Length, in 16-bit elements, of one partial sum (the inner dimension of a tile's "
+           "block of a matmul/convolution) at which AMP efficiency halves, bk / (bk + this): "
+           "each partial pays a fixed AMP pipeline fill and loop set-up. 32-bit operands halve "
+           "it (the AMP loads 64 bits per lane per cycle: 4 halves or 2 floats). 0 = no "
+           "penalty. " kFitted),
       integer("/chip/compute/op_overhead_cycles", "cycle", 3010, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
