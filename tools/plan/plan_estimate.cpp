@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "models/ipu/gemm_tiling.hpp"
+
 namespace ipusim::cli {
 
 namespace {
@@ -29,11 +31,13 @@ double shard_group(const PlanCandidate& c) {
 
 /// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below: the
 /// flops at the calibrated AMP efficiency on every tile (the inner-dimension factor, at most
-/// 1, left out), the operand exchange of an even split over every tile, the per-op overhead.
+/// 1, left out), the operand exchange of the compute model's block of an even split over
+/// every tile (its partials and their sums, >= 0, left out), the per-op overhead.
 double gemm_cycles_lower_bound(const ModelFacts& f, double m, double n, double k, double groups) {
   const double tiles = static_cast<double>(f.tiles);
   const double flops = 2 * m * n * k * groups;
-  const double exchange = 2 * std::pow(m * n * k * groups / tiles, 2.0 / 3.0) * 2 /
+  const GemmTileBlock b = gemm_tile_block(m, k, n, groups, tiles);
+  const double exchange = (b.m * b.k + b.k * b.n) * b.count * 2 /
                           f.exchange_bytes_per_cycle_per_tile;  // FP16 operands: 2 B
   return flops / (tiles * f.amp_flops_per_cycle_per_tile * f.amp_efficiency) + exchange +
          f.op_overhead_cycles;
