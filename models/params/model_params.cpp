@@ -14,16 +14,10 @@
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
 #define kFitted                                                                           \
   "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on the " \
-  "calibration cases of configs/validation/cases on 2026-11-25, from the assumption "     \
+  "calibration cases of configs/validation/cases on 2026-11-25 (the compute group again " \
+  "on 2026-11-27), from the assumption "                                                  \
   "recorded there; configs/calibration/fitted.meta.json lists the cases that determine "  \
   "it (at least two set-ups each)"
-// The compute group, re-fitted alone after issue 25 item 4 (tools/calibration/fit_compute.py).
-#define kFittedCompute                                                                    \
-  "fitted by ipusim calibrate (tools/calibration/fit_compute.py: --params-from the "      \
-  "/chip/compute/ entries of configs/calibration/assumptions.json, on the 7 MLPerf and "  \
-  "PEARC calibration cases) on 2026-11-27, from the assumption recorded there; "          \
-  "configs/calibration/fitted.meta.json lists the cases that determine it (at least two " \
-  "set-ups each)"
 
 namespace ipusim {
 namespace {
@@ -47,8 +41,10 @@ std::vector<ParamSpec> chip_specs() {
            "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 "
            "GHz); GC2 16."),
       real("/chip/flops_per_cycle_per_tile/float16_32", "flop/cycle", 64, 0.001, 1e6,
-           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 "
-           "rate."),
+           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION on GC200 and Bow: "
+           "half the FP16.16 rate (no public figure; Graphcore's models enable half partials "
+           "for speed). GC2 64, the full rate: its mixed-precision peak is 124.5 TFLOP/s "
+           "(CIT)."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
            "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
            "SIMD op (4 x half) per cycle."),
@@ -70,18 +66,20 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.3816, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.7254, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
-           "before the inner-dimension and operand-exchange terms. " kFittedCompute),
-      real("/chip/compute/amp_inner_dim_half", "element", 0.04183, 0, 4096,
-           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
-           "means more partial "
-           "sums to accumulate per output. 0 = no penalty. " kFittedCompute),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 2990, 0, 1e6,
+           "before the inner-dimension and operand-exchange terms. " kFitted),
+      real("/chip/compute/amp_inner_dim_half", "element", 85.71, 0, 4096,
+           "Length, in 16-bit elements, of one partial sum (the inner dimension of a tile's "
+           "block of a matmul/convolution) at which AMP efficiency halves, bk / (bk + this): "
+           "each partial pays a fixed AMP pipeline fill and loop set-up. 32-bit operands halve "
+           "it (the AMP loads 64 bits per lane per cycle: 4 halves or 2 floats). 0 = no "
+           "penalty. " kFitted),
+      integer("/chip/compute/op_overhead_cycles", "cycle", 1709, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
-              "several compute sets). " kFittedCompute),
+              "several compute sets). " kFitted),
       integer("/chip/compute/reduction_overhead_cycles", "cycle", 472, 0, 1e6,
               "Fixed cycles of one reduction step of a collective (and of the reduce "
               "microbenchmark): the reduction vertex's launch and loop set-up, paid instead of "
@@ -99,7 +97,7 @@ std::vector<ParamSpec> chip_specs() {
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
            "vector-bound ops "
            "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
-           "reach. " kFittedCompute),
+           "reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle one tile's exchange port moves off chip (sent and, separately, "
            "received: IPU-Links, the gateway): a transfer from T tiles is bounded by T x this x "
