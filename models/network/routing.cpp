@@ -29,18 +29,26 @@ struct NamePiece {
 /// The pieces written one after another into one string (the names of the per-IPU links,
 /// 27 k of them at 4,096 IPUs: a chain of operator+ made a temporary string per piece).
 std::string join_name(std::initializer_list<NamePiece> pieces) {
-  std::string out;
-  out.reserve(40);
+  // Written into a buffer on the stack, then copied once (one allocation per name).
+  char buf[128];
+  std::size_t n = 0;
+  constexpr std::size_t kMaxDigits = 10;  // of a 32-bit number
   for (const NamePiece& p : pieces) {
-    if (!p.is_number) {
-      out.append(p.text);
-      continue;
+    if (n + (p.is_number ? kMaxDigits : p.text.size()) > sizeof(buf)) {
+      // Longer than any name this file makes: the rest piece by piece.
+      std::string out(buf, n);
+      for (const NamePiece& q : pieces)
+        if (&q >= &p) out += q.is_number ? std::to_string(q.number) : std::string(q.text);
+      return out;
     }
-    char buf[16];
-    const auto end = std::to_chars(buf, buf + sizeof(buf), p.number).ptr;
-    out.append(buf, static_cast<std::size_t>(end - buf));
+    if (p.is_number) {
+      n = static_cast<std::size_t>(std::to_chars(buf + n, buf + sizeof(buf), p.number).ptr - buf);
+    } else {
+      p.text.copy(buf + n, p.text.size());
+      n += p.text.size();
+    }
   }
-  return out;
+  return std::string(buf, n);
 }
 
 }  // namespace
@@ -63,6 +71,12 @@ Topology::Topology(const HwParams& p)
   gw_to_ipu_.assign(n, kNone);
   ipu_to_gw_.assign(n, kNone);
   tier_flow_ = p.tier_flow;
+  // Room for the usual table (up to 4 IPU-Link directions and 2 gateway links per IPU, DDR,
+  // host and GW-Links per machine) so that it is not moved while it grows.
+  const std::size_t expected = 6 * static_cast<std::size_t>(n) + 8 * num_machines();
+  specs_.reserve(expected);
+  kinds_.reserve(expected);
+  owner_.reserve(expected);
   build_ipu_links(p);
   build_machines(p);
   build_gw_links(p);
