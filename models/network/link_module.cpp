@@ -20,12 +20,15 @@ void LinkStatsGroup::collect_stats(Json& out) const {
   // Link names are unique under one parent: append to the ordered object directly instead of
   // looking each name up (operator[] scans the object, quadratic in the links).
   auto& entries = out.get_ref<Json::object_t&>();
+  // Reserved: entries have const keys, so a growing object would copy every link's subtree.
+  entries.reserve(entries.size() + ids_.size());
   for (ResourceId id : ids_) {
+    const ResourceStats s = network_.resource_stats(id);
+    if (s.transfers == 0) continue;  // an unused link writes nothing (write_resource_stats)
+    const ResourceSpec& spec = network_.engine().resource(id);
     Json r = Json::object();
-    write_resource_stats(r, network_.resource_stats(id),
-                         network_.engine().resource(id).capacity_Bpns, now);
-    if (!r.empty())
-      entries.emplace_back(link_module_name(network_.engine().resource(id).name), std::move(r));
+    write_resource_stats(r, s, spec.capacity_Bpns, now);
+    entries.emplace_back(link_module_name(spec.name), std::move(r));
   }
 }
 

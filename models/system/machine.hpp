@@ -33,7 +33,8 @@ class Machine : public sc_core::sc_module, public StatsProvider {
   Gateway& gateway() { return *gateway_; }
   /// IPU-Link and GW-Link modules of this machine (none above 512 IPUs).
   const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
-  /// Above 512 IPUs, the stats of the links that have no module (same paths).
+  /// Above 512 IPUs, the stats of the links that have no module (same paths); then the
+  /// stats of its IPUs, as `ipu<i>`.
   void collect_stats(Json& out) const override;
 
  private:
