@@ -33,11 +33,8 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   ResourcesByMachine by_machine(topo_.num_machines());
   for (ResourceId id = 0; id < topo_.num_resources(); ++id) {
     const std::uint32_t m = topo_.owner_machine(id);
-    if (m == Topology::kNone && !link_modules) {
-      switch_links_->add(id);
-    } else if (m == Topology::kNone) {
-      gw_switch_.push_back(std::make_unique<LinkModule>(
-          link_module_name(network_->engine().resource(id).name).c_str(), *network_, id));
+    if (m == Topology::kNone) {
+      place_link(*network_, id, gw_switch_, *switch_links_);
     } else {
       by_machine[m].push_back(id);
     }
