@@ -66,8 +66,10 @@ void emit_tiers(StepEmitter& emitter, const Layout& layout, CollectiveOp op,
   switch (op) {
     case CollectiveOp::AllReduce:
       for (std::size_t i = 0; i < outer; ++i)
-        emit_tier_reduce_scatter(emitter, layout, *tiers[i].rings, phase(tiers[i], "reduce_scatter"));
-      emit_tier_reduce_scatter(emitter, layout, *tiers[outer].rings, phase(tiers[outer], "all_reduce"));
+        emit_tier_reduce_scatter(emitter, layout, *tiers[i].rings,
+                                 phase(tiers[i], "reduce_scatter"));
+      emit_tier_reduce_scatter(emitter, layout, *tiers[outer].rings,
+                               phase(tiers[outer], "all_reduce"));
       emit_tier_all_gather(emitter, layout, *tiers[outer].rings, phase(tiers[outer], "all_reduce"));
       for (std::size_t i = outer; i-- > 0;)
         emit_tier_all_gather(emitter, layout, *tiers[i].rings, phase(tiers[i], "all_gather"));

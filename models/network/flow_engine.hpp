@@ -55,7 +55,7 @@ struct ResourceSpec {
   double capacity_Bpns{};  ///< usable bytes per ns (= GB/s), efficiency included
   double latency_ns{};     ///< paid once per traversal
   std::uint32_t links{};   ///< physical links striped in this bundle (for describe)
-  std::string group;           ///< link group for describe, e.g. "ipu_link.partner"
+  std::string group;       ///< link group for describe, e.g. "ipu_link.partner"
   /// Flow control of the resource's tier; unset fields take the engine-wide FlowEngineParams.
   std::optional<std::uint64_t> chunk_bytes;
   std::optional<std::uint64_t> credits_bytes;

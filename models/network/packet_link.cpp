@@ -121,8 +121,8 @@ void PacketLink::serialised(double t_ns) {
 
 std::uint32_t start_packet_flow(std::vector<PacketFlow>& flows,
                                 std::vector<std::uint32_t>& free_slots, std::size_t num_links,
-                                FlowId id, const Route& route, std::uint64_t bytes,
-                                double now_ns, void* tag) {
+                                FlowId id, const Route& route, std::uint64_t bytes, double now_ns,
+                                void* tag) {
   for (std::size_t i = 0; i < route.size(); ++i) {
     if (route[i] >= num_links) throw SimulationError("flow route names an unknown resource");
     for (std::size_t j = 0; j < i; ++j) {

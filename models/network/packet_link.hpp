@@ -132,7 +132,7 @@ struct PacketFlow {
 /// names a resource at or above `num_links` or crosses one twice.
 std::uint32_t start_packet_flow(std::vector<PacketFlow>& flows,
                                 std::vector<std::uint32_t>& free_slots, std::size_t num_links,
-                                FlowId id, const Route& route, std::uint64_t bytes,
-                                double now_ns, void* tag);
+                                FlowId id, const Route& route, std::uint64_t bytes, double now_ns,
+                                void* tag);
 
 }  // namespace ipusim

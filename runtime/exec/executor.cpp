@@ -442,7 +442,8 @@ void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
   auto& trace = TraceWriter::instance();
   const Json args{{"phase", p}, {"category", t.category}, {"tier", t.tier}, {"bytes", op.bytes}};
   TraceTier tier = kNoTraceTier;
-  if (t.category == kComputeCategory || t.category == kExchangeCategory) tier = trace_tier(kComputeTraceTrack);
+  if (t.category == kComputeCategory || t.category == kExchangeCategory)
+    tier = trace_tier(kComputeTraceTrack);
   if (t.category == to_string(LinkTier::StreamingMemory)) tier = link_trace_tier(ResourceKind::Ddr);
   if (t.category == to_string(LinkTier::HostIo)) tier = link_trace_tier(ResourceKind::HostLink);
   if (t.category == to_string(LinkTier::IpuLink)) tier = link_trace_tier(ResourceKind::IpuLink);

@@ -122,7 +122,9 @@ TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over t
   const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld, S = p.S;
   const double phase = p.phase;
   // Times are whole ps (SystemC): 0.01 ns covers the rounding of a few waits.
-  auto flow = [&](double L1, double L2, double bottleneck) { return p.flow(B, L1, L2, bottleneck); };
+  auto flow = [&](double L1, double L2, double bottleneck) {
+    return p.flow(B, L1, L2, bottleneck);
+  };
   // Host -> tiles: the host writes (posted) into the buffer; then the tiles sync and read: the
   // request crosses the gateway link, the data comes back.
   const double host_write = flow(Lh, Ld, std::min(host, ddr));
