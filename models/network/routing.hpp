@@ -115,7 +115,9 @@ class Topology {
   std::vector<ResourceSpec> specs_;
   std::vector<ResourceKind> kinds_;
   std::vector<std::uint32_t> owner_;
-  std::vector<std::vector<ResourceId>> by_machine_;  ///< resources each machine owns
+  /// Resources each machine owns, for machine_resource(): built on its first call (no tier
+  /// of the shipped table needs it, so building a system costs nothing more).
+  mutable std::vector<std::vector<ResourceId>> by_machine_;
   std::array<FlowControl, kNumLinkTiers> tier_flow_;
   std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
   std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;

@@ -43,6 +43,7 @@ Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const Mach
               params.capacity_bytes()),
       ddr_(ddr),
       link_stats_(network) {
+  links_.reserve(links.size());
   for (ResourceId id : links) place_link(network, id, links_, link_stats_);
 }
 

@@ -16,6 +16,7 @@ Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwPa
         std::make_unique<Ipu>(nm.c_str(), machine * n + i, params.chip, params.system.fidelity));
   }
   std::vector<ResourceId> gateway_links;
+  links_.reserve(resources[machine].size());
   for (ResourceId id : resources[machine]) {
     if (link_tier(topo.kind(id)).under_gateway) {
       gateway_links.push_back(id);

@@ -1,7 +1,8 @@
 #include "runtime/exec/link_utilisation.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,14 +19,22 @@ Json mean_utilisation(const System& system, double end_ns, const std::vector<std
                       const Counted& counted) {
   const Network& net = system.network();
   const Topology& topo = system.topology();
-  std::map<std::string, std::pair<double, int>> acc;
+  // Each row's position in `keys` (-1: not counted), so that no string is made per resource;
+  // sums run in resource order per key, as they always have.
+  std::array<int, kNumLinkTiers> key_of{};
+  for (const LinkTierInfo& t : link_tiers()) {
+    const auto it = std::find(keys.begin(), keys.end(), t.utilisation_key);
+    key_of[static_cast<std::size_t>(t.kind)] =
+        counted(t) && it != keys.end() ? static_cast<int>(it - keys.begin()) : -1;
+  }
+  std::vector<std::pair<double, int>> acc(keys.size(), {0.0, 0});
   if (end_ns > 0) {
     for (ResourceId id = 0; id < net.engine().num_resources(); ++id) {
-      const LinkTierInfo& row = link_tier(topo.kind(id));
-      if (!counted(row)) continue;
+      const int k = key_of[static_cast<std::size_t>(topo.kind(id))];
+      if (k < 0) continue;
       const ResourceStats st = net.resource_stats(id);
       if (st.transfers == 0) continue;
-      auto& a = acc[row.utilisation_key];
+      auto& a = acc[static_cast<std::size_t>(k)];
       // Whole bytes: the integrated rate carries floating-point dust that depends on the order
       // of the sums (a collective replayed from the executor's cache adds its totals at once).
       a.first += static_cast<double>(std::llround(st.bytes)) /
@@ -34,10 +43,8 @@ Json mean_utilisation(const System& system, double end_ns, const std::vector<std
     }
   }
   Json u = Json::object();
-  for (const std::string& n : keys) {
-    const auto& a = acc[n];
-    u[n] = a.second ? a.first / a.second : 0.0;
-  }
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    u[keys[k]] = acc[k].second ? acc[k].first / acc[k].second : 0.0;
   return u;
 }
 
