@@ -51,10 +51,11 @@ inline std::uint64_t round_count(double x) {
 struct ResourceSpec {
   std::string name;
   ResourceKind kind = ResourceKind::IpuLink;
-  double capacity_Bpns = 1.0;  ///< usable bytes per ns (= GB/s), efficiency included
-  double latency_ns = 0.0;     ///< paid once per traversal
-  std::uint32_t links = 1;     ///< physical links striped in this bundle (for describe)
-  std::string group;           ///< link group for describe, e.g. "ipu_link.partner"
+  // No defaults: routing.cpp sets each from HwParams (the registry and presets).
+  double capacity_Bpns{};  ///< usable bytes per ns (= GB/s), efficiency included
+  double latency_ns{};     ///< paid once per traversal
+  std::uint32_t links{};   ///< physical links striped in this bundle (for describe)
+  std::string group;       ///< link group for describe, e.g. "ipu_link.partner"
   /// Flow control of the resource's tier; unset fields take the engine-wide FlowEngineParams.
   std::optional<std::uint64_t> chunk_bytes;
   std::optional<std::uint64_t> credits_bytes;
@@ -76,7 +77,11 @@ struct ResourceStats {
   std::uint32_t max_concurrent = 0;
 };
 
-/// Engine-wide options.
+/// Engine-wide options: what a resource without flow control of its own gets, and the fast
+/// paths. Not hardware parameters: a System gives every resource its tier's flow control and
+/// passes `/sim/fast_paths` (models/system/system.cpp); these values are the neutral engine
+/// that tests and benches build alone (no chunk fill, unbounded buffers, max-min fair shares,
+/// the exact fast paths on).
 struct FlowEngineParams {
   Arbitration arbitration = Arbitration::Fair;
   std::uint64_t chunk_bytes = 0;    ///< see the file comment

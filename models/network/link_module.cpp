@@ -32,6 +32,16 @@ void LinkStatsGroup::collect_stats(Json& out) const {
   }
 }
 
+void place_link(Network& network, ResourceId id, std::vector<std::unique_ptr<LinkModule>>& views,
+                LinkStatsGroup& group) {
+  const std::string name = link_module_name(network.engine().resource(id).name);
+  if (network.place(id, name)) return;
+  if (network.link_modules())
+    views.push_back(std::make_unique<LinkModule>(name.c_str(), network, id));
+  else
+    group.add(id);
+}
+
 std::string link_module_name(const std::string& resource_name) {
   std::string n = resource_name;
   std::replace(n.begin(), n.end(), '.', '_');

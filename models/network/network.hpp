@@ -59,7 +59,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// Takes the resource table (ids in order) and the model's name and options; throws
   /// SimulationError for an unknown model.
   Network(sc_core::sc_module_name name, std::vector<ResourceSpec> resources,
-          FlowEngineParams params, NetworkOptions options = {});
+          FlowEngineParams params, NetworkOptions options);
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
@@ -104,6 +104,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// the system then report their links' stats themselves (LinkStatsGroup, see System).
   void set_link_modules(bool on) { link_modules_ = on; }
   bool link_modules() const { return link_modules_; }
+  /// Called by the module that owns resource `id` (its machine, gateway or the system) while
+  /// it is constructed: in a model with a module per resource (packet), makes it there, named
+  /// `name`, and returns true; otherwise false (the caller makes a LinkModule or aggregates).
+  bool place(ResourceId id, const std::string& name) { return model_->place(id, name); }
   /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
   /// the simulation was stopped and this says why, with the estimate and what to change.
   const std::string& refusal() const { return refusal_; }
@@ -128,6 +132,8 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   void collect_stats(Json& out) const override;
 
  private:
+  /// Places the resources no hardware module has placed under the network itself.
+  void before_end_of_elaboration() override { model_->place_rest(); }
   void wake();
   /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
   void deliver(const std::vector<Arrival>& arrivals) override;

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <tuple>
 
+#include "models/network/network.hpp"
+#include "sim/sim_time.hpp"
+
 namespace ipusim {
 
 void PacketFlowTable::finish(double t_ns, std::uint32_t slot) {
@@ -30,12 +33,17 @@ PacketLinkModule::PacketLinkModule(sc_core::sc_module_name name, ResourceId id,
                                    PacketFlowTable& table)
     : sc_core::sc_module(name),
       id_(id),
+      capacity_Bpns_(spec.capacity_Bpns),
       link_(id, spec, flow, static_cast<PacketFabric&>(*this)),
       table_(table),
       wake_("wake") {
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
+}
+
+void PacketLinkModule::collect_stats(Json& out) const {
+  write_resource_stats(out, link_.stats(), capacity_Bpns_, now_ns());
 }
 
 bool PacketLinkModule::Event::operator>(const Event& o) const {

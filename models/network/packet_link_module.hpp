@@ -15,6 +15,7 @@
 
 #include "models/network/flow_engine.hpp"
 #include "models/network/packet_link.hpp"
+#include "sim/stats.hpp"
 
 namespace ipusim {
 
@@ -22,23 +23,7 @@ class PacketLinkModule;
 
 /// The flows of the packet model, shared by its link modules.
 struct PacketFlowTable {
-  struct Flow {
-    FlowId id = 0;
-    Route route;
-    std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
-    std::uint64_t bytes = 0;
-    std::uint64_t delivered = 0;
-    /// Bytes sent by the last hop and posted to the destination (without credits, only the
-    /// last chunk is posted, carrying all: nothing else happens at the destination before).
-    std::uint64_t sent_last = 0, posted_last = 0;
-    /// report_departure(): the first hop's bytes sent so far, and whether the flow wants a
-    /// departure record when its last chunk has left the first hop (its latency included).
-    std::uint64_t sent_first = 0;
-    bool report_departure = false;
-    double start_ns = 0;
-    void* tag = nullptr;
-    bool live = false;
-  };
+  using Flow = PacketFlow;
   std::vector<Flow> flows;
   std::vector<std::uint32_t> free_slots;
   std::vector<PacketLinkModule*> links;  ///< by resource id
@@ -54,8 +39,10 @@ struct PacketFlowTable {
   void depart(double t_ns, std::uint32_t slot);
 };
 
-/// One link of the packet model as a module with its own process.
-class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
+/// One link of the packet model as a module with its own process, placed where its hardware
+/// is (under its machine, gateway or the system; see PacketNetwork::place) and reporting its
+/// statistics there.
+class PacketLinkModule : public sc_core::sc_module, public StatsProvider, private PacketFabric {
  public:
   SC_HAS_PROCESS(PacketLinkModule);
   PacketLinkModule(sc_core::sc_module_name name, ResourceId id, const ResourceSpec& spec,
@@ -63,6 +50,9 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
 
   PacketLink& link() { return link_; }
   const PacketLink& link() const { return link_; }
+  /// For a used link: `bytes`, `busy_ns`, `utilisation`, `transfers`, `max_concurrent` (what a
+  /// LinkModule reports); nothing for an idle one.
+  void collect_stats(Json& out) const override;
 
   enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn, Depart };
   /// Schedules, for `t_ns`, `size` bytes of hop `hop` of the flow in `slot` arriving at this
@@ -94,6 +84,7 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   void process(const Event& e);
 
   ResourceId id_;
+  double capacity_Bpns_;
   PacketLink link_;
   PacketFlowTable& table_;
   static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};

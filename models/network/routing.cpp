@@ -100,6 +100,20 @@ ResourceId Topology::add(std::string name, ResourceKind kind, std::string group,
   return static_cast<ResourceId>(specs_.size() - 1);
 }
 
+ResourceId Topology::machine_resource(std::uint32_t machine, ResourceKind kind,
+                                      std::size_t n) const {
+  if (by_machine_.empty()) {
+    by_machine_.resize(num_machines());
+    for (ResourceId id = 0; id < owner_.size(); ++id)
+      if (owner_[id] != kNone) by_machine_[owner_[id]].push_back(id);
+  }
+  if (machine >= by_machine_.size()) return kNone;
+  for (ResourceId id : by_machine_[machine]) {
+    if (kinds_[id] == kind && n-- == 0) return id;
+  }
+  return kNone;
+}
+
 void Topology::release_specs() {
   specs_.clear();
   specs_.shrink_to_fit();

@@ -6,24 +6,20 @@
 namespace ipusim {
 
 Machine::Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params,
-                 const Topology& topo, const Network& network, const ResourcesByMachine& resources)
+                 const Topology& topo, Network& network, const ResourcesByMachine& resources)
     : sc_core::sc_module(name), id_(machine), link_stats_(network) {
   const std::uint32_t n = params.machine.ipus_per_machine;
   ipus_.reserve(n);
   for (std::uint32_t i = 0; i < n; ++i)
     ipus_.push_back(std::make_unique<Ipu>(machine * n + i, params.chip, params.system.fidelity));
   std::vector<ResourceId> gateway_links;
+  links_.reserve(resources[machine].size());
   for (ResourceId id : resources[machine]) {
     if (link_tier(topo.kind(id)).under_gateway) {
       gateway_links.push_back(id);
       continue;
     }
-    if (!network.link_modules()) {
-      link_stats_.add(id);
-      continue;
-    }
-    const std::string nm = link_module_name(network.engine().resource(id).name);
-    links_.push_back(std::make_unique<LinkModule>(nm.c_str(), network, id));
+    place_link(network, id, links_, link_stats_);
   }
   gateway_ = std::make_unique<Gateway>("gateway", machine, params.machine, topo.ddr(machine),
                                        network, gateway_links);
@@ -45,7 +41,7 @@ void Machine::collect_stats(Json& out) const {
 }
 
 IpuLinkDomain::IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild,
-                             const HwParams& params, const Topology& topo, const Network& network,
+                             const HwParams& params, const Topology& topo, Network& network,
                              const ResourcesByMachine& resources)
     : sc_core::sc_module(name) {
   const std::uint32_t n = params.system.machines_per_ild;

@@ -169,8 +169,10 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
         j["elements"] = op.elements;
         j["tier"] = t.tier;
         const double gw = std::min(t.gw_link_ns, d);
-        by_tier["gw_link"] = by_tier.value("gw_link", 0.0) + gw;
-        by_tier["ipu_link"] = by_tier.value("ipu_link", 0.0) + (d - gw);
+        const std::string gw_key = to_string(LinkTier::GwLink);
+        const std::string ipu_key = to_string(LinkTier::IpuLink);
+        by_tier[gw_key] = by_tier.value(gw_key, 0.0) + gw;
+        by_tier[ipu_key] = by_tier.value(ipu_key, 0.0) + (d - gw);
       }
       coll.push_back(j);
     }

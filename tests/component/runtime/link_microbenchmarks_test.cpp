@@ -39,6 +39,40 @@ double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_ti
   return fixed + std::max(link, port_cycles * cycle_ns(doc));
 }
 
+/// The resolved rates (B/ns), latencies (ns) and times of the host <-> DDR <-> IPU path of
+/// machine 0, for `bytes_per_tile` through each tile's off-chip port.
+struct HostPath {
+  double ddr, host, gw;  ///< DDR, host link and gateway link rates x efficiency
+  double Lh, Lg, Ld;     ///< host link, gateway link and DDR latencies
+  double chunk;          ///< DDR chunk
+  double S;              ///< an internal sync
+  double phase;          ///< the tiles' exchange phase
+  HostPath(const ConfigDoc& doc, double bytes_per_tile) {
+    ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+          resolved(doc, "/machine/gateway/ddr_efficiency");
+    host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+           resolved(doc, "/machine/host_link/efficiency");
+    gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+         resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+    Lh = resolved(doc, "/machine/host_link/latency_ns");
+    Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+    Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+    chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+    S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+    // The bytes per tile through the off-chip port, beside the link flow.
+    const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+    const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+    phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+             std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9)) *
+            cycle_ns(doc);
+  }
+  /// A two-hop flow of `bytes` alone on its route: both latencies, one chunk of fill on the
+  /// second hop, the bytes at the bottleneck.
+  double flow(double bytes, double L1, double L2, double bottleneck) const {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  }
+};
+
 }  // namespace
 
 TEST_CASE(
@@ -84,29 +118,13 @@ TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over t
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld, S = p.S;
+  const double phase = p.phase;
   // Times are whole ps (SystemC): 0.01 ns covers the rounding of a few waits.
-  // Two-hop flows: both latencies, one chunk of fill on the second hop, the bytes at the
-  // bottleneck (nothing else on the network).
   auto flow = [&](double L1, double L2, double bottleneck) {
-    return L1 + L2 + (std::min(B, chunk) + B) / bottleneck;
+    return p.flow(B, L1, L2, bottleneck);
   };
-  // The tiles' phase: 256 B per tile through the off-chip port, beside the link flow.
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
   // Host -> tiles: the host writes (posted) into the buffer; then the tiles sync and read: the
   // request crosses the gateway link, the data comes back.
   const double host_write = flow(Lh, Ld, std::min(host, ddr));
@@ -140,27 +158,13 @@ TEST_CASE(
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
-  // Two-hop flows of `bytes` alone on their route (the stream and the tiles' reads share only
-  // the DDR, whose rate exceeds the sum of theirs).
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld, S = p.S;
+  const double phase = p.phase;
+  // The stream and the tiles' reads share only the DDR, whose rate exceeds the sum of theirs.
   auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
-    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+    return p.flow(bytes, L1, L2, bottleneck);
   };
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
   REQUIRE(ddr > host + gw);
   // The host writes the first repetition, then the other two as one posted stream.
   const double first = flow(B, Lh, Ld, std::min(host, ddr));

@@ -60,6 +60,9 @@ TEST_CASE("the network model table names fluid (default) and packet with their c
   NetworkOptions options;
   auto fluid = network_model("fluid").make(resources, options);
   auto packet = network_model("packet").make(resources, options);
+  // Without a hardware hierarchy to place them, the packet model's link modules are made here.
+  CHECK_FALSE(fluid->place(0, "l"));
+  packet->place_rest();
   CHECK(std::string(fluid->name()) == "fluid");
   CHECK(fluid->can_replay());
   CHECK(fluid->can_stream());
@@ -114,6 +117,7 @@ TEST_CASE("both models time a lone transfer to latency + bytes / capacity", "[ne
     resources.add_resource(test::res("p", 2.0, 100.0));
     resources.add_resource(test::res("q", 1.0, 50.0));
     auto model = network_model(name).make(resources, NetworkOptions{});
+    model->place_rest();
     int tag = 0, posted = 0;
     RecordingHost host;
     model->attach(host);
@@ -143,5 +147,7 @@ TEST_CASE("the packet model's budget work is its chunk hops", "[network][models]
   resources.add_resource(test::res("a", 2.0, 100.0));
   resources.add_resource(test::res("b", 2.0, 100.0));
   // ceil(1000 / 256) = 4 chunks on each of the two hops.
-  CHECK(network_model("packet").make(resources, NetworkOptions{})->work_of({0, 1}, 1000) == 8.0);
+  auto packet = network_model("packet").make(resources, NetworkOptions{});
+  packet->place_rest();
+  CHECK(packet->work_of({0, 1}, 1000) == 8.0);
 }
