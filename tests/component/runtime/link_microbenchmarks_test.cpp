@@ -192,22 +192,9 @@ TEST_CASE(
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld;
+  const double chunk = p.chunk, S = p.S, phase = p.phase;
   // The tiles' writes and the pushes share only the DDR, whose rate exceeds the sum of theirs.
   REQUIRE(ddr > host + gw);
   const double hb = std::min(host, ddr);
@@ -256,27 +243,14 @@ TEST_CASE(
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld;
+  const double chunk = p.chunk, S = p.S, phase = p.phase;
   // The sides share only the DDR, whose rate exceeds the sum of theirs: each runs as if alone.
   REQUIRE(ddr > host + gw);
   const double hb = std::min(host, ddr), tb = std::min(ddr, gw);
   auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
-    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+    return p.flow(bytes, L1, L2, bottleneck);
   };
   // Host -> tiles: the host's posted stream (the first repetition, then the other two) and the
   // tiles' three reads from the start, the tiles not waiting for the stream.
