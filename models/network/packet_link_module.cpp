@@ -38,8 +38,21 @@ bool PacketLinkModule::Event::operator>(const Event& o) const {
 void PacketLinkModule::push(Event e) {
   e.posted_ps = sc_core::sc_time_stamp().value();
   e.posted_delta = sc_core::sc_delta_count();
+  if (e.kind == EventKind::CreditReturn) {
+    credits_.push(e);
+    // A busy link ends its serialisation (an event of its own) before it can send again; if
+    // it turns idle first, schedule_wake() at the end of that activation asks for this credit.
+    if (!link_.busy()) notify_for(e.t);
+    return;
+  }
   calendar_.push(e);
   notify_for(e.t);
+}
+
+void PacketLinkModule::schedule_wake() {
+  // While busy the calendar holds at least this link's end of serialisation.
+  if (!calendar_.empty()) notify_for(calendar_.top().t);
+  if (!link_.busy() && !credits_.empty()) notify_for(credits_.top().t);
 }
 
 void PacketLinkModule::notify_for(double t_ns) {
@@ -98,17 +111,22 @@ void PacketLinkModule::run() {
   const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
   const std::uint64_t delta = sc_core::sc_delta_count();
   const double now_ns = static_cast<double>(now_ps) * 1e-3;
-  while (!calendar_.empty()) {
-    const Event& top = calendar_.top();
+  for (;;) {
+    // The two queues merged: the next event in (time, posting) order.
+    const bool from_credits =
+        !credits_.empty() && (calendar_.empty() || calendar_.top() > credits_.top());
+    auto& queue = from_credits ? credits_ : calendar_;
+    if (queue.empty()) break;
+    const Event& top = queue.top();
     if (top.t > now_ns + FlowEngine::kTolNs) break;
     // Posted at this very instant and delta: left for the next delta, whatever the order in
     // which SystemC ran this link and the poster.
     if (top.posted_ps == now_ps && top.posted_delta == delta) break;
     const Event e = top;
-    calendar_.pop();
+    queue.pop();
     process(e);
   }
-  if (!calendar_.empty()) notify_for(calendar_.top().t);
+  schedule_wake();
 }
 
 void PacketLinkModule::process(const Event& e) {

@@ -6,7 +6,8 @@
 // posts sent chunks to the next hop's module and credits to the previous hop's. Everything due
 // at one instant is handled in one activation, in an order that does not depend on SystemC's
 // order of processes: (time, posting instant and delta cycle, posting link, posting order);
-// events posted at the current instant and delta wait for the next delta.
+// events posted at the current instant and delta wait for the next delta. A credit coming back
+// to a busy link wakes nothing: it is handled, in that order, at the link's next activation.
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -83,6 +84,8 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
                   std::uint32_t bytes) override;
   void push(Event e);
   void notify_for(double t_ns);
+  /// Asks for a wake at the next event that needs one (a credit only while the link is idle).
+  void schedule_wake();
   void run();
   void process(const Event& e);
 
@@ -92,7 +95,13 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};
   std::uint64_t posted_ = 0;         ///< events this link has posted (its posting order)
   std::uint64_t wake_ps_ = kNoWake;  ///< instant of the pending wake
+  /// Ends of serialisation, chunk arrivals and deliveries: each wakes the process when due.
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> calendar_;
+  /// Credit returns, kept apart: while the link is busy a credit cannot start a send (only
+  /// serialised() can), so it changes only counters and the ready queue, and handling it at the
+  /// link's next activation, in the same (time, posting) order among the link's events and
+  /// with its own time, gives the same state. Only an idle link is woken for a credit.
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> credits_;
   sc_core::sc_event wake_;
 };
 
