@@ -38,15 +38,18 @@ bool PacketLinkModule::Event::operator>(const Event& o) const {
 void PacketLinkModule::push(Event e) {
   e.posted_ps = sc_core::sc_time_stamp().value();
   e.posted_delta = sc_core::sc_delta_count();
+  // The link's own activation asks for its next wake once, at its end (schedule_wake()): a
+  // wake asked for here could be replaced by an earlier one before the activation ends, and
+  // SystemC keeps every replaced timed notification in its queue until its time.
   if (e.kind == EventKind::CreditReturn) {
     credits_.push(e);
     // A busy link ends its serialisation (an event of its own) before it can send again; if
     // it turns idle first, schedule_wake() at the end of that activation asks for this credit.
-    if (!link_.busy()) notify_for(e.t);
+    if (!running_ && !link_.busy()) notify_for(e.t);
     return;
   }
   calendar_.push(e);
-  notify_for(e.t);
+  if (!running_) notify_for(e.t);
 }
 
 void PacketLinkModule::schedule_wake() {
@@ -111,6 +114,7 @@ void PacketLinkModule::run() {
   const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
   const std::uint64_t delta = sc_core::sc_delta_count();
   const double now_ns = static_cast<double>(now_ps) * 1e-3;
+  running_ = true;
   for (;;) {
     // The two queues merged: the next event in (time, posting) order.
     const bool from_credits =
@@ -126,6 +130,7 @@ void PacketLinkModule::run() {
     queue.pop();
     process(e);
   }
+  running_ = false;
   schedule_wake();
 }
 

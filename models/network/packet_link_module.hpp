@@ -95,6 +95,7 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};
   std::uint64_t posted_ = 0;         ///< events this link has posted (its posting order)
   std::uint64_t wake_ps_ = kNoWake;  ///< instant of the pending wake
+  bool running_ = false;             ///< inside run(): its end asks for the next wake
   /// Ends of serialisation, chunk arrivals and deliveries: each wakes the process when due.
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> calendar_;
   /// Credit returns, kept apart: while the link is busy a credit cannot start a send (only
