@@ -41,10 +41,10 @@ void PacketLinkModule::push(Event e) {
   // The link's own activation asks for its next wake once, at its end (schedule_wake()): a
   // wake asked for here could be replaced by an earlier one before the activation ends, and
   // SystemC keeps every replaced timed notification in its queue until its time.
-  if (e.kind == EventKind::CreditReturn) {
-    credits_.push(e);
+  if (e.kind == EventKind::CreditReturn || e.kind == EventKind::ChunkArrive) {
+    lazy_.push(e);
     // A busy link ends its serialisation (an event of its own) before it can send again; if
-    // it turns idle first, schedule_wake() at the end of that activation asks for this credit.
+    // it turns idle first, schedule_wake() at the end of that activation asks for this event.
     if (!running_ && !link_.busy()) notify_for(e.t);
     return;
   }
@@ -55,7 +55,7 @@ void PacketLinkModule::push(Event e) {
 void PacketLinkModule::schedule_wake() {
   // While busy the calendar holds at least this link's end of serialisation.
   if (!calendar_.empty()) notify_for(calendar_.top().t);
-  if (!link_.busy() && !credits_.empty()) notify_for(credits_.top().t);
+  if (!link_.busy() && !lazy_.empty()) notify_for(lazy_.top().t);
 }
 
 void PacketLinkModule::notify_for(double t_ns) {
@@ -117,9 +117,8 @@ void PacketLinkModule::run() {
   running_ = true;
   for (;;) {
     // The two queues merged: the next event in (time, posting) order.
-    const bool from_credits =
-        !credits_.empty() && (calendar_.empty() || calendar_.top() > credits_.top());
-    auto& queue = from_credits ? credits_ : calendar_;
+    const bool from_lazy = !lazy_.empty() && (calendar_.empty() || calendar_.top() > lazy_.top());
+    auto& queue = from_lazy ? lazy_ : calendar_;
     if (queue.empty()) break;
     const Event& top = queue.top();
     if (top.t > now_ns + FlowEngine::kTolNs) break;

@@ -6,8 +6,8 @@
 // posts sent chunks to the next hop's module and credits to the previous hop's. Everything due
 // at one instant is handled in one activation, in an order that does not depend on SystemC's
 // order of processes: (time, posting instant and delta cycle, posting link, posting order);
-// events posted at the current instant and delta wait for the next delta. A credit coming back
-// to a busy link wakes nothing: it is handled, in that order, at the link's next activation.
+// events posted at the current instant and delta wait for the next delta. A chunk or credit
+// reaching a busy link wakes nothing: it is handled, in that order, at its next activation.
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -96,13 +96,14 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   std::uint64_t posted_ = 0;         ///< events this link has posted (its posting order)
   std::uint64_t wake_ps_ = kNoWake;  ///< instant of the pending wake
   bool running_ = false;             ///< inside run(): its end asks for the next wake
-  /// Ends of serialisation, chunk arrivals and deliveries: each wakes the process when due.
+  /// Ends of serialisation and deliveries at the far end: each wakes the process when due.
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> calendar_;
-  /// Credit returns, kept apart: while the link is busy a credit cannot start a send (only
-  /// serialised() can), so it changes only counters and the ready queue, and handling it at the
-  /// link's next activation, in the same (time, posting) order among the link's events and
-  /// with its own time, gives the same state. Only an idle link is woken for a credit.
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> credits_;
+  /// Chunks arriving at the input and credit returns, kept apart: while the link is busy they
+  /// cannot start a send (only serialised() can), so they change only a hop's counters and the
+  /// ready queue, and handling them at the link's next activation, in the same (time, posting)
+  /// order among the link's events and each with its own time, gives the same state. Only an
+  /// idle link is woken for one.
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> lazy_;
   sc_core::sc_event wake_;
 };
 
