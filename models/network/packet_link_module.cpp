@@ -30,14 +30,17 @@ PacketLinkModule::PacketLinkModule(sc_core::sc_module_name name, ResourceId id,
   dont_initialize();
 }
 
-bool PacketLinkModule::Event::operator>(const Event& o) const {
-  return std::tie(t, posted_ps, posted_delta, origin, seq) >
-         std::tie(o.t, o.posted_ps, o.posted_delta, o.origin, o.seq);
-}
-
 void PacketLinkModule::push(Event e) {
-  e.posted_ps = sc_core::sc_time_stamp().value();
-  e.posted_delta = sc_core::sc_delta_count();
+  // Inside a link's activation the instant and delta are the ones it runs at (asking the
+  // kernel for them per event cost more than the event); outside (a flow started by the
+  // Network) ask the kernel.
+  if (table_.running) {
+    e.posted_ps = table_.now_ps;
+    e.posted_delta = table_.delta;
+  } else {
+    e.posted_ps = sc_core::sc_time_stamp().value();
+    e.posted_delta = sc_core::sc_delta_count();
+  }
   // The link's own activation asks for its next wake once, at its end (schedule_wake()): a
   // wake asked for here could be replaced by an earlier one before the activation ends, and
   // SystemC keeps every replaced timed notification in its queue until its time.
@@ -61,7 +64,7 @@ void PacketLinkModule::schedule_wake() {
 void PacketLinkModule::notify_for(double t_ns) {
   // An sc_event keeps only its earliest pending notification: skip the later ones.
   const auto at_ps = static_cast<std::uint64_t>(std::llround(t_ns * 1000.0));
-  const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
+  const std::uint64_t now_ps = table_.running ? table_.now_ps : sc_core::sc_time_stamp().value();
   if (wake_ps_ != kNoWake && wake_ps_ >= now_ps && at_ps >= wake_ps_) return;
   wake_ps_ = std::max(at_ps, now_ps);
   if (at_ps <= now_ps) {
@@ -115,6 +118,9 @@ void PacketLinkModule::run() {
   const std::uint64_t delta = sc_core::sc_delta_count();
   const double now_ns = static_cast<double>(now_ps) * 1e-3;
   running_ = true;
+  table_.running = true;
+  table_.now_ps = now_ps;
+  table_.delta = delta;
   for (;;) {
     // The two queues merged: the next event in (time, posting) order.
     const bool from_lazy = !lazy_.empty() && (calendar_.empty() || calendar_.top() > lazy_.top());
@@ -131,6 +137,7 @@ void PacketLinkModule::run() {
   }
   running_ = false;
   schedule_wake();
+  table_.running = false;
 }
 
 void PacketLinkModule::process(const Event& e) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <queue>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/network/flow_engine.hpp"
@@ -45,6 +46,9 @@ struct PacketFlowTable {
   std::uint64_t chunk_hops = 0;
   std::uint64_t activations = 0;
   std::size_t active = 0;
+  /// While a link's process runs: its instant (ps) and delta cycle, the stamp of what it posts.
+  bool running = false;
+  std::uint64_t now_ps = 0, delta = 0;
   /// Frees a completed flow's slot and hops and records its arrival at `t_ns`.
   void finish(double t_ns, std::uint32_t slot);
 };
@@ -77,7 +81,10 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
     EventKind kind;
     std::uint32_t slot, hop, size;
     FlowId id;
-    bool operator>(const Event& o) const;
+    bool operator>(const Event& o) const {
+      return std::tie(t, posted_ps, posted_delta, origin, seq) >
+             std::tie(o.t, o.posted_ps, o.posted_delta, o.origin, o.seq);
+    }
   };
   void serialising_until(double done_ns, ResourceId link) override;
   void chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,
