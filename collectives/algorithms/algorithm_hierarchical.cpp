@@ -1,6 +1,8 @@
 #include "collectives/algorithms/algorithm_hierarchical.hpp"
 
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "collectives/algorithms/algorithm_direct.hpp"
 #include "collectives/algorithms/algorithm_ring.hpp"
@@ -45,31 +47,44 @@ void add_leaf_spine_rings(const IldStructure& s, std::size_t grp, std::uint32_t 
   }
 }
 
-/// The phases of a three-tier collective: inside each ILD, under each leaf, across the spine.
-void emit_leaf_spine(StepEmitter& emitter, const Layout& layout, CollectiveOp op,
-                     const TierRings& ild, const TierRings& leaf, const TierRings& spine) {
+/// A tier of a hierarchical collective, innermost first, and its phases' name prefix.
+struct NamedTier {
+  const TierRings* rings;
+  const char* name;
+};
+
+/// The phases of a hierarchical collective over `tiers` (innermost first: the IPU-Link
+/// domains, then the leaves, then the GW-Links or the spine): reduce-scatters inside out (the
+/// outermost tier's one reduce-scatter and all-gather form its all-reduce), all-gathers
+/// outside in. Broadcast is emitted by the caller.
+void emit_tiers(StepEmitter& emitter, const Layout& layout, CollectiveOp op,
+                const std::vector<NamedTier>& tiers) {
+  const auto phase = [](const NamedTier& t, const char* what) {
+    return std::string(t.name) + "_" + what;
+  };
+  const std::size_t outer = tiers.size() - 1;
   switch (op) {
     case CollectiveOp::AllReduce:
-      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, leaf, "leaf_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, spine, "spine_all_reduce");
-      emit_tier_all_gather(emitter, layout, spine, "spine_all_reduce");
-      emit_tier_all_gather(emitter, layout, leaf, "leaf_all_gather");
-      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
+      for (std::size_t i = 0; i < outer; ++i)
+        emit_tier_reduce_scatter(emitter, layout, *tiers[i].rings,
+                                 phase(tiers[i], "reduce_scatter"));
+      emit_tier_reduce_scatter(emitter, layout, *tiers[outer].rings,
+                               phase(tiers[outer], "all_reduce"));
+      emit_tier_all_gather(emitter, layout, *tiers[outer].rings, phase(tiers[outer], "all_reduce"));
+      for (std::size_t i = outer; i-- > 0;)
+        emit_tier_all_gather(emitter, layout, *tiers[i].rings, phase(tiers[i], "all_gather"));
       break;
     case CollectiveOp::ReduceScatter:
-      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, leaf, "leaf_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, spine, "spine_reduce_scatter");
+      for (const NamedTier& t : tiers)
+        emit_tier_reduce_scatter(emitter, layout, *t.rings, phase(t, "reduce_scatter"));
       break;
     case CollectiveOp::AllGather:
-      emit_tier_all_gather(emitter, layout, spine, "spine_all_gather");
-      emit_tier_all_gather(emitter, layout, leaf, "leaf_all_gather");
-      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
+      for (std::size_t i = tiers.size(); i-- > 0;)
+        emit_tier_all_gather(emitter, layout, *tiers[i].rings, phase(tiers[i], "all_gather"));
       break;
     case CollectiveOp::Broadcast:
     case CollectiveOp::AllToAll:
-      break;  // Broadcast stays two-tier; AllToAll is rejected by validation
+      break;  // Broadcast: by the caller (two tiers); AllToAll is rejected by validation
   }
 }
 
@@ -209,39 +224,23 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
       make_tier_rings(ild_rings, schedule.ild_algorithm,
                       ild_ring_pattern(topo.torus, topo.ipus_per_replica, topo.link_config));
   const TierRings gw = make_tier_rings(gw_rings, schedule.gw_algorithm, RingPattern::Flat);
-  if (D != 0) {
-    const TierRings leaf = make_tier_rings(leaf_rings, schedule.gw_algorithm, RingPattern::Flat);
-    emit_leaf_spine(emitter, layout, op, ild, leaf, gw);
+  if (op != CollectiveOp::Broadcast) {
+    if (D != 0) {
+      const TierRings leaf = make_tier_rings(leaf_rings, schedule.gw_algorithm, RingPattern::Flat);
+      emit_tiers(emitter, layout, op, {{&ild, "ild"}, {&leaf, "leaf"}, {&gw, "spine"}});
+    } else {
+      emit_tiers(emitter, layout, op, {{&ild, "ild"}, {&gw, "gw"}});
+    }
     return;
   }
-
-  switch (op) {
-    case CollectiveOp::AllReduce:
-      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, gw, "gw_all_reduce");
-      emit_tier_all_gather(emitter, layout, gw, "gw_all_reduce");
-      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
-      break;
-    case CollectiveOp::ReduceScatter:
-      emit_tier_reduce_scatter(emitter, layout, ild, "ild_reduce_scatter");
-      emit_tier_reduce_scatter(emitter, layout, gw, "gw_reduce_scatter");
-      break;
-    case CollectiveOp::AllGather:
-      emit_tier_all_gather(emitter, layout, gw, "gw_all_gather");
-      emit_tier_all_gather(emitter, layout, ild, "ild_all_gather");
-      break;
-    case CollectiveOp::Broadcast:
-      if (L > 1) {
-        emit_direct_broadcast(emitter, layout, gw.primary, find_slots(gw.primary, gw_roots), false,
-                              "gw_broadcast");
-      }
-      if (kl > 1) {
-        emit_direct_broadcast(emitter, layout, ild.primary, find_slots(ild.primary, ild_roots),
-                              false, "ild_broadcast");
-      }
-      break;
-    case CollectiveOp::AllToAll:
-      break;  // rejected by validation
+  // Broadcast (two tiers): the root's peers across the GW-Links, then inside each domain.
+  if (L > 1) {
+    emit_direct_broadcast(emitter, layout, gw.primary, find_slots(gw.primary, gw_roots), false,
+                          "gw_broadcast");
+  }
+  if (kl > 1) {
+    emit_direct_broadcast(emitter, layout, ild.primary, find_slots(ild.primary, ild_roots), false,
+                          "ild_broadcast");
   }
 }
 

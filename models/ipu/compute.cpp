@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/ipu/gemm_tiling.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
@@ -71,29 +72,60 @@ double compute_dtype_bytes(ComputeDType dtype) {
   return dtype == ComputeDType::Float32 ? 4.0 : 2.0;
 }
 
-double amp_inner_dim_factor(const ChipParams& chip, double k) {
-  // Short inner dimensions leave the AMP's accumulators partly idle and add partial sums to
-  // reduce: efficiency k / (k + k_half), which halves at k = k_half and tends to 1 for long k.
-  if (k <= 0 || chip.amp_inner_dim_half <= 0) return 1.0;
-  return k / (k + chip.amp_inner_dim_half);
+double amp_inner_dim_half_elements(const ChipParams& chip, ComputeDType dtype) {
+  // amp_inner_dim_half is stated in 16-bit elements. The AMP loads 64 bits of input per lane
+  // per cycle (4 halves or 2 floats: poplibs CONV_UNIT_INPUT_LOAD_ELEMS_HALF / _FLOAT), so a
+  // fixed fill time per partial covers half as many 32-bit elements.
+  return chip.amp_inner_dim_half * 2.0 / compute_dtype_bytes(dtype);
+}
+
+double amp_inner_dim_factor(const ChipParams& chip, double k, ComputeDType dtype) {
+  // Each partial sum (one output element's accumulation over the tile's block of the inner
+  // dimension) pays a fixed AMP pipeline fill/drain and loop set-up, worth k_half elements:
+  // efficiency k / (k + k_half), half at k = k_half, tending to 1 for long partials.
+  const double k_half = amp_inner_dim_half_elements(chip, dtype);
+  if (k <= 0 || k_half <= 0) return 1.0;
+  return k / (k + k_half);
 }
 
 namespace {
 
-/// Operand exchange of a GEMM whose iteration space is split over `volume_tiles` tiles.
+/// Bytes of one partial sum: FP16.16 accumulates in FP16, the rest in FP32.
+double partial_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float16 ? 2.0 : 4.0; }
+
+/// Vector-unit cycles to sum the partials of a block whose inner dimension is split over
+/// `block.k_splits` tiles: each output's k_splits partials need k_splits - 1 additions, spread
+/// over those tiles.
+double partial_reduction_cycles(const ChipParams& chip, const GemmTileBlock& block,
+                                ComputeDType dtype) {
+  if (block.k_splits <= 1) return 0;
+  const double adds = block.m * block.n * block.count * (1.0 - 1.0 / block.k_splits);
+  const ComputeDType acc = dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32;
+  return adds / flops_per_cycle_per_tile(chip, acc, ComputeUnit::Vector) / chip.vector_efficiency;
+}
+
+/// Exchange bytes one tile receives for its block: the operand slices it does not hold
+/// (in block m x k and w block k x n) and, when the inner dimension is split, the partials of
+/// the outputs it sums.
+double block_exchange_bytes(const GemmTileBlock& block, ComputeDType dtype) {
+  const double operands = (block.m * block.k + block.k * block.n) * block.count;
+  const double partials =
+      block.k_splits > 1 ? block.m * block.n * block.count * (1.0 - 1.0 / block.k_splits) : 0;
+  return operands * compute_dtype_bytes(dtype) + partials * partial_bytes(dtype);
+}
+
+/// The GEMM block on `volume_tiles` tiles (the spec's shape must be known).
+GemmTileBlock spec_block(const ComputeSpec& spec, double volume_tiles) {
+  const double groups = spec.groups > 0 ? spec.groups : 1.0;
+  return gemm_tile_block(spec.m, spec.k, spec.n, groups, volume_tiles);
+}
+
+/// Exchange cycles of a GEMM whose iteration space is split over `volume_tiles` tiles.
 double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
                                double volume_tiles) {
   if (!spec.gemm_known() || volume_tiles <= 0) return 0;
-  // A poplibs-style planner splits the m x n x k iteration space (times groups) into one
-  // block per tile and picks the split that minimises exchange: a cube of volume
-  // V = m n k groups / T, side V^(1/3). The tile then needs its slice of both operands,
-  // an s x s block of the input and one of the weights: 2 V^(2/3) elements brought in by
-  // the on-chip exchange at exchange_bytes_per_cycle_per_tile. No free parameter: the
-  // shape, the dtype and the exchange rate decide it.
-  const double groups = spec.groups > 0 ? spec.groups : 1.0;
-  const double volume = spec.m * spec.n * spec.k * groups / volume_tiles;
-  const double elements = 2.0 * std::pow(volume, 2.0 / 3.0);
-  return elements * compute_dtype_bytes(spec.dtype) / chip.exchange_bytes_per_cycle_per_tile;
+  return block_exchange_bytes(spec_block(spec, volume_tiles), spec.dtype) /
+         chip.exchange_bytes_per_cycle_per_tile;
 }
 
 }  // namespace
@@ -130,11 +162,20 @@ std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
         step_overhead_cycles(chip, spec),
         work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0));
   }
-  const double inner = spec.gemm_known() ? amp_inner_dim_factor(chip, spec.k) : 1.0;
-  // The busiest tile's block of the iteration space sets the operand exchange.
+  if (!spec.gemm_known() || volume_tiles <= 0) {
+    return total_cycles(
+        step_overhead_cycles(chip, spec),
+        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0));
+  }
+  // The busiest tile's block of the iteration space sets the partial length (AMP fill), the
+  // operand and partial exchange and the partial reduction. Compute, exchange and reduction
+  // are separate BSP phases: their cycles add.
+  const GemmTileBlock block = spec_block(spec, volume_tiles);
+  const double inner = amp_inner_dim_factor(chip, block.k, spec.dtype);
   const double cycles =
       work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
-      operand_exchange_cycles(chip, spec, volume_tiles);
+      block_exchange_bytes(block, spec.dtype) / chip.exchange_bytes_per_cycle_per_tile +
+      partial_reduction_cycles(chip, block, spec.dtype);
   return total_cycles(step_overhead_cycles(chip, spec), cycles);
 }
 

@@ -2,10 +2,16 @@
 // Compute cost (plain C++), one formula per op class, every parameter physical and named
 // (`/chip/compute/...`, all ASSUMPTION until fitted by calibration):
 //
-//   AMP ops (matmul, convolution) as a GEMM (m, k, n, groups) spread over T tiles:
+//   AMP ops (matmul, convolution) as a GEMM (m, k, n, groups) spread over T tiles; the busiest
+//   tile computes a block bm x bk x bn of the iteration space (models/ipu/gemm_tiling.hpp):
 //     cycles = op_overhead_cycles
-//            + flops/T / (amp_peak_per_tile x amp_efficiency x k / (k + amp_inner_dim_half))
-//            + operand_exchange_cycles
+//            + flops/T / (amp_peak_per_tile x amp_efficiency x bk / (bk + k_half(dtype)))
+//            + exchange bytes of the block / exchange_bytes_per_cycle_per_tile
+//              (operand slices bm bk + bk bn in the operand dtype; when k is split over
+//              k / bk tiles, the partials bm bn (1 - bk/k) in the accumulator dtype)
+//            + partial-sum additions bm bn (1 - bk/k) / (vector rate x vector_efficiency)
+//     k_half(dtype) = amp_inner_dim_half (16-bit elements) x 2 B / operand bytes: a fixed AMP
+//     fill per partial, and the AMP loads 64 bits per lane per cycle (4 halves or 2 floats).
 //   vector-bound ops (norms, softmax, elementwise, optimizer, embedding, reductions):
 //     cycles = op_overhead_cycles
 //            + max(flops/T / vector_flops_per_cycle, bytes/T / memory_bytes_per_cycle_per_tile)
@@ -62,12 +68,16 @@ double flops_per_cycle_per_tile(const ChipParams& chip, ComputeDType dtype, Comp
 /// Bytes of one operand element of a dtype (float16_32 reads FP16 operands).
 double compute_dtype_bytes(ComputeDType dtype);
 
-/// AMP efficiency factor of the inner dimension: k / (k + amp_inner_dim_half) (1 if k unknown
-/// or the half-point is 0).
-double amp_inner_dim_factor(const ChipParams& chip, double k);
+/// Inner-dimension length (elements of `dtype`'s operands) at which the AMP's fill per partial
+/// halves its rate: amp_inner_dim_half (16-bit elements) x 2 / operand bytes.
+double amp_inner_dim_half_elements(const ChipParams& chip, ComputeDType dtype);
 
-/// On-chip exchange cycles per tile that a GEMM's tile decomposition needs (0 if the shape is
-/// unknown): 2 x (m n k groups / T)^(2/3) elements x dtype bytes /
+/// AMP efficiency factor of a partial sum of length k: k / (k + k_half(dtype)) (1 if k is
+/// unknown or the half-point is 0).
+double amp_inner_dim_factor(const ChipParams& chip, double k, ComputeDType dtype);
+
+/// On-chip exchange cycles of the busiest tile's GEMM block on `tiles` tiles (0 if the shape
+/// is unknown): operand slices and, when the inner dimension is split, partials, over
 /// exchange_bytes_per_cycle_per_tile.
 double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
                                     std::uint32_t tiles);

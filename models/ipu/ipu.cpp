@@ -5,12 +5,8 @@
 
 namespace ipusim {
 
-Ipu::Ipu(sc_core::sc_module_name name, std::uint32_t id, const ChipParams& chip, Fidelity fidelity)
-    : sc_core::sc_module(name),
-      id_(id),
-      chip_(&chip),
-      clock_(chip.clock_GHz),
-      tiles_(chip, fidelity) {}
+Ipu::Ipu(std::uint32_t id, const ChipParams& chip, Fidelity fidelity)
+    : id_(id), chip_(&chip), clock_(chip.clock_GHz), tiles_(chip, fidelity) {}
 
 std::uint64_t Ipu::exchange(const ExchangeSpec& spec) {
   const std::uint64_t c = tiles_.exchange(spec);

@@ -1,11 +1,11 @@
 #pragma once
-// One IPU: an sc_module without processes that owns its tile array and turns exchange,
-// compute and sync requests into cycle counts (callers wait for them). It is also a
-// contended resource: BSP gives its compute tiles one thing at a time (a compute set, an
+// One IPU: a plain object (no SystemC module: it has no processes, and a 65,536-IPU system
+// would register as many names) that owns its tile array and turns exchange, compute and
+// sync requests into cycle counts (callers wait for them); its machine reports its stats. It is
+// also a contended resource: BSP gives its compute tiles one thing at a time (a compute set, an
 // exchange phase or a sync), so callers reserve the compute tiles for each such step; the IO
 // tiles are not part of the reservation and overlap with it.
 #include <cstdint>
-#include <systemc>
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
@@ -17,9 +17,9 @@
 namespace ipusim {
 
 /// A simulated IPU (GC2, GC200 or Bow) in a system.
-class Ipu : public sc_core::sc_module, public StatsProvider {
+class Ipu : public StatsProvider {
  public:
-  Ipu(sc_core::sc_module_name name, std::uint32_t id, const ChipParams& chip, Fidelity fidelity);
+  Ipu(std::uint32_t id, const ChipParams& chip, Fidelity fidelity);
 
   std::uint32_t id() const { return id_; }
   const ChipParams& chip() const { return *chip_; }

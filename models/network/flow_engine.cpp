@@ -150,6 +150,7 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   f.start_ns = now_ns;
   f.tag = tag;
   f.repeats_left = 0;
+  f.report_departure = false;
   ++active_;
   if (route.empty()) {  // same IPU: nothing crosses a link
     f.latency_ns = 0;
@@ -219,6 +220,10 @@ void FlowEngine::end_drain(std::uint32_t slot, double now_ns) {
   f.state = State::InFlight;
   f.remaining = 0;
   (f.repeats_left > 0 ? restarts_ : arrivals_).push({f.finish_ns + f.latency_ns, f.id, slot});
+  // The last byte leaves the source once its first resource's access (that resource's
+  // latency) and the drain are done; the other latencies and the fill are flight.
+  if (f.report_departure)
+    departures_.push({f.finish_ns + specs_[f.route.front()].latency_ns, f.id, slot});
 }
 
 bool FlowEngine::bulk_cheaper(std::size_t k, std::size_t n) {
@@ -291,6 +296,16 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     restarts_.pop();
     restart(slot, now_ns);
   }
+  // Departures before arrivals: a flow's departure is never later than its arrival, and its
+  // slot stays valid until the arrival is reported.
+  while (!departures_.empty() && departures_.top().t <= now_ns + kTolNs) {
+    const TimedEntry e = departures_.top();
+    departures_.pop();
+    const Flow& f = flows_[e.slot];
+    Arrival a{f.id, e.slot, f.start_ns, e.t, f.bytes, f.tag, 1};
+    a.departed = true;
+    arrivals.push_back(a);
+  }
   // Arrivals in (time, id) order, flows and groups merged. Nothing below adds an arrival, so
   // the due flows are taken out of their heap first (in that order).
   take_due_arrivals(now_ns + kTolNs);
@@ -362,6 +377,7 @@ double FlowEngine::next_event_ns() {
   if (!drain_heap_.empty()) t = drain_heap_.front().finish_ns;
   if (!arrivals_.empty()) t = std::min(t, arrivals_.top().t);
   if (!restarts_.empty()) t = std::min(t, restarts_.top().t);
+  if (!departures_.empty()) t = std::min(t, departures_.top().t);
   clean_group_heaps();
   if (!group_drains_.empty()) t = std::min(t, group_drains_.top().t);
   if (!group_arrivals_.empty()) t = std::min(t, group_arrivals_.top().t);

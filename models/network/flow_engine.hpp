@@ -51,10 +51,11 @@ inline std::uint64_t round_count(double x) {
 struct ResourceSpec {
   std::string name;
   ResourceKind kind = ResourceKind::IpuLink;
-  double capacity_Bpns = 1.0;  ///< usable bytes per ns (= GB/s), efficiency included
-  double latency_ns = 0.0;     ///< paid once per traversal
-  std::uint32_t links = 1;     ///< physical links striped in this bundle (for describe)
-  std::string group;           ///< link group for describe, e.g. "ipu_link.partner"
+  // No defaults: routing.cpp sets each from HwParams (the registry and presets).
+  double capacity_Bpns{};  ///< usable bytes per ns (= GB/s), efficiency included
+  double latency_ns{};     ///< paid once per traversal
+  std::uint32_t links{};   ///< physical links striped in this bundle (for describe)
+  std::string group;       ///< link group for describe, e.g. "ipu_link.partner"
   /// Flow control of the resource's tier; unset fields take the engine-wide FlowEngineParams.
   std::optional<std::uint64_t> chunk_bytes;
   std::optional<std::uint64_t> credits_bytes;
@@ -76,7 +77,11 @@ struct ResourceStats {
   std::uint32_t max_concurrent = 0;
 };
 
-/// Engine-wide options.
+/// Engine-wide options: what a resource without flow control of its own gets, and the fast
+/// paths. Not hardware parameters: a System gives every resource its tier's flow control and
+/// passes `/sim/fast_paths` (models/system/system.cpp); these values are the neutral engine
+/// that tests and benches build alone (no chunk fill, unbounded buffers, max-min fair shares,
+/// the exact fast paths on).
 struct FlowEngineParams {
   Arbitration arbitration = Arbitration::Fair;
   std::uint64_t chunk_bytes = 0;    ///< see the file comment
@@ -87,7 +92,8 @@ struct FlowEngineParams {
   bool fast_paths = true;
 };
 
-/// A flow whose last byte has arrived (or `count` flows of one batch group arriving at once).
+/// A flow whose last byte has arrived (or `count` flows of one batch group arriving at once), or,
+/// with `departed`, a flow whose bytes have all left its source (report_departure()).
 struct Arrival {
   /// Slot of an arrival that stands for a group of batch flows (no per-flow slot).
   static constexpr std::uint32_t kGroupSlot = 0xffffffffu;
@@ -98,6 +104,10 @@ struct Arrival {
   std::uint64_t bytes = 0;
   void* tag = nullptr;      ///< the tag given to start() / start_batch()
   std::uint32_t count = 1;  ///< flows this arrival stands for
+  /// A departure, not an arrival: end_ns is when the flow's last byte left its source (the
+  /// first resource's latency, its access, and the drain); the flow is still in flight and
+  /// keeps its slot until its arrival, which is reported after this (also at an equal time).
+  bool departed = false;
 };
 
 /// The flow-level network core; the caller supplies the current time to every call.
@@ -141,6 +151,12 @@ class FlowEngine {
   /// route (a zero-time repeat would never let time advance); throws SimulationError else.
   std::uint32_t start_stream(double now_ns, const Route& route, std::uint64_t bytes,
                              std::uint64_t count, void* tag = nullptr);
+  /// Asks for a departure record (Arrival::departed) of the flow in `slot`, started by start()
+  /// at this instant with bytes > 0 and a non-empty route: at the end of its drain plus its
+  /// first resource's latency, i.e. when its last byte has left the source, while the rest of
+  /// the route's latency and fill still separate it from its arrival. What a posted sender
+  /// waits for before it starts its next transfer.
+  void report_departure(std::uint32_t slot) { flows_[slot].report_departure = true; }
   /// True when advance(now_ns) would append no arrival: everything due by `now_ns` is a drain
   /// end or a stream restart. Such instants concern no one outside the engine, so the caller
   /// may process them ahead of the SystemC kernel (Network's run-ahead). Changes nothing.
@@ -207,6 +223,7 @@ class FlowEngine {
     State state = State::Free;
     void* tag = nullptr;
     std::uint64_t repeats_left = 0;  ///< start_stream(): repeats still to start after this one
+    bool report_departure = false;   ///< report_departure(): a departure record is wanted
   };
   static constexpr std::uint32_t kNotInHeap = 0xffffffffu;
   static constexpr std::uint32_t kNoGroup = 0xffffffffu;
@@ -379,6 +396,8 @@ class FlowEngine {
   MinHeap<TimedEntry> arrivals_;
   /// Arrivals of stream flows with repeats left: they restart instead of arriving.
   MinHeap<TimedEntry> restarts_;
+  /// Departures asked for by report_departure(), reported before arrivals of the same instant.
+  MinHeap<TimedEntry> departures_;
   std::size_t streams_ = 0;
   double kind_rate_[kNumKinds] = {};
   double kind_cap_[kNumKinds] = {};

@@ -41,6 +41,7 @@ void FlowEngine::restart(std::uint32_t slot, double now_ns) {
 bool FlowEngine::only_internal_events_due(double now_ns) {
   const double due = now_ns + kTolNs;
   if (!arrivals_.empty() && arrivals_.top().t <= due) return false;
+  if (!departures_.empty() && departures_.top().t <= due) return false;
   clean_group_heaps();
   if (!group_drains_.empty() && group_drains_.top().t <= due) return false;
   if (!group_arrivals_.empty() && group_arrivals_.top().t <= due) return false;

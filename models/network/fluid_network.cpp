@@ -20,6 +20,7 @@ class FluidNetwork final : public NetworkEngine {
   std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) override {
     return engine_.start(now_ns, route, bytes, tag);
   }
+  void report_departure(std::uint32_t slot) override { engine_.report_departure(slot); }
   std::uint32_t start_stream(double now_ns, const Route& route, std::uint64_t bytes,
                              std::uint64_t count, void* tag) override {
     return engine_.start_stream(now_ns, route, bytes, count, tag);

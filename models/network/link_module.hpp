@@ -6,6 +6,7 @@
 // so it adds nothing to the simulation's event path; it names the resource in the module tree
 // and reports its parameters and statistics there. Above 512 IPUs a LinkStatsGroup of the
 // parent module reports the same stats at the same paths without a module per link.
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -53,6 +54,14 @@ class LinkStatsGroup {
   const Network& network_;
   std::vector<ResourceId> ids_;
 };
+
+/// Gives resource `id` its place under the module being constructed (its machine, gateway or
+/// the system), named link_module_name(): the model's own module with its process where the
+/// model has one per resource (packet: a PacketLinkModule, owned by the model, reporting its
+/// stats), else a LinkModule view appended to `views`, else (above 512 IPUs, no LinkModules)
+/// `id` is added to `group`, which the parent reports at the same path.
+void place_link(Network& network, ResourceId id, std::vector<std::unique_ptr<LinkModule>>& views,
+                LinkStatsGroup& group);
 
 /// Module basename of a network resource: its network name (as in traces and `describe`'s
 /// groups) with '.', SystemC's hierarchy separator, written '_' (`ipu0->ipu1.partner` ->

@@ -23,6 +23,8 @@ inline constexpr std::size_t kNumLinkTiers = 6;
 
 /// Link tier a route uses, for breakdowns ("Local" = no link, same IPU).
 enum class LinkTier { Local, IpuLink, GwLink, StreamingMemory, HostIo };
+/// Breakdown name of a link tier ("local", "ipu_link", "gw_link", "streaming_memory",
+/// "host_io"): the reports' `breakdown_ns` key of time spent on it and an op's `tier`.
 std::string to_string(LinkTier t);
 
 /// Descriptor of one link tier.
@@ -49,6 +51,11 @@ struct LinkTierInfo {
   const char* utilisation_key;
   /// Position of `utilisation_key` in the report (rows sharing a key share a position).
   int utilisation_position;
+  /// Counted in the collective report's `utilisation` (collective_utilisation_keys()): the
+  /// tiers a collective's schedule uses, and the DDR (reported as 0 there). The switch is not,
+  /// though it shares the GW-Link key: the collective reports have always averaged only the
+  /// GW-Links themselves.
+  bool in_collective_utilisation;
   /// Breakdown tier of a route through it (the highest one counts).
   LinkTier breakdown;
   /// Carries traffic between IPUs (collectives and IPU copies), not only IO.
@@ -75,6 +82,11 @@ const std::vector<LinkTierInfo>& link_tiers();
 const LinkTierInfo& link_tier(ResourceKind kind);
 /// Distinct `utilisation` keys in report order.
 std::vector<std::string> utilisation_keys();
+/// Distinct `utilisation` keys of the rows `in_collective_utilisation`, in report order.
+std::vector<std::string> collective_utilisation_keys();
+/// Breakdown names of the link tiers a row routes over (LinkTier order, Local excluded):
+/// the link keys of every report's `breakdown_ns`, between `sync` and `idle`.
+std::vector<std::string> link_breakdown_keys();
 /// The `--trace-tiers` tier (a sim/trace.hpp TraceTier) of a resource kind's events.
 std::uint8_t link_trace_tier(ResourceKind kind);
 

@@ -59,11 +59,20 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// Takes the resource table (ids in order) and the model's name and options; throws
   /// SimulationError for an unknown model.
   Network(sc_core::sc_module_name name, std::vector<ResourceSpec> resources,
-          FlowEngineParams params, NetworkOptions options = {});
+          FlowEngineParams params, NetworkOptions options);
 
   /// Starts a transfer now; `on_arrival` runs (inside the network's method, at the arrival
   /// time) when its last byte has arrived. It may start further transfers.
   void start(const TransferRequest& req, Callback on_arrival);
+  /// Starts a posted transfer now (bytes > 0, non-empty route; SimulationError else):
+  /// `on_left` runs when its last byte has left the source (its first resource's latency, the
+  /// source's access, and its sending done; TransferResult::end_ns is that instant), then
+  /// `on_arrival` when its last byte has arrived. A posted sender starts its next transfer on
+  /// `on_left`, not waiting for the flight.
+  void start_posted(const TransferRequest& req, Callback on_left, Callback on_arrival);
+  /// Blocking form of start_posted(): returns (with the departure) once the bytes have left;
+  /// `on_arrival` runs later, at the arrival. Call from an SC_THREAD only.
+  TransferResult send(const TransferRequest& req, Callback on_arrival);
   /// Models that can_stream(): starts `count` transfers of `req` back to back
   /// (FlowEngine::start_stream), each at the instant its predecessor arrives: the times and stats
   /// of chaining start() from each arrival's callback, but only the last arrival runs
@@ -95,6 +104,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// the system then report their links' stats themselves (LinkStatsGroup, see System).
   void set_link_modules(bool on) { link_modules_ = on; }
   bool link_modules() const { return link_modules_; }
+  /// Called by the module that owns resource `id` (its machine, gateway or the system) while
+  /// it is constructed: in a model with a module per resource (packet), makes it there, named
+  /// `name`, and returns true; otherwise false (the caller makes a LinkModule or aggregates).
+  bool place(ResourceId id, const std::string& name) { return model_->place(id, name); }
   /// Non-empty when the packet model refused the traffic (over /sim/packet_max_chunk_hops):
   /// the simulation was stopped and this says why, with the estimate and what to change.
   const std::string& refusal() const { return refusal_; }
@@ -119,6 +132,8 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   void collect_stats(Json& out) const override;
 
  private:
+  /// Places the resources no hardware module has placed under the network itself.
+  void before_end_of_elaboration() override { model_->place_rest(); }
   void wake();
   /// Completes this wake's arrivals: batch counters, then every callback (taken out first).
   void deliver(const std::vector<Arrival>& arrivals) override;
@@ -143,7 +158,8 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool link_modules_ = true;
   std::string refusal_;
   sc_core::sc_event wake_event_;
-  std::vector<Callback> callbacks_;  // indexed by engine slot
+  std::vector<Callback> callbacks_;       // indexed by engine slot
+  std::vector<Callback> left_callbacks_;  // start_posted(): indexed by engine slot
   /// Outstanding transfers of one transfer_batch() call and the event its caller waits on.
   struct Batch {
     std::size_t pending = 0;

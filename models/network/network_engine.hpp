@@ -18,12 +18,14 @@
 
 namespace ipusim {
 
-/// Which model times the transfers (a name from network_models()), and its budget.
+/// Which model times the transfers (a name from network_models()), and its budget. No
+/// defaults here: both come from the registry (`/sim/network_model`,
+/// `/sim/packet_max_chunk_hops`) through HwParams.
 struct NetworkOptions {
-  std::string model = "fluid";
+  std::string model;
   /// Models with a work budget (packet): most work (chunk hops) the run's transfers may need
   /// in total; refused beyond.
-  double max_chunk_hops = 1e9;
+  double max_chunk_hops{};
 };
 
 /// What a model hands its arrivals to and asks about the rest of the simulation (the Network).
@@ -51,6 +53,14 @@ class NetworkEngine {
   virtual void attach(NetworkHost& /*host*/) {}
   /// The model's name in the table.
   virtual const char* name() const = 0;
+  /// Models that give each resource a module with a process of its own (packet): makes
+  /// resource `id`'s module, named `name`, under the module being constructed (SystemC's
+  /// current module: the resource's machine, gateway or the system) and returns true. Others
+  /// return false (the caller then makes a LinkModule, a view onto the resource).
+  virtual bool place(ResourceId /*id*/, const std::string& /*name*/) { return false; }
+  /// Places every resource not placed by then under the current module (the Network, before
+  /// the end of elaboration: a Network built without a hardware hierarchy, as in the tests).
+  virtual void place_rest() {}
   /// True when a batch started on an idle network is timed from its own start and a replayed
   /// interval's use can be credited (credit_replay()): repeated steps may then be replayed
   /// from a record (step memo, collective cache) instead of simulated.
@@ -69,6 +79,10 @@ class NetworkEngine {
   /// Starts a transfer; its arrival is handed to the host by run(). Returns its slot.
   virtual std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes,
                               void* tag) = 0;
+  /// Asks for a departure record (Arrival::departed) of the transfer just started in `slot`
+  /// (bytes > 0, non-empty route): handed to the host when its last byte has left the source
+  /// (its first resource's latency and its sending done), before its arrival.
+  virtual void report_departure(std::uint32_t slot) = 0;
   /// Starts `count` back-to-back repeats of a transfer (only if can_stream()).
   virtual std::uint32_t start_stream(double now_ns, const Route& route, std::uint64_t bytes,
                                      std::uint64_t count, void* tag);

@@ -36,29 +36,9 @@ void PacketEngine::activate(ResourceId link, double t) {
 
 std::uint32_t PacketEngine::start(double now_ns, const Route& route, std::uint64_t bytes,
                                   void* tag) {
-  for (std::size_t i = 0; i < route.size(); ++i) {
-    if (route[i] >= links_.size()) throw SimulationError("flow route names an unknown resource");
-    for (std::size_t j = 0; j < i; ++j) {
-      if (route[j] == route[i]) throw SimulationError("flow route crosses a resource twice");
-    }
-  }
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
-  }
+  const std::uint32_t slot =
+      start_packet_flow(flows_, free_slots_, links_.size(), next_id_++, route, bytes, now_ns, tag);
   Flow& f = flows_[slot];
-  f.id = next_id_++;
-  f.route.assign(route.begin(), route.end());
-  f.hops.clear();
-  f.bytes = bytes;
-  f.delivered = 0;
-  f.start_ns = now_ns;
-  f.tag = tag;
-  f.live = true;
   ++active_;
   if (route.empty() || bytes == 0) {
     // Nothing to carry: the flow arrives after the route's latency (none for the same IPU).

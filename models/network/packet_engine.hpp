@@ -88,16 +88,7 @@ class PacketEngine final : private PacketFabric {
     std::uint32_t size;  ///< bytes of the chunk or credit
     bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  struct Flow {
-    FlowId id = 0;
-    Route route;
-    std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
-    std::uint64_t bytes = 0;
-    std::uint64_t delivered = 0;
-    double start_ns = 0;
-    void* tag = nullptr;
-    bool live = false;
-  };
+  using Flow = PacketFlow;
 
   void serialising_until(double done_ns, ResourceId link) override;
   void chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,

@@ -119,4 +119,38 @@ void PacketLink::serialised(double t_ns) {
   dispatch(t_ns);
 }
 
+std::uint32_t start_packet_flow(std::vector<PacketFlow>& flows,
+                                std::vector<std::uint32_t>& free_slots, std::size_t num_links,
+                                FlowId id, const Route& route, std::uint64_t bytes, double now_ns,
+                                void* tag) {
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    if (route[i] >= num_links) throw SimulationError("flow route names an unknown resource");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (route[j] == route[i]) throw SimulationError("flow route crosses a resource twice");
+    }
+  }
+  std::uint32_t slot;
+  if (!free_slots.empty()) {
+    slot = free_slots.back();
+    free_slots.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(flows.size());
+    flows.emplace_back();
+  }
+  PacketFlow& f = flows[slot];
+  f.id = id;
+  f.route.assign(route.begin(), route.end());
+  f.hops.clear();
+  f.bytes = bytes;
+  f.delivered = 0;
+  f.sent_last = 0;
+  f.posted_last = 0;
+  f.sent_first = 0;
+  f.report_departure = false;
+  f.start_ns = now_ns;
+  f.tag = tag;
+  f.live = true;
+  return slot;
+}
+
 }  // namespace ipusim

@@ -114,4 +114,32 @@ class PacketLink {
   ResourceStats st_;
 };
 
+/// A flow of the packet model: its route, its hop in each link of it and its progress (one
+/// struct for the link modules' PacketFlowTable and the test/bench PacketEngine).
+struct PacketFlow {
+  FlowId id = 0;
+  Route route;
+  std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
+  std::uint64_t bytes = 0;
+  std::uint64_t delivered = 0;
+  /// Bytes sent by the last hop and posted to the destination (link modules: without credits,
+  /// only the last chunk is posted, carrying all; nothing else happens at the destination).
+  std::uint64_t sent_last = 0, posted_last = 0;
+  /// report_departure(): the first hop's bytes sent so far, and whether the flow wants a
+  /// departure record when its last chunk has left the first hop (its latency included).
+  std::uint64_t sent_first = 0;
+  bool report_departure = false;
+  double start_ns = 0;
+  void* tag = nullptr;
+  bool live = false;
+};
+
+/// The slot of a new flow `id` on `route` in `flows` (a freed slot if there is one), its
+/// fields set for a start at `now_ns` (no hops joined yet). Throws SimulationError if the route
+/// names a resource at or above `num_links` or crosses one twice.
+std::uint32_t start_packet_flow(std::vector<PacketFlow>& flows,
+                                std::vector<std::uint32_t>& free_slots, std::size_t num_links,
+                                FlowId id, const Route& route, std::uint64_t bytes, double now_ns,
+                                void* tag);
+
 }  // namespace ipusim

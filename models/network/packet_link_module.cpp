@@ -5,6 +5,9 @@
 #include <cmath>
 #include <tuple>
 
+#include "models/network/network.hpp"
+#include "sim/sim_time.hpp"
+
 namespace ipusim {
 
 void PacketFlowTable::finish(double t_ns, std::uint32_t slot) {
@@ -17,17 +20,30 @@ void PacketFlowTable::finish(double t_ns, std::uint32_t slot) {
   if (on_complete) on_complete();
 }
 
+void PacketFlowTable::depart(double t_ns, std::uint32_t slot) {
+  const Flow& f = flows[slot];
+  Arrival a{f.id, slot, f.start_ns, t_ns, f.bytes, f.tag, 1};
+  a.departed = true;
+  completed.push_back(a);
+  if (on_complete) on_complete();
+}
+
 PacketLinkModule::PacketLinkModule(sc_core::sc_module_name name, ResourceId id,
                                    const ResourceSpec& spec, const ResourceFlow& flow,
                                    PacketFlowTable& table)
     : sc_core::sc_module(name),
       id_(id),
+      capacity_Bpns_(spec.capacity_Bpns),
       link_(id, spec, flow, static_cast<PacketFabric&>(*this)),
       table_(table),
       wake_("wake") {
   SC_METHOD(run);
   sensitive << wake_;
   dont_initialize();
+}
+
+void PacketLinkModule::collect_stats(Json& out) const {
+  write_resource_stats(out, link_.stats(), capacity_Bpns_, now_ns());
 }
 
 void PacketLinkModule::push(Event e) {
@@ -78,6 +94,7 @@ void PacketLinkModule::post(double t_ns, Kind kind, std::uint32_t slot, std::uin
                             std::uint32_t size, FlowId id, ResourceId origin, std::uint64_t seq) {
   const EventKind k = kind == Kind::ChunkArrive ? EventKind::ChunkArrive
                       : kind == Kind::Deliver   ? EventKind::Deliver
+                      : kind == Kind::Depart    ? EventKind::Depart
                                                 : EventKind::CreditReturn;
   push(Event{t_ns, 0, 0, origin, seq, k, slot, hop, size, id});
 }
@@ -91,6 +108,12 @@ void PacketLinkModule::chunk_sent(double t_ns, ResourceId, std::uint32_t slot, s
   ++table_.chunk_hops;
   PacketFlowTable::Flow& f = table_.flows[slot];
   const double arrive_ns = t_ns + link_.latency_ns();
+  // The source's last chunk is out once the first hop has sent it and its latency (the
+  // source's access) has passed: posted before a Deliver of the same instant, so reported first.
+  if (hop == 0 && f.report_departure) {
+    f.sent_first += bytes;
+    if (f.sent_first == f.bytes) post(arrive_ns, Kind::Depart, slot, 0, 0, f.id, id_, posted_++);
+  }
   if (hop + 1 < f.route.size()) {
     table_.links[f.route[hop + 1]]->post(arrive_ns, Kind::ChunkArrive, slot, hop + 1, bytes, f.id,
                                          id_, posted_++);
@@ -160,6 +183,9 @@ void PacketLinkModule::process(const Event& e) {
     case EventKind::CreditReturn:
       if (!f.live || f.id != e.id) break;  // the flow has completed: nothing waits for it
       link_.credit(e.t, f.hops[e.hop], e.size);
+      break;
+    case EventKind::Depart:
+      table_.depart(e.t, e.slot);
       break;
   }
 }

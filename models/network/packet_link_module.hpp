@@ -17,6 +17,7 @@
 
 #include "models/network/flow_engine.hpp"
 #include "models/network/packet_link.hpp"
+#include "sim/stats.hpp"
 
 namespace ipusim {
 
@@ -24,19 +25,7 @@ class PacketLinkModule;
 
 /// The flows of the packet model, shared by its link modules.
 struct PacketFlowTable {
-  struct Flow {
-    FlowId id = 0;
-    Route route;
-    std::vector<PacketLink::HopRef> hops;  ///< the flow's hop in each link of its route
-    std::uint64_t bytes = 0;
-    std::uint64_t delivered = 0;
-    /// Bytes sent by the last hop and posted to the destination (without credits, only the
-    /// last chunk is posted, carrying all: nothing else happens at the destination before).
-    std::uint64_t sent_last = 0, posted_last = 0;
-    double start_ns = 0;
-    void* tag = nullptr;
-    bool live = false;
-  };
+  using Flow = PacketFlow;
   std::vector<Flow> flows;
   std::vector<std::uint32_t> free_slots;
   std::vector<PacketLinkModule*> links;  ///< by resource id
@@ -51,10 +40,14 @@ struct PacketFlowTable {
   std::uint64_t now_ps = 0, delta = 0;
   /// Frees a completed flow's slot and hops and records its arrival at `t_ns`.
   void finish(double t_ns, std::uint32_t slot);
+  /// Records the departure of the flow in `slot` at `t_ns` (Arrival::departed; it keeps its slot).
+  void depart(double t_ns, std::uint32_t slot);
 };
 
-/// One link of the packet model as a module with its own process.
-class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
+/// One link of the packet model as a module with its own process, placed where its hardware
+/// is (under its machine, gateway or the system; see PacketNetwork::place) and reporting its
+/// statistics there.
+class PacketLinkModule : public sc_core::sc_module, public StatsProvider, private PacketFabric {
  public:
   SC_HAS_PROCESS(PacketLinkModule);
   PacketLinkModule(sc_core::sc_module_name name, ResourceId id, const ResourceSpec& spec,
@@ -62,16 +55,20 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
 
   PacketLink& link() { return link_; }
   const PacketLink& link() const { return link_; }
+  /// For a used link: `bytes`, `busy_ns`, `utilisation`, `transfers`, `max_concurrent` (what a
+  /// LinkModule reports); nothing for an idle one.
+  void collect_stats(Json& out) const override;
 
-  enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn };
+  enum class Kind : std::uint8_t { ChunkArrive, Deliver, CreditReturn, Depart };
   /// Schedules, for `t_ns`, `size` bytes of hop `hop` of the flow in `slot` arriving at this
-  /// link's input (ChunkArrive), at its far end (Deliver), or their credit (CreditReturn, flow
-  /// `id`). `origin` and `seq` identify the posting link and its posting order.
+  /// link's input (ChunkArrive), at its far end (Deliver), their credit (CreditReturn, flow
+  /// `id`), or the flow's last byte having left its first hop (Depart). `origin` and `seq` identify
+  /// the posting link and its posting order.
   void post(double t_ns, Kind kind, std::uint32_t slot, std::uint32_t hop, std::uint32_t size,
             FlowId id, ResourceId origin, std::uint64_t seq);
 
  private:
-  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, Deliver, CreditReturn };
+  enum class EventKind : std::uint8_t { LinkDone, ChunkArrive, Deliver, CreditReturn, Depart };
   struct Event {
     double t;
     std::uint64_t posted_ps;     ///< instant it was posted
@@ -97,6 +94,7 @@ class PacketLinkModule : public sc_core::sc_module, private PacketFabric {
   void process(const Event& e);
 
   ResourceId id_;
+  double capacity_Bpns_;
   PacketLink link_;
   PacketFlowTable& table_;
   static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};

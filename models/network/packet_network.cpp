@@ -1,7 +1,8 @@
 // The `packet` network model: one PacketLinkModule per resource (its PacketLink's queue,
 // arbitration, credits and statistics, its own calendar and SC_METHOD) behind the
-// NetworkEngine interface, with its chunk-hop budget. The Network's own wake only starts
-// flows and delivers completions.
+// NetworkEngine interface, with its chunk-hop budget. Each module is made where its hardware
+// is, by the machine, gateway or system that owns the resource (place()). The Network's own
+// wake only starts flows and delivers completions.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,17 +21,26 @@ namespace {
 /// Chunk-level model over the same resource table, one module and process per resource.
 class PacketNetwork final : public NetworkEngine {
  public:
-  explicit PacketNetwork(const FlowEngine& resources) {
-    modules_.reserve(resources.num_resources());
-    for (ResourceId id = 0; id < resources.num_resources(); ++id) {
-      const ResourceSpec& spec = resources.resource(id);
-      modules_.push_back(std::make_unique<PacketLinkModule>(
-          link_module_name(spec.name).c_str(), id, spec, resources.flow_control(id), table_));
-      table_.links.push_back(modules_.back().get());
-    }
+  explicit PacketNetwork(const FlowEngine& resources)
+      : resources_(resources), modules_(resources.num_resources()) {
+    table_.links.assign(resources.num_resources(), nullptr);
   }
 
   const char* name() const override { return "packet"; }
+  bool place(ResourceId id, const std::string& name) override {
+    if (id >= modules_.size() || modules_[id])
+      throw SimulationError("packet model: resource " + std::to_string(id) +
+                            " is unknown or placed twice");
+    const ResourceSpec& spec = resources_.resource(id);
+    modules_[id] = std::make_unique<PacketLinkModule>(name.c_str(), id, spec,
+                                                      resources_.flow_control(id), table_);
+    table_.links[id] = modules_[id].get();
+    return true;
+  }
+  void place_rest() override {
+    for (ResourceId id = 0; id < modules_.size(); ++id)
+      if (!modules_[id]) place(id, link_module_name(resources_.resource(id).name));
+  }
   void attach(NetworkHost& host) override {
     table_.on_complete = [&host] { host.wake_soon(); };
   }
@@ -48,6 +58,7 @@ class PacketNetwork final : public NetworkEngine {
   std::string refusal(double planned, double limit, double now_ns) const override;
 
   std::uint32_t start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) override;
+  void report_departure(std::uint32_t slot) override { table_.flows[slot].report_departure = true; }
   void start_batch(double now_ns, const std::vector<const Route*>& routes,
                    const std::vector<std::uint64_t>& bytes, void* tag) override {
     for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
@@ -69,8 +80,9 @@ class PacketNetwork final : public NetworkEngine {
   }
 
  private:
+  const FlowEngine& resources_;
   PacketFlowTable table_;
-  std::vector<std::unique_ptr<PacketLinkModule>> modules_;
+  std::vector<std::unique_ptr<PacketLinkModule>> modules_;  ///< by resource id, once placed
   /// Transfers that carry nothing: (arrival time, slot), completed by the Network's wake.
   std::priority_queue<std::pair<double, std::uint32_t>,
                       std::vector<std::pair<double, std::uint32_t>>, std::greater<>>
@@ -80,32 +92,9 @@ class PacketNetwork final : public NetworkEngine {
 
 std::uint32_t PacketNetwork::start(double now_ns, const Route& route, std::uint64_t bytes,
                                    void* tag) {
-  for (std::size_t i = 0; i < route.size(); ++i) {
-    if (route[i] >= table_.links.size())
-      throw SimulationError("flow route names an unknown resource");
-    for (std::size_t j = 0; j < i; ++j) {
-      if (route[j] == route[i]) throw SimulationError("flow route crosses a resource twice");
-    }
-  }
-  std::uint32_t slot;
-  if (!table_.free_slots.empty()) {
-    slot = table_.free_slots.back();
-    table_.free_slots.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(table_.flows.size());
-    table_.flows.emplace_back();
-  }
+  const std::uint32_t slot = start_packet_flow(table_.flows, table_.free_slots, table_.links.size(),
+                                               table_.next_id++, route, bytes, now_ns, tag);
   PacketFlowTable::Flow& f = table_.flows[slot];
-  f.id = table_.next_id++;
-  f.route.assign(route.begin(), route.end());
-  f.hops.clear();
-  f.bytes = bytes;
-  f.delivered = 0;
-  f.sent_last = 0;
-  f.posted_last = 0;
-  f.start_ns = now_ns;
-  f.tag = tag;
-  f.live = true;
   ++table_.active;
   if (route.empty() || bytes == 0) {
     // Nothing to carry: the flow arrives after the route's latency (none for the same IPU).
@@ -131,11 +120,13 @@ std::uint64_t PacketNetwork::run(std::uint64_t now_ps, std::uint64_t /*origin_ps
       empty_.pop();
     }
     if (table_.completed.empty()) break;
-    // Completions of one instant in flow order, whatever the order their links ran in.
+    // Completions of one instant in flow order, whatever the order their links ran in (a
+    // flow's departure before its arrival).
     arrivals_.swap(table_.completed);
     table_.completed.clear();
-    std::sort(arrivals_.begin(), arrivals_.end(),
-              [](const Arrival& a, const Arrival& b) { return a.id < b.id; });
+    std::sort(arrivals_.begin(), arrivals_.end(), [](const Arrival& a, const Arrival& b) {
+      return a.id != b.id ? a.id < b.id : a.departed > b.departed;
+    });
     // Callbacks may start flows now (zero-latency ones complete at once: loop).
     host.deliver(arrivals_);
   }

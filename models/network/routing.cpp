@@ -3,16 +3,53 @@
 #include "models/network/routing.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "sim/errors.hpp"
 
 namespace ipusim {
 namespace {
 
-std::string ipu_name(std::uint32_t ipu) { return "ipu" + std::to_string(ipu); }
 std::string machine_name(std::uint32_t m) { return "m" + std::to_string(m); }
+
+/// One piece of a resource name: text or a decimal number.
+struct NamePiece {
+  NamePiece(const char* t) : text(t) {}                       // NOLINT: implicit by design
+  NamePiece(const std::string& t) : text(t) {}                // NOLINT
+  NamePiece(std::uint32_t n) : number(n), is_number(true) {}  // NOLINT
+  std::string_view text;
+  std::uint32_t number = 0;
+  bool is_number = false;
+};
+
+/// The pieces written one after another into one string (the names of the per-IPU links,
+/// 27 k of them at 4,096 IPUs: a chain of operator+ made a temporary string per piece).
+std::string join_name(std::initializer_list<NamePiece> pieces) {
+  // Written into a buffer on the stack, then copied once (one allocation per name).
+  char buf[128];
+  std::size_t n = 0;
+  constexpr std::size_t kMaxDigits = 10;  // of a 32-bit number
+  for (const NamePiece& p : pieces) {
+    if (n + (p.is_number ? kMaxDigits : p.text.size()) > sizeof(buf)) {
+      // Longer than any name this file makes: the rest piece by piece.
+      std::string out(buf, n);
+      for (const NamePiece& q : pieces)
+        if (&q >= &p) out += q.is_number ? std::to_string(q.number) : std::string(q.text);
+      return out;
+    }
+    if (p.is_number) {
+      n = static_cast<std::size_t>(std::to_chars(buf + n, buf + sizeof(buf), p.number).ptr - buf);
+    } else {
+      p.text.copy(buf + n, p.text.size());
+      n += p.text.size();
+    }
+  }
+  return std::string(buf, n);
+}
 
 }  // namespace
 
@@ -34,6 +71,12 @@ Topology::Topology(const HwParams& p)
   gw_to_ipu_.assign(n, kNone);
   ipu_to_gw_.assign(n, kNone);
   tier_flow_ = p.tier_flow;
+  // Room for the usual table (up to 4 IPU-Link directions and 2 gateway links per IPU, DDR,
+  // host and GW-Links per machine) so that it is not moved while it grows.
+  const std::size_t expected = 6 * static_cast<std::size_t>(n) + 8 * num_machines();
+  specs_.reserve(expected);
+  kinds_.reserve(expected);
+  owner_.reserve(expected);
   build_ipu_links(p);
   build_machines(p);
   build_gw_links(p);
@@ -55,6 +98,20 @@ ResourceId Topology::add(std::string name, ResourceKind kind, std::string group,
   kinds_.push_back(kind);
   owner_.push_back(owner);
   return static_cast<ResourceId>(specs_.size() - 1);
+}
+
+ResourceId Topology::machine_resource(std::uint32_t machine, ResourceKind kind,
+                                      std::size_t n) const {
+  if (by_machine_.empty()) {
+    by_machine_.resize(num_machines());
+    for (ResourceId id = 0; id < owner_.size(); ++id)
+      if (owner_[id] != kNone) by_machine_[owner_[id]].push_back(id);
+  }
+  if (machine >= by_machine_.size()) return kNone;
+  for (ResourceId id : by_machine_[machine]) {
+    if (kinds_[id] == kind && n-- == 0) return id;
+  }
+  return kNone;
 }
 
 void Topology::release_specs() {
@@ -79,13 +136,13 @@ void Topology::build_ipu_links(const HwParams& p) {
     const std::uint32_t partner = ipu ^ 1u;
     // Without dedicated cross links, crossing traffic shares the partner bundle (and vice versa).
     if (l.partner_links > 0) {
-      partner_[ipu] = add(ipu_name(ipu) + "->" + ipu_name(partner) + ".partner",
+      partner_[ipu] = add(join_name({"ipu", ipu, "->ipu", partner, ".partner"}),
                           ResourceKind::IpuLink, "ipu_link.partner", l.partner_links * link,
                           l.latency_ns, l.partner_links, machine_of(ipu));
     }
     if (l.cross_links > 0) {
       cross_[ipu] =
-          add(ipu_name(ipu) + "->" + ipu_name(partner) + ".cross", ResourceKind::IpuLink,
+          add(join_name({"ipu", ipu, "->ipu", partner, ".cross"}), ResourceKind::IpuLink,
               "ipu_link.cross", l.cross_links * link, l.latency_ns, l.cross_links, machine_of(ipu));
     }
     if (partner_[ipu] == kNone) partner_[ipu] = cross_[ipu];
@@ -94,16 +151,15 @@ void Topology::build_ipu_links(const HwParams& p) {
     if (k + 1 < rungs_ || wraps_) {
       const bool wrap = k + 1 >= rungs_;
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.up_links;
-      up_[ipu] =
-          add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, true)) + (wrap ? ".wrap" : ".up"),
-              ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
-              l.latency_ns, links, machine_of(ipu));
+      up_[ipu] = add(join_name({"ipu", ipu, "->ipu", step_rail(ipu, true), wrap ? ".wrap" : ".up"}),
+                     ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
+                     l.latency_ns, links, machine_of(ipu));
     }
     if (k > 0 || wraps_) {
       const bool wrap = k == 0;
       const std::uint32_t links = wrap ? l.torus_wrap_links : l.down_links;
       down_[ipu] =
-          add(ipu_name(ipu) + "->" + ipu_name(step_rail(ipu, false)) + (wrap ? ".wrap" : ".down"),
+          add(join_name({"ipu", ipu, "->ipu", step_rail(ipu, false), wrap ? ".wrap" : ".down"}),
               ResourceKind::IpuLink, wrap ? "ipu_link.wrap" : "ipu_link.rail", links * link,
               l.latency_ns, links, machine_of(ipu));
     }
@@ -127,9 +183,9 @@ void Topology::build_machines(const HwParams& p) {
     for (std::uint32_t i = 0; i < ipm_; ++i) {
       const std::uint32_t ipu = mi * ipm_ + i;
       const double cap = m.ipu_gateway_link_GBps * m.ipu_gateway_link_efficiency;
-      gw_to_ipu_[ipu] = add(mn + ".gw->" + ipu_name(ipu), ResourceKind::GatewayLink, "gateway_link",
-                            cap, m.ipu_gateway_link_latency_ns, 1, mi);
-      ipu_to_gw_[ipu] = add(ipu_name(ipu) + "->" + mn + ".gw", ResourceKind::GatewayLink,
+      gw_to_ipu_[ipu] = add(join_name({mn, ".gw->ipu", ipu}), ResourceKind::GatewayLink,
+                            "gateway_link", cap, m.ipu_gateway_link_latency_ns, 1, mi);
+      ipu_to_gw_[ipu] = add(join_name({"ipu", ipu, "->", mn, ".gw"}), ResourceKind::GatewayLink,
                             "gateway_link", cap, m.ipu_gateway_link_latency_ns, 1, mi);
     }
   }

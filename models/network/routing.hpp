@@ -76,6 +76,11 @@ class Topology {
   /// downlinks: the receiving one), or kNone for the GW-Link switch itself.
   std::uint32_t owner_machine(ResourceId id) const { return owner_[id]; }
 
+  /// The `n`-th resource of `kind` owned by `machine`, in the order they were added, or kNone:
+  /// the routes of a tier whose resources sit on each machine find them here, without a
+  /// lookup of their own (models/network/README.md, "Adding a link tier").
+  ResourceId machine_resource(std::uint32_t machine, ResourceKind kind, std::size_t n = 0) const;
+
   ResourceId ddr(std::uint32_t machine) const { return ddr_[machine]; }
   ResourceId gateway_to_ipu(std::uint32_t ipu) const { return gw_to_ipu_[ipu]; }
   ResourceId ipu_to_gateway(std::uint32_t ipu) const { return ipu_to_gw_[ipu]; }
@@ -110,6 +115,9 @@ class Topology {
   std::vector<ResourceSpec> specs_;
   std::vector<ResourceKind> kinds_;
   std::vector<std::uint32_t> owner_;
+  /// Resources each machine owns, for machine_resource(): built on its first call (no tier
+  /// of the shipped table needs it, so building a system costs nothing more).
+  mutable std::vector<std::vector<ResourceId>> by_machine_;
   std::array<FlowControl, kNumLinkTiers> tier_flow_;
   std::vector<ResourceId> partner_, cross_, up_, down_, gw_to_ipu_, ipu_to_gw_;
   std::vector<ResourceId> ddr_, host_in_, host_out_, east_, west_, uplink_, downlink_;

@@ -66,7 +66,7 @@ struct ChipParams {
   std::uint64_t sync_internal_cycles{};
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
   double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches
-  double amp_inner_dim_half{};  ///< inner dimension k (elements) at which AMP efficiency halves
+  double amp_inner_dim_half{};  ///< partial length (16-bit elements) at which AMP efficiency halves
   std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
   /// Per reduction step of a collective (or reduce microbenchmark): the reduction vertex's fixed
   /// cycles (launch, loop set-up), paid instead of op_overhead_cycles.

@@ -14,7 +14,8 @@
 // Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
 #define kFitted                                                                           \
   "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on the " \
-  "calibration cases of configs/validation/cases on 2026-11-25, from the assumption "     \
+  "calibration cases of configs/validation/cases on 2026-11-25 (the compute group again " \
+  "on 2026-11-27), from the assumption "                                                  \
   "recorded there; configs/calibration/fitted.meta.json lists the cases that determine "  \
   "it (at least two set-ups each)"
 
@@ -40,8 +41,10 @@ std::vector<ParamSpec> chip_specs() {
            "AMP FP32 flops per cycle per tile: derived from 62.5 TFLOP/s (M2K-DS) / (1472 x 1.325 "
            "GHz); GC2 16."),
       real("/chip/flops_per_cycle_per_tile/float16_32", "flop/cycle", 64, 0.001, 1e6,
-           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION: half the FP16.16 "
-           "rate."),
+           "AMP FP16 in / FP32 accumulate flops per cycle per tile. ASSUMPTION on GC200 and Bow: "
+           "half the FP16.16 rate (no public figure; Graphcore's models enable half partials "
+           "for speed). GC2 64, the full rate: its mixed-precision peak is 124.5 TFLOP/s "
+           "(CIT)."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
            "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
            "SIMD op (4 x half) per cycle."),
@@ -63,15 +66,17 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.3783, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.7179, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 0.6071, 0, 4096,
-           "Inner (reduction) dimension k at which AMP efficiency halves, k / (k + this): short k "
-           "means more partial "
-           "sums to accumulate per output. 0 = no penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 3010, 0, 1e6,
+      real("/chip/compute/amp_inner_dim_half", "element", 81.43, 0, 4096,
+           "Length, in 16-bit elements, of one partial sum (the inner dimension of a tile's "
+           "block of a matmul/convolution) at which AMP efficiency halves, bk / (bk + this): "
+           "each partial pays a fixed AMP pipeline fill and loop set-up. 32-bit operands halve "
+           "it (the AMP loads 64 bits per lane per cycle: 4 halves or 2 floats). 0 = no "
+           "penalty. " kFitted),
+      integer("/chip/compute/op_overhead_cycles", "cycle", 1736, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
@@ -219,11 +224,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1407, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1667, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
-           "paid by every remote load/store and by every host-stream transfer into or out of the "
-           "gateway buffer (gc-hosttraffictest; it replaces the gateway buffer latency once fitted "
-           "to the closed form of those streams). ASSUMPTION before the fit: 1 us. " kFitted),
+           "paid by every remote load/store, by every tile transfer into or out of the gateway "
+           "buffer and by every push of landed data from the buffer to the host, before its bytes "
+           "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
+           "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases: 1667 ns "
+           "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
            "and 512)."),
@@ -271,15 +279,21 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.3206, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2837, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
-           "transfers). " kFitted),
+           "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
+           "(this entry of "
+           "configs/calibration/assumptions.json) on 2026-11-27 on "
+           "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
+           "gateway's posted pushes out of it, a DDR access each): 0.2837 "
+           "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
-           "One-way host link latency (RoCE); a read over it (the host pulling from the gateway "
-           "buffer) waits 2 x this per transfer, a write stream pays it once. ASSUMPTION: 5 us "
-           "(NIC, switch and host software over 100 GbE RoCEv2). Not fitted: of the calibration "
-           "cases only gc-hosttraffictest's device-to-host host side moves it, and one figure may "
-           "not have a knob of its own."),
+           "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "
+           "streams are posted both ways (the host writes into the gateway buffer; the gateway "
+           "pushes landed data to the host, the next push once the previous one's bytes have "
+           "left), so a stream pays it once. ASSUMPTION: 5 us (NIC, switch and host software "
+           "over 100 GbE RoCEv2). Not fitted: no calibration case depends on it beyond one "
+           "latency per 100,000-transfer run."),
   };
 }
 

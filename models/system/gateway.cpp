@@ -35,7 +35,7 @@ void StreamingMemory::release(const std::string& name) {
 }
 
 Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params,
-                 ResourceId ddr, const Network& network, const std::vector<ResourceId>& links)
+                 ResourceId ddr, Network& network, const std::vector<ResourceId>& links)
     : sc_core::sc_module(name),
       machine_(machine),
       memory_("machine " + std::to_string(machine) + " (" +
@@ -43,15 +43,8 @@ Gateway::Gateway(sc_core::sc_module_name name, std::uint32_t machine, const Mach
               params.capacity_bytes()),
       ddr_(ddr),
       link_stats_(network) {
-  if (network.link_modules()) links_.reserve(links.size());
-  for (ResourceId id : links) {
-    if (!network.link_modules()) {
-      link_stats_.add(id);
-      continue;
-    }
-    const std::string nm = link_module_name(network.engine().resource(id).name);
-    links_.push_back(std::make_unique<LinkModule>(nm.c_str(), network, id));
-  }
+  links_.reserve(links.size());
+  for (ResourceId id : links) place_link(network, id, links_, link_stats_);
 }
 
 void Gateway::collect_stats(Json& out) const {

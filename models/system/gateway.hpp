@@ -43,12 +43,13 @@ class StreamingMemory {
 class Gateway : public sc_core::sc_module, public StatsProvider {
  public:
   Gateway(sc_core::sc_module_name name, std::uint32_t machine, const MachineParams& params,
-          ResourceId ddr, const Network& network, const std::vector<ResourceId>& links);
+          ResourceId ddr, Network& network, const std::vector<ResourceId>& links);
   std::uint32_t machine() const { return machine_; }
   StreamingMemory& memory() { return memory_; }
   const StreamingMemory& memory() const { return memory_; }
   ResourceId ddr_resource() const { return ddr_; }
-  /// The DDR, gateway-link and host-link modules of this gateway (none above 512 IPUs).
+  /// The DDR, gateway-link and host-link views of this gateway (none above 512 IPUs or in the
+  /// packet model, whose own link modules are its children).
   const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
   void collect_stats(Json& out) const override;
 

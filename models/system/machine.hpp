@@ -19,21 +19,23 @@ namespace ipusim {
 /// Network resources per owning machine (Topology::owner_machine), built once per system.
 using ResourcesByMachine = std::vector<std::vector<ResourceId>>;
 
-/// One IPU-Machine: `ipus_per_machine` IPUs, one gateway, and a LinkModule per IPU-Link
-/// direction and GW-Link its IPUs and gateway send on (DDR, gateway and host links live
-/// under the gateway).
+/// One IPU-Machine: `ipus_per_machine` IPUs, one gateway, and a module per IPU-Link direction
+/// and GW-Link its IPUs and gateway send on (place_link(): the packet model's link module, or a
+/// LinkModule; DDR, gateway and host links live under the gateway).
 class Machine : public sc_core::sc_module, public StatsProvider {
  public:
   /// `machine` is the global machine id; its IPUs are machine x ipus_per_machine + i.
   Machine(sc_core::sc_module_name name, std::uint32_t machine, const HwParams& params,
-          const Topology& topo, const Network& network, const ResourcesByMachine& resources);
+          const Topology& topo, Network& network, const ResourcesByMachine& resources);
   std::uint32_t id() const { return id_; }
   Ipu& ipu(std::uint32_t local) { return *ipus_[local]; }
   std::size_t num_ipus() const { return ipus_.size(); }
   Gateway& gateway() { return *gateway_; }
-  /// IPU-Link and GW-Link modules of this machine (none above 512 IPUs).
+  /// IPU-Link and GW-Link views of this machine (none above 512 IPUs or in the packet model,
+  /// whose own link modules are its children).
   const std::vector<std::unique_ptr<LinkModule>>& links() const { return links_; }
-  /// Above 512 IPUs, the stats of the links that have no module (same paths).
+  /// Above 512 IPUs, the stats of the links that have no module (same paths); then the
+  /// stats of its IPUs, as `ipu<i>`.
   void collect_stats(Json& out) const override;
 
  private:
@@ -48,7 +50,7 @@ class Machine : public sc_core::sc_module, public StatsProvider {
 class IpuLinkDomain : public sc_core::sc_module {
  public:
   IpuLinkDomain(sc_core::sc_module_name name, std::uint32_t ild, const HwParams& params,
-                const Topology& topo, const Network& network, const ResourcesByMachine& resources);
+                const Topology& topo, Network& network, const ResourcesByMachine& resources);
   Machine& machine(std::uint32_t local) { return *machines_[local]; }
   std::size_t num_machines() const { return machines_.size(); }
 

@@ -24,8 +24,9 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   network_ = std::make_unique<Network>("network", topo_.take_specs(), fp, options);
   // A LinkModule costs about 8 us and 0.7 kB to elaborate: nothing up to a Pod256 (3k links),
   // but 0.2 s and 17 MB for 4096 IPUs (27k links), 12 % of a flat-ring AllReduce there. Above
-  // kLinkModuleMaxIpus every link is aggregated into its parent module instead (machine,
-  // gateway, system: LinkStatsGroup), which reports it at the path its module would have.
+  // kLinkModuleMaxIpus every fluid link is aggregated into its parent module instead (machine,
+  // gateway, system: LinkStatsGroup), which reports it at the path its module would have. The
+  // packet model's links are its processes: a module each at every scale (place_link()).
   constexpr std::uint32_t kLinkModuleMaxIpus = 512;
   const bool link_modules = topo_.num_ipus() <= kLinkModuleMaxIpus;
   network_->set_link_modules(link_modules);
@@ -33,11 +34,8 @@ System::System(sc_core::sc_module_name name, const HwParams& params)
   ResourcesByMachine by_machine(topo_.num_machines());
   for (ResourceId id = 0; id < topo_.num_resources(); ++id) {
     const std::uint32_t m = topo_.owner_machine(id);
-    if (m == Topology::kNone && !link_modules) {
-      switch_links_->add(id);
-    } else if (m == Topology::kNone) {
-      gw_switch_.push_back(std::make_unique<LinkModule>(
-          link_module_name(network_->engine().resource(id).name).c_str(), *network_, id));
+    if (m == Topology::kNone) {
+      place_link(*network_, id, gw_switch_, *switch_links_);  // the switches: under the system
     } else {
       by_machine[m].push_back(id);
     }

@@ -15,9 +15,12 @@
 namespace ipusim {
 
 Json CollectiveTiming::tiers_json() const {
-  return Json{{"sync", sync_ns},         {"exchange_fixed", exchange_fixed_ns},
-              {"ipu_link", ipu_link_ns}, {"gw_link", gw_link_ns},
-              {"on_chip", on_chip_ns},   {"reduce", reduce_ns}};
+  return Json{{"sync", sync_ns},
+              {"exchange_fixed", exchange_fixed_ns},
+              {to_string(LinkTier::IpuLink), ipu_link_ns},
+              {to_string(LinkTier::GwLink), gw_link_ns},
+              {"on_chip", on_chip_ns},
+              {"reduce", reduce_ns}};
 }
 
 coll::CollectiveTopology collective_topology(const System& system, std::uint32_t ipus_per_replica,

@@ -8,6 +8,7 @@
 #include "models/ipu/compute.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/compute_timing.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 #include "runtime/exec/trace_estimate.hpp"
 #include "runtime/exec/watchdog.hpp"
 #include "sim/progress.hpp"
@@ -111,7 +112,7 @@ void Executor::master() {
     const double ts = now_ns();
     system_.sync(all_ipus_);
     sc_core::wait(ns_to_sc(sync_ns_));
-    intervals_.push_back({ts, now_ns(), "sync"});
+    intervals_.push_back({ts, now_ns(), kSyncCategory});
     phase_ns_.push_back({t0, now_ns()});
     TraceWriter::instance().complete("phases", "phase", "phase " + std::to_string(p), t0,
                                      now_ns() - t0);
@@ -342,7 +343,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
       // tile model keeps the per-tile cycles); the compute tiles are held for the whole op.
       const std::uint64_t cycles = compute_op_cycles(op.vg, op, compute_tiles);
       hold_compute_tiles(op.vg, system_.clock().cycles_to_ns(static_cast<double>(cycles)));
-      t.category = "compute";
+      t.category = kComputeCategory;
       break;
     }
     case LKind::IoCopy: {
@@ -352,7 +353,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
           system_.ipu(static_cast<std::uint32_t>(op.vg))
               .io_copy(op.bytes, io_tiles, op.to_compute, opt_.grain_bytes);
       hold_compute_tiles(op.vg, system_.clock().cycles_to_ns(static_cast<double>(cycles)));
-      t.category = "exchange";
+      t.category = kExchangeCategory;
       break;
     }
     case LKind::RemoteExchange: {
@@ -365,8 +366,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
         if (store) reqs.push_back({system_.remote_store_route(ipu), store});
       }
       run_transfers(reqs);
-      t.category = "streaming_memory";
-      t.tier = "streaming_memory";
+      t.category = t.tier = to_string(LinkTier::StreamingMemory);
       break;
     }
     case LKind::Host: {
@@ -375,8 +375,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
             {op.to_compute ? system_.host_write_route(ipu) : system_.host_read_route(ipu),
              op.bytes});
       run_transfers(reqs);
-      t.category = "host_io";
-      t.tier = "host_io";
+      t.category = t.tier = to_string(LinkTier::HostIo);
       break;
     }
     case LKind::IpuCopy: {
@@ -389,13 +388,14 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
         reqs.push_back({route, op.bytes});
       }
       run_transfers(reqs);
-      t.category = tier == LinkTier::GwLink ? "gw_link" : "ipu_link";
+      // An IPU copy inside one IPU (tier local) counts as IPU-Link time, as it always has.
+      t.category = to_string(tier == LinkTier::GwLink ? LinkTier::GwLink : LinkTier::IpuLink);
       t.tier = to_string(tier);
       break;
     }
     case LKind::Collective: {
-      t.category = "ipu_link";
-      t.tier = "local";
+      t.category = to_string(LinkTier::IpuLink);
+      t.tier = to_string(LinkTier::Local);
       if (!op.group || op.group->getGroupSize() <= 1 || op.elements == 0) break;
       coll::CollectiveRequest req;
       req.op = op.cop;
@@ -413,8 +413,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
                               std::to_string(op.elements) + "|" + to_string(op.dtype) + "|" +
                               std::to_string(op.vg);
       const CollectiveTiming ct = run_collective(req, key, i, player, t.cached);
-      t.category = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
-      t.tier = ct.gw_link_ns > 0 ? "gw_link" : "ipu_link";
+      t.category = t.tier = to_string(ct.gw_link_ns > 0 ? LinkTier::GwLink : LinkTier::IpuLink);
       t.gw_link_ns = ct.gw_link_ns;
       break;
     }
@@ -425,8 +424,8 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     // credit its GW-Link phases to gw_link and the rest (in-domain phases) to ipu_link.
     const double gw_ns = std::min(t.gw_link_ns, t.end_ns - t.start_ns);
     if (op.kind == LKind::Collective && gw_ns > 0 && gw_ns < t.end_ns - t.start_ns) {
-      intervals_.push_back({t.start_ns, t.end_ns - gw_ns, "ipu_link"});
-      intervals_.push_back({t.end_ns - gw_ns, t.end_ns, "gw_link"});
+      intervals_.push_back({t.start_ns, t.end_ns - gw_ns, to_string(LinkTier::IpuLink)});
+      intervals_.push_back({t.end_ns - gw_ns, t.end_ns, to_string(LinkTier::GwLink)});
     } else {
       intervals_.push_back({t.start_ns, t.end_ns, t.category});
     }
@@ -443,7 +442,8 @@ void Executor::trace_op(std::size_t p, const LOp& op, const OpTiming& t) const {
   auto& trace = TraceWriter::instance();
   const Json args{{"phase", p}, {"category", t.category}, {"tier", t.tier}, {"bytes", op.bytes}};
   TraceTier tier = kNoTraceTier;
-  if (t.category == "compute" || t.category == "exchange") tier = trace_tier(kComputeTraceTrack);
+  if (t.category == kComputeCategory || t.category == kExchangeCategory)
+    tier = trace_tier(kComputeTraceTrack);
   if (t.category == to_string(LinkTier::StreamingMemory)) tier = link_trace_tier(ResourceKind::Ddr);
   if (t.category == to_string(LinkTier::HostIo)) tier = link_trace_tier(ResourceKind::HostLink);
   if (t.category == to_string(LinkTier::IpuLink)) tier = link_trace_tier(ResourceKind::IpuLink);

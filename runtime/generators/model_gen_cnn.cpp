@@ -172,7 +172,33 @@ struct Builder {
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
     vec(name + "/fwd", Pass::Forward, OpClass::Norm, 5 * elements(in), 3 * bytes(in),
         {in.name, gamma, beta}, {l.out.name});
+    distributed_norm_allreduce(name + "/statistics_allreduce", Pass::Forward, in.c);
     return l;
+  }
+  /// Distributed batch norm (popnn distributedBatchNormStatistics / Gradients, called by
+  /// TensorFlow's norm ops when distributed_batch_norm_replica_group_size > 1): each replica's
+  /// per-channel partial sums are added over its consecutive replica group by one multi-tensor
+  /// gcl::allReduceCrossReplica (CommGroupType CONSECUTIVE). poplin's normStatistics without
+  /// stable statistics (MLPerf sets no stable_norm) reduces the mean (C in the activation type)
+  /// and the power (C in FP32 partials) together in the forward; normStatisticsGradients reduces
+  /// the two gradient sums (2 x C in the gradient type) in the backward. The recomputed forward
+  /// does not repeat it (TensorFlow's DistributedBatchNormDecomposer checkpoints the statistics;
+  /// see pass_pipeline.hpp).
+  void distributed_norm_allreduce(const std::string& name, Pass pass, std::int64_t channels) {
+    const std::int64_t k = s.distributed_batch_norm_replica_group_size;
+    if (k <= 1) return;
+    ModelOp& o = op(name, pass, {}, {});
+    o.type = OpType::Collective;
+    o.collective_op = "allreduce";
+    o.comm_group = "consecutive:" + std::to_string(k);
+    const auto c = static_cast<std::uint64_t>(channels);
+    if (pass == Pass::Forward) {
+      o.dtype = DType::Float32;  // the sums are reduced as FP32 partials
+      o.collective_bytes = c * (dtype_bytes(s.dtype) + dtype_bytes(DType::Float32));
+    } else {
+      o.dtype = s.dtype;
+      o.collective_bytes = 2 * c * dtype_bytes(s.dtype);
+    }
   }
   /// max(x, 0): 1 flop per element; x read, y written.
   Layer relu(const std::string& name, const Act& in) {
@@ -228,6 +254,7 @@ struct Builder {
                      5 * bytes(l.in), {l.in.name, dy, l.name + "/gamma"}, {grad(l.in, dx)});
     weight_grad_outputs(o, l.name + "/gamma");
     weight_grad_outputs(o, l.name + "/beta");
+    distributed_norm_allreduce(l.name + "/gradients_allreduce", Pass::Backward, l.in.c);
   }
   /// dx = y > 0 ? dy : 0: 1 select per element; y and dy read, dx written.
   void relu_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
@@ -494,6 +521,13 @@ void register_cnn_params() {
       flag(c + "recompute", true,
            "Backward recomputes the forward of the stem and each bottleneck block (MLPerf "
            "ResNet-50 on IPUs)"),
+      integer(c + "distributed_batch_norm_replica_group_size", "replicas", 1, 1, {},
+              "Distributed batch norm: consecutive replicas that share batch-norm statistics "
+              "(TensorFlow IPUConfig norms.experimental.distributed_batch_norm_replica_group_size; "
+              "Graphcore's CNN option BN_span, 2 in every MLPerf ResNet-50 configuration); each "
+              "batch-norm layer then all-reduces its per-channel sums over the group in its "
+              "forward (mean and FP32 power) and its backward (two gradient sums). 1 = "
+              "statistics of the replica's own micro-batch"),
   });
 }
 
@@ -505,6 +539,8 @@ CnnSpec read_cnn_spec(ConfigNode& node) {
   s.classes = node.get_int("classes");
   s.dtype = parse_ir_dtype(node.get_enum("dtype"));
   s.recompute = node.get_bool("recompute");
+  s.distributed_batch_norm_replica_group_size =
+      node.get_int("distributed_batch_norm_replica_group_size");
   node.finish();
   if (s.image_size % kTotalStride != 0)
     node.fail("image_size", "expected a multiple of 32 (ResNet-50 halves the image 5 times), got " +

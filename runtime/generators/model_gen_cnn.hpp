@@ -21,17 +21,23 @@ struct CnnSpec {
   /// The backward pass recomputes the forward ops of the stem and of every bottleneck block
   /// (MLPerf ResNet-50 on IPUs used recomputation); the copies are named ".../recompute".
   bool recompute = true;
+  /// Distributed batch norm: replicas (consecutive groups) whose micro-batches share batch-norm
+  /// statistics (TensorFlow IPUConfig norms.experimental.distributed_batch_norm_replica_group_size,
+  /// Graphcore's CNN option BN_span); 1 = each replica alone, no collective.
+  std::int64_t distributed_batch_norm_replica_group_size = 1;
   OptimizerSpec optimizer;  ///< sgd or lars in practice; any type add_optimizer knows
 };
 
-/// Builds the model: every op a Compute op (or a HostLoad for images and labels) in forward
-/// phase 0 on virtual graph 0, `forward_phases = 1`. Throws std::invalid_argument with the
-/// reason for an unknown architecture or bad sizes (image_size < 32 or not a multiple of
-/// 32, micro_batch or classes < 1).
+/// Builds the model: every op a Compute op (or a HostLoad for images and labels; with
+/// distributed batch norm a Collective per batch-norm layer in the forward and one in the
+/// backward) in forward phase 0 on virtual graph 0, `forward_phases = 1`. Throws
+/// std::invalid_argument with the reason for an unknown architecture or bad sizes (image_size < 32
+/// or not a multiple of 32, micro_batch or classes < 1).
 Model generate_cnn(const CnnSpec& spec);
 
 /// Declares the parameters under /workload/model/cnn/ (architecture, micro_batch,
-/// image_size, classes, dtype, recompute) with units, ranges and descriptions.
+/// image_size, classes, dtype, recompute, distributed_batch_norm_replica_group_size) with units,
+/// ranges and descriptions.
 void register_cnn_params();
 
 /// Reads /workload/model/cnn (`node` is that object) and calls node.finish(). The optimizer

@@ -1,11 +1,13 @@
 // Pipeline lowering: the cycles of the accumulation loop (fill, main, flush), the IpuCopies
 // between stages, then gradient reduction and the optimizer (see pass_pipeline.hpp).
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <stdexcept>
 
 #include "collectives/groups/comm_group_spec.hpp"
+#include "collectives/schedule/schedule.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
 
 namespace ipusim::rt {
@@ -17,8 +19,8 @@ class PipelineLowering {
   PipelineLowering(const PipelinePlan& plan, const SessionOptions& s)
       : plan_(plan), s_(s), R_(s.replicatedGraphCount) {
     for (const PipelineStage& st : plan.stages) {
-      fwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.fwd));
-      bwd_.push_back(std::make_shared<const std::vector<ComputePart>>(st.bwd));
+      fwd_.push_back(segments(st.fwd, st.fwd_collectives));
+      bwd_.push_back(segments(st.bwd, st.bwd_collectives));
     }
     const LocationSettings& os = s.optimizerState;
     rts_ = os.location.replicatedTensorSharding && R_ > 1;
@@ -71,6 +73,24 @@ class PipelineLowering {
     return i >= 0 && i < static_cast<int>(plan_.micro_batches) ? i : -1;
   }
 
+  /// The compute parts of one pass split at its in-stage collectives: segment i runs before
+  /// collective i (segment 0 holds every part when there is none). Shared by all cycles, so the
+  /// executor times each segment once.
+  static std::vector<std::shared_ptr<const std::vector<ComputePart>>> segments(
+      const std::vector<ComputePart>& parts, const std::vector<StageCollective>& colls) {
+    std::vector<std::shared_ptr<const std::vector<ComputePart>>> out;
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i <= colls.size(); ++i) {
+      const std::size_t end =
+          i < colls.size() ? std::min(colls[i].after_parts, parts.size()) : parts.size();
+      out.push_back(std::make_shared<const std::vector<ComputePart>>(
+          parts.begin() + static_cast<std::ptrdiff_t>(begin),
+          parts.begin() + static_cast<std::ptrdiff_t>(std::max(begin, end))));
+      begin = std::max(begin, end);
+    }
+    return out;
+  }
+
   LPhase cycle(int c, int step) {
     LPhase ph;
     ph.index = c;
@@ -79,27 +99,50 @@ class PipelineLowering {
     const int S = static_cast<int>(plan_.stages.size());
     std::vector<int> compute_ops;
     std::map<int, int> last_on_vg;
-    auto add_compute = [&](const PipelineStage& st, bool forward, int mb) {
-      LOp op;
-      op.kind = LKind::Compute;
-      op.lane = Lane::Compute;
-      op.vg = st.vg;
-      op.micro_batch = mb;
-      op.parts = forward ? fwd_[static_cast<std::size_t>(st.stage)]
-                         : bwd_[static_cast<std::size_t>(st.stage)];
-      for (const ComputePart& p : *op.parts) {
-        op.flops += p.flops;
-        op.mem_bytes += p.bytes;
-      }
-      op.role = forward ? "pipeline_forward" : "pipeline_backward";
-      op.label = "stage " + std::to_string(st.stage) + (forward ? " forward" : " backward") +
-                 " mb " + std::to_string(mb);
-      auto it = last_on_vg.find(st.vg);
+    auto push_chained = [&](LOp op) {
+      auto it = last_on_vg.find(op.vg);
       if (it != last_on_vg.end()) op.deps = {it->second};
+      const int vg = op.vg;
       ph.ops.push_back(std::move(op));
       const int idx = static_cast<int>(ph.ops.size()) - 1;
-      last_on_vg[st.vg] = idx;
+      last_on_vg[vg] = idx;
       compute_ops.push_back(idx);
+    };
+    // One micro-batch's forward or backward of a stage: its compute segments with the in-stage
+    // collectives between them, one after another on the stage's IPU.
+    auto add_compute = [&](const PipelineStage& st, bool forward, int mb) {
+      const auto& segs = (forward ? fwd_ : bwd_)[static_cast<std::size_t>(st.stage)];
+      const auto& colls = forward ? st.fwd_collectives : st.bwd_collectives;
+      const std::string label = "stage " + std::to_string(st.stage) +
+                                (forward ? " forward" : " backward") + " mb " + std::to_string(mb);
+      for (std::size_t i = 0; i < segs.size(); ++i) {
+        if (!segs[i]->empty() || segs.size() == 1) {
+          LOp op;
+          op.kind = LKind::Compute;
+          op.lane = Lane::Compute;
+          op.vg = st.vg;
+          op.micro_batch = mb;
+          op.parts = segs[i];
+          for (const ComputePart& p : *op.parts) {
+            op.flops += p.flops;
+            op.mem_bytes += p.bytes;
+          }
+          op.role = forward ? "pipeline_forward" : "pipeline_backward";
+          op.label = label;
+          push_chained(std::move(op));
+        }
+        if (i >= colls.size()) continue;
+        const StageCollective& sc = colls[i];
+        LOp op =
+            collective(coll::parse_collective_op(sc.op),
+                       coll::parse_comm_group_spec(sc.comm_group).toReplicaGrouping(R_),
+                       sc.bytes / dtype_bytes(sc.dtype), sc.dtype, st.vg,
+                       forward ? "pipeline_forward_collective" : "pipeline_backward_collective");
+        op.bytes = sc.bytes;
+        op.micro_batch = mb;
+        op.label = label + ": " + sc.name;
+        push_chained(std::move(op));
+      }
     };
     // Pipeline stages in order: forward stage p, then backward stages (p >= S-1).
     for (int p = 0; p < plan_.pipeline_stages(); ++p) {
@@ -220,6 +263,15 @@ class PipelineLowering {
       u.dtype = so.state_dtype;
       u.flops = so.update_flops * frac;
       u.mem_bytes = static_cast<std::uint64_t>(static_cast<double>(so.update_bytes) * frac);
+      if (!so.updates.empty()) {
+        // One op per weight (its shard with RTS), timed one after another.
+        auto parts = std::make_shared<std::vector<ComputePart>>(so.updates);
+        for (ComputePart& p : *parts) {
+          p.flops *= frac;
+          p.bytes = static_cast<std::uint64_t>(static_cast<double>(p.bytes) * frac);
+        }
+        u.parts = std::move(parts);
+      }
       u.role = "optimizer";
       u.label = "optimizer update";
       chain.push_back(u);
@@ -271,7 +323,8 @@ class PipelineLowering {
   bool rts_ = false, state_off_chip_ = false;
   unsigned shard_ = 1;
   std::optional<coll::ReplicaGrouping> shard_group_, complement_;
-  std::vector<std::shared_ptr<const std::vector<ComputePart>>> fwd_, bwd_;
+  /// Per forward stage: the compute segments of its forward / backward (see segments()).
+  std::vector<std::vector<std::shared_ptr<const std::vector<ComputePart>>>> fwd_, bwd_;
 };
 
 }  // namespace

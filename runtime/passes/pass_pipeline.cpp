@@ -145,6 +145,17 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
       ps.host_bytes_per_mb += o.collective_bytes;
     if (o.type == OpType::HostStore && o.pass == Pass::Forward)
       ps.host_out_bytes_per_mb += o.collective_bytes;
+    if (o.type == OpType::Collective) {
+      // In-stage collective: between the compute parts of its pass, where the model puts it.
+      StageCollective c;
+      c.after_parts = (o.pass == Pass::Forward ? ps.fwd : ps.bwd).size();
+      c.name = o.name;
+      c.op = o.collective_op;
+      c.comm_group = o.comm_group;
+      c.bytes = o.collective_bytes;
+      c.dtype = o.dtype;
+      (o.pass == Pass::Forward ? ps.fwd_collectives : ps.bwd_collectives).push_back(c);
+    }
     if (o.type == OpType::Compute) {
       (o.pass == Pass::Forward ? ps.fwd : ps.bwd).push_back(part_of(o));
       (o.pass == Pass::Forward ? ps.fwd_flops : ps.bwd_flops) += o.flops;
@@ -218,6 +229,7 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     ps.recompute = ps.fwd;
     ps.recompute_flops = ps.fwd_flops;
     ps.bwd.insert(ps.bwd.begin(), ps.fwd.begin(), ps.fwd.end());
+    for (StageCollective& c : ps.bwd_collectives) c.after_parts += ps.fwd.size();
   }
 
   // Weights, accumulators, optimizer state and update per virtual graph.
@@ -235,6 +247,9 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     so.weight_bytes += wt.bytes();
     so.update_flops += o.flops;
     so.update_bytes += o.bytes;
+    so.updates.push_back(part_of(o));
+    so.updates.back().unit = ComputeUnit::Vector;  // as the optimizer op the lowering runs
+    so.updates.back().op_class = OpClass::Optimizer;
     for (const std::string& t : o.inputs) {
       if (!m.has_tensor(t)) continue;
       const Tensor& x = m.tensor(t);

@@ -12,6 +12,7 @@
 // as GCL merges them), the optimizer (with RTS: ReduceScatter, sharded update, AllGather; with
 // off-chip state: remote load and store of the shard). A model without pipelining whose ops all
 // sit on one virtual graph runs the same program with S = 1 (the accumulation loop).
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,12 +24,30 @@
 
 namespace ipusim::rt {
 
+/// A collective inside a stage's forward or backward of one micro-batch (a model op of type
+/// collective in that pass, e.g. distributed batch norm's all-reduce of the statistics between
+/// replica pairs): it runs after the first `after_parts` compute parts of that pass, and the
+/// parts after it wait for it.
+struct StageCollective {
+  std::size_t after_parts = 0;  ///< compute parts of the pass that run before it
+  std::string name;             ///< the model op's name
+  std::string op;               ///< allreduce | reduce_scatter | all_gather
+  std::string comm_group;       ///< comm-group spelling (all | consecutive:K | orthogonal:K)
+  std::uint64_t bytes = 0;      ///< per replica
+  DType dtype = DType::Float32;
+};
+
 /// One forward pipeline stage of a replica and what it does per micro-batch.
 struct PipelineStage {
-  int stage = 0;                        ///< forward pipeline stage index
-  int vg = 0;                           ///< virtual graph (IPU of the replica)
-  std::vector<ComputePart> fwd, bwd;    ///< compute per micro-batch (bwd includes recomputation)
-  std::vector<ComputePart> recompute;   ///< the part of `bwd` that recomputes the forward
+  int stage = 0;                       ///< forward pipeline stage index
+  int vg = 0;                          ///< virtual graph (IPU of the replica)
+  std::vector<ComputePart> fwd, bwd;   ///< compute per micro-batch (bwd includes recomputation)
+  std::vector<ComputePart> recompute;  ///< the part of `bwd` that recomputes the forward
+  /// Collectives between the compute parts of `fwd` / `bwd` (in order). Recomputation repeats
+  /// none of them: a recomputed forward reuses what its collectives produced (TensorFlow's
+  /// DistributedBatchNormDecomposer checkpoints distributed batch-norm statistics instead of
+  /// recomputing them), so `bwd`'s are shifted past the recomputed parts.
+  std::vector<StageCollective> fwd_collectives, bwd_collectives;
   std::uint64_t host_bytes_per_mb = 0;  ///< host input streamed to this stage per micro-batch
   std::uint64_t host_out_bytes_per_mb =
       0;  ///< outputs streamed back to the host per micro-batch (forward host stores)
@@ -58,6 +77,9 @@ struct StageOptimizer {
   std::uint64_t weight_bytes = 0, accumulator_bytes = 0, state_bytes = 0;
   double update_flops = 0;
   std::uint64_t update_bytes = 0;
+  /// The update of each weight: one op per model optimizer op, as the phased lowering runs
+  /// them (each pays the per-op cost; `update_flops` / `update_bytes` are their sums).
+  std::vector<ComputePart> updates;
   DType state_dtype = DType::Float32;
 };
 

@@ -16,6 +16,13 @@ It runs, from the source tree,
      copies fitted.json and fitted.meta.json into
      configs/calibration/, and prints a summary (parameter, unit, range, assumption, fitted
      value, determining cases; every error).
+With --group NAME it fits one group of parameters on that group's cases only (GROUPS below),
+starting from the group's entries of assumptions.json (written to out/calibration/G_NAME.json),
+cross-validates those cases, and merges the result into configs/calibration/fitted*.json,
+leaving the other groups' values as they are:
+
+    /usr/bin/python3 tools/calibration/refit.py --group compute --max-evals 240 --cv-max-evals 60
+
 Then rebuild, regenerate the goldens whose values change and commit them separately.
 A new fitted parameter needs only an entry in assumptions.json (start, unit, source) and an
 "ASSUMPTION" in its registry description.
@@ -30,6 +37,23 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PRESETS = ["configs/chips/gc200.json", "configs/machines/m2000.json"]
+CASES = "configs/validation/cases/"
+# Parameter groups whose objectives separate (no case of one group moves another group's
+# parameters), each with the calibration cases that move its parameters.
+GROUPS = {
+    "compute": {
+        "prefix": "/chip/compute/",
+        "cases": [CASES + n + ".json" for n in (
+            "mlperf_v1.0_bert_pod16", "mlperf_v1.0_bert_pod64", "mlperf_v1.1_resnet50_pod16",
+            "mlperf_v1.1_resnet50_pod64", "pearc22_resnet50_1ipu_mb2", "pearc22_resnet50_1ipu_mb8",
+            "pearc22_resnet50_1ipu_mb20", "citadel_gemm_fp32_2944", "citadel_gemm_fp16_32_2944")],
+    },
+    "host": {
+        "prefix": "/machine/",
+        "cases": [CASES + "gc_hosttraffictest_%s.json" % n for n in (
+            "d2h_host_side", "d2h_tile_side", "h2d_host_side", "h2d_tile_side")],
+    },
+}
 
 
 def rounded(value, integer):
@@ -79,6 +103,44 @@ def set_preset(path, value):
             open(file, "w").write(text)
 
 
+def merge_into(dst, src):
+    """Copies the nested keys of src into dst (dicts merged, values replaced)."""
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(dst.get(k), dict):
+            merge_into(dst[k], v)
+        else:
+            dst[k] = v
+
+
+def merge_group(out, group):
+    """Merges one group's fit (out, out .meta.json) into configs/calibration/fitted*.json."""
+    with open(out) as f:
+        values = json.load(f)
+    with open(out.replace(".json", ".meta.json")) as f:
+        meta = json.load(f)
+    target = os.path.join("configs", "calibration", "fitted.json")
+    with open(target) as f:
+        shipped = json.load(f)
+    merge_into(shipped, values)
+    with open(target, "w") as f:
+        json.dump(shipped, f, indent=2)
+        f.write("\n")
+    target_meta = os.path.join("configs", "calibration", "fitted.meta.json")
+    with open(target_meta) as f:
+        shipped_meta = json.load(f)
+    shipped_meta["parameters"].update(meta["parameters"])
+    names = {c["name"] for c in meta["cases"]}
+    shipped_meta["cases"] = [c for c in shipped_meta["cases"] if c["name"] not in names] + meta["cases"]
+    line = "%s group: %d cases, %d evaluations, objective %g -> %g (%s)" % (
+        group, len(meta["cases"]), meta["evaluations"], meta["objective_start"], meta["objective_fitted"],
+        meta["stop_reason"])
+    shipped_meta["groups"] = [g for g in shipped_meta.get("groups", []) if not g.startswith(group + " group")] + [line]
+    shipped_meta["date"] = meta["date"]
+    with open(target_meta, "w") as f:
+        json.dump(shipped_meta, f, indent=2)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ipusim", default=os.path.join(ROOT, "build", "ci", "tools", "ipusim"))
@@ -86,14 +148,26 @@ def main():
     ap.add_argument("--cv-max-evals", type=int, default=150, help="per leave-one-out fold")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-apply", action="store_true", help="fit and cross-validate only")
+    ap.add_argument("--group", choices=sorted(GROUPS), help="fit only this group on its cases")
     args = ap.parse_args()
     os.chdir(ROOT)
     assumptions = "configs/calibration/assumptions.json"
-    cases = "configs/validation/cases"
+    cases = ["configs/validation/cases"]
+    out = "out/calibration/fitted.json"
+    if args.group:
+        group = GROUPS[args.group]
+        with open(assumptions) as f:
+            doc = json.load(f)
+        doc["parameters"] = {k: v for k, v in doc["parameters"].items() if k.startswith(group["prefix"])}
+        os.makedirs("out/calibration", exist_ok=True)
+        assumptions = "out/calibration/G_%s.json" % args.group
+        with open(assumptions, "w") as f:
+            json.dump(doc, f, indent=2)
+        cases = group["cases"]
+        out = "out/calibration/fitted_%s.json" % args.group
     # The fit is written under out/ (with its evaluation cache) and copied into
     # configs/calibration/ only when the defaults are applied.
-    out = "out/calibration/fitted.json"
-    fit = subprocess.run([args.ipusim, "calibrate", cases, "--params-from", assumptions, "--out", out,
+    fit = subprocess.run([args.ipusim, "calibrate"] + cases + ["--params-from", assumptions, "--out", out,
                           "--max-evals", str(args.max_evals), "--jobs", str(args.jobs), "--json"],
                          stdout=subprocess.PIPE, text=True)
     if fit.returncode != 0:
@@ -103,9 +177,11 @@ def main():
     fitted_sets = []
     for path, row in result["parameters"].items():
         fitted_sets += ["--set", "%s=%s" % (path, json.dumps(row["value"]))]
-    cv = subprocess.run([args.ipusim, "validate", cases, "--cross-validate", "--params-from", assumptions,
+    cv = subprocess.run([args.ipusim, "validate"] + cases + ["--cross-validate", "--params-from", assumptions,
                          "--max-evals", str(args.cv_max_evals), "--jobs", str(args.jobs), "--json", "--quiet"]
                         + fitted_sets, stdout=subprocess.PIPE, text=True)
+    with open(out.replace(".json", ".validation.json"), "w") as f:
+        f.write(cv.stdout)
     validation = json.loads(cv.stdout) if cv.stdout.strip() else {}
     print("parameter | unit | range | start (assumption) | fitted | set-ups | determined by")
     for path, row in result["parameters"].items():
@@ -128,8 +204,11 @@ def main():
     if args.no_apply:
         print("fit written to %s (configs/calibration/ untouched: --no-apply)" % out)
         return
-    for name in ("fitted.json", "fitted.meta.json"):
-        shutil.copyfile(os.path.join("out", "calibration", name), os.path.join("configs", "calibration", name))
+    if args.group:
+        merge_group(out, args.group)
+    else:
+        for name in ("fitted.json", "fitted.meta.json"):
+            shutil.copyfile(os.path.join("out", "calibration", name), os.path.join("configs", "calibration", name))
     for path, row in result["parameters"].items():
         if row["status"] != "fitted":
             continue

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "models/ipu/gemm_tiling.hpp"
+
 namespace ipusim::cli {
 
 namespace {
@@ -27,16 +29,31 @@ double shard_group(const PlanCandidate& c) {
   return std::strtod(c.rts.substr(c.rts.find(':') + 1).c_str(), nullptr);
 }
 
-/// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below: the
-/// flops at the calibrated AMP efficiency on every tile (the inner-dimension factor, at most
-/// 1, left out), the operand exchange of an even split over every tile, the per-op overhead.
+/// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below, for any
+/// assignment of the three dimensions to m, n and k (the backward GEMMs permute them): the
+/// compute model's block of an even split over every tile has the same three sides whatever
+/// the assignment, so the bound is the least, over the side taken as the inner one, of the
+/// model's AMP work (at the FP16 fill factor of that side), operand faces and FP16 partials
+/// exchanged and summed (at vector_efficiency's bound 1), plus the per-op overhead.
 double gemm_cycles_lower_bound(const ModelFacts& f, double m, double n, double k, double groups) {
   const double tiles = static_cast<double>(f.tiles);
   const double flops = 2 * m * n * k * groups;
-  const double exchange = 2 * std::pow(m * n * k * groups / tiles, 2.0 / 3.0) * 2 /
-                          f.exchange_bytes_per_cycle_per_tile;  // FP16 operands: 2 B
-  return flops / (tiles * f.amp_flops_per_cycle_per_tile * f.amp_efficiency) + exchange +
-         f.op_overhead_cycles;
+  const GemmTileBlock b = gemm_tile_block(m, k, n, groups, tiles);
+  const double dims[3] = {m, k, n}, sides[3] = {b.m, b.k, b.n};
+  const double volume = b.m * b.k * b.n;
+  double best = -1;
+  for (int i = 0; i < 3; ++i) {
+    const double inner = sides[i], outputs = volume / inner;
+    const double fill = inner / (inner + f.amp_inner_dim_half);
+    const double partials = b.count > 1 ? 0 : outputs * (1 - inner / dims[i]);
+    const double faces = inner * (b.m + b.k + b.n - inner) * b.count;
+    const double cycles =
+        flops / (tiles * f.amp_flops_per_cycle_per_tile * f.amp_efficiency * fill) +
+        (faces + partials) * 2 / f.exchange_bytes_per_cycle_per_tile +  // FP16: 2 B
+        partials / f.vector_flops_per_cycle_per_tile;
+    if (best < 0 || cycles < best) best = cycles;
+  }
+  return best + f.op_overhead_cycles;
 }
 
 /// Cycles of one vector op of `flops` from below (the flop term at the FP16 rate, no bytes).

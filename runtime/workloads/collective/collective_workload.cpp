@@ -17,6 +17,7 @@
 #include "collectives/groups/replica_grouping.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 #include "runtime/exec/trace_estimate.hpp"
 #include "runtime/workloads/collective/collective_best.hpp"
 #include "runtime/workloads/collective/collective_estimate.hpp"
@@ -56,18 +57,16 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
   double total_time_ns() const override { return end_ns_; }
 
   Json breakdown_ns() const override {
-    const double ipu = timing_.ipu_link_ns, gw = timing_.gw_link_ns;
-    return Json{{"compute", timing_.reduce_ns},
-                {"exchange", timing_.exchange_fixed_ns + timing_.on_chip_ns},
-                {"sync", timing_.sync_ns},
-                {"ipu_link", ipu},
-                {"gw_link", gw},
-                {"streaming_memory", 0.0},
-                {"host_io", 0.0},
-                {"idle", 0.0}};
+    Json b = zero_breakdown();
+    b[kComputeCategory] = timing_.reduce_ns;
+    b[kExchangeCategory] = timing_.exchange_fixed_ns + timing_.on_chip_ns;
+    b[kSyncCategory] = timing_.sync_ns;
+    b[to_string(LinkTier::IpuLink)] = timing_.ipu_link_ns;
+    b[to_string(LinkTier::GwLink)] = timing_.gw_link_ns;
+    return b;
   }
 
-  Json utilisation() const override { return link_utilisation(); }
+  Json utilisation() const override { return collective_link_utilisation(system_, end_ns_); }
 
   Json results() const override {
     const auto& s = summary_;
@@ -173,26 +172,6 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     timing_.steps += t.steps;
     timing_.transfers += t.transfers;
     for (const auto& [p, ns] : t.phase_ns) timing_.phase_ns[p] += ns;
-  }
-
-  Json link_utilisation() const {
-    // Mean utilisation of the resources of each tier that carried traffic.
-    const auto& topo = system_.topology();
-    const auto& net = system_.network();
-    double sum[2] = {0, 0};
-    int count[2] = {0, 0};
-    for (ResourceId id = 0; id < net.engine().num_resources(); ++id) {
-      const ResourceKind kind = topo.kind(id);
-      const int tier = kind == ResourceKind::IpuLink ? 0 : (kind == ResourceKind::GwLink ? 1 : -1);
-      if (tier < 0) continue;
-      const ResourceStats st = net.resource_stats(id);
-      if (st.transfers == 0 || end_ns_ <= 0) continue;
-      sum[tier] += st.bytes / (net.engine().resource(id).capacity_Bpns * end_ns_);
-      ++count[tier];
-    }
-    return Json{{"ipu_link", count[0] ? sum[0] / count[0] : 0.0},
-                {"gw_link", count[1] ? sum[1] / count[1] : 0.0},
-                {"ddr", 0.0}};
   }
 
  public:

@@ -246,6 +246,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         s.ipu = read_ipu("ipu");
         s.src = s.dst = s.ipu;
         s.bytes_per_tile = n.get_uint("bytes_per_transfer");
+        s.simultaneous = n.get_bool("simultaneous");
       }
       break;
     }

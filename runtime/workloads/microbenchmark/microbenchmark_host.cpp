@@ -1,7 +1,9 @@
 // gc-hosttraffictest's host streams through the network: host -> gateway buffer (in the
 // gateway's DDR) -> tiles, and back. The host's side and the tiles' side run as two processes,
 // each moving its data as flows over the host link, the DDR and the IPU <-> gateway link (the
-// resources training's streams and remote buffers use, shared with any other traffic).
+// resources training's streams and remote buffers use, shared with any other traffic). Writes
+// into the buffer and the gateway's pushes to the host are posted (Network::send); only the
+// tiles' reads wait for a request to cross their link.
 // sc_spawn (the host's process) needs the dynamic-process API.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <algorithm>
@@ -18,10 +20,12 @@ namespace ipusim {
 void Microbenchmark::run_host_buffer(Step& s) {
   // Per repetition the tiles sync (the stream copy starts a BSP step) and move tiles x
   // bytes_per_transfer between their ports and the gateway buffer, their exchange phase and the
-  // link flow running at once. The consumer of the buffer reads it: a read sends its request
-  // across the consumer's link first (one link latency), then the data flows back. The
-  // producer writes (posted). So the tiles read in host -> tiles and the host reads in
-  // tiles -> host, and in each direction the consumer is the slower side (as the tool shows).
+  // link flow running at once. Host -> tiles: the host writes the run into the buffer as one
+  // posted stream; the tiles read each repetition (the request across the gateway link, then
+  // the data back). Tiles -> host: the tiles write (posted); the gateway pushes each landed
+  // repetition to the host as a posted DMA (the DDR access, then the bytes over the host link)
+  // and starts the next once the bytes have left, not once they have arrived: no request
+  // crosses the host link and its latency is paid once, in flight.
   const bool to_tiles = s.kind == Kind::HostBufferWrite;
   const MachineParams& m = system_.params().machine;
   const ChipParams& chip = system_.chip();
@@ -71,7 +75,8 @@ void Microbenchmark::run_host_buffer(Step& s) {
 
   if (to_tiles) {
     // The host writes the run as one posted stream: the first repetition, then the rest (the
-    // tiles may start once the first is in; the last waits for the whole stream).
+    // tiles may start once the first is in; the last waits for the whole stream). Simultaneous
+    // sides: the tiles read the buffer at their own pace, not waiting for the stream.
     sc_core::sc_spawn([&] {
       if (B > 0) net.transfer({host_to_buffer, B});
       ++transfers_done_;
@@ -90,7 +95,9 @@ void Microbenchmark::run_host_buffer(Step& s) {
       // The stream lands progressively; only the first and the last repetition wait for it
       // (the rest is one flow, whose progress the network does not report). Waiting for the
       // whole stream before the second repetition would put the host's time into the tiles'.
-      const std::uint64_t needed = i + 1 < n ? std::min<std::uint64_t>(i + 1, 1) : n;
+      const std::uint64_t needed = s.simultaneous ? 0
+                                   : i + 1 < n    ? std::min<std::uint64_t>(i + 1, 1)
+                                                  : n;
       while (in_buffer < needed) sc_core::wait(landed);
       if (i == 0) s.tile_start_ns = now_ns();
       tiles_repetition(buffer_to_tiles);
@@ -99,16 +106,26 @@ void Microbenchmark::run_host_buffer(Step& s) {
     s.tile_end_ns = now_ns();
     if (!host_finished) sc_core::wait(host_done);
   } else {
-    // The tiles write each repetition; the host reads each one once it has landed, one read
-    // (its request across the host link, then the data back) at a time.
+    // The tiles write each repetition; the gateway pushes each one to the host once it has
+    // landed (simultaneous sides: at its own pace, not waiting for the tiles), one DMA at a
+    // time, the next as soon as the previous one's bytes have left the DDR (posted: the
+    // host-link flight overlaps the next push). The host side ends at the last arrival.
     sc_core::sc_spawn([&] {
+      std::uint64_t arrived = 0;
+      sc_core::sc_event all_arrived;
       for (std::uint64_t i = 0; i < n; ++i) {
-        while (in_buffer <= i) sc_core::wait(landed);
+        while (!s.simultaneous && in_buffer <= i) sc_core::wait(landed);
         if (i == 0) s.host_start_ns = now_ns();
-        sc_core::wait(ns_to_sc(m.host_link_latency_ns));  // the read request
-        if (B > 0) net.transfer({buffer_to_host, B});
         ++transfers_done_;
+        if (B == 0) {
+          ++arrived;
+          continue;
+        }
+        net.send({buffer_to_host, B}, [&](const TransferResult&) {
+          if (++arrived == n) all_arrived.notify(sc_core::SC_ZERO_TIME);
+        });
       }
+      if (arrived < n) sc_core::wait(all_arrived);
       s.host_end_ns = now_ns();
       host_finished = true;
       host_done.notify(sc_core::SC_ZERO_TIME);

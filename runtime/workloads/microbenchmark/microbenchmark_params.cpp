@@ -55,6 +55,12 @@ void add_step_fields(std::vector<ParamSpec>& out, const std::string& p, bool nes
   out.push_back(integer(p + "/bytes_per_transfer", "B", 256, 1, 1e12,
                         "host_buffer_write/read: bytes each tile moves per repetition (one "
                         "transfer through the gateway buffer)."));
+  out.push_back(flag(p + "/simultaneous", false,
+                     "host_buffer_write/read: the host's side and the tiles' side access the "
+                     "gateway buffer at once, each at its own pace, neither waiting for the "
+                     "other's data (gc-hosttraffictest: \"the simultaneous access to that buffer "
+                     "is measured\", its output moving different byte counts on each side in one "
+                     "duration). false: the data is waited for (a host -> tile latency)."));
   out.push_back(raw(p + "/per_tile_bytes", Json::array(),
                     "exchange explicit: list, one entry per tile: a number (sent = received) or "
                     "[sent, received]."));

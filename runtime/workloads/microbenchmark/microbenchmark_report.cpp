@@ -62,31 +62,32 @@ std::string category(Kind k, LinkTier tier) {
     case Kind::Transfer:
     case Kind::TileTransfer:
     case Kind::TileTraffic:
-      return tier == LinkTier::GwLink  ? "gw_link"
-             : tier == LinkTier::Local ? "exchange"
-                                       : "ipu_link";
+      // A transfer inside one IPU is an on-chip exchange.
+      return tier == LinkTier::Local    ? kExchangeCategory
+             : tier == LinkTier::GwLink ? to_string(LinkTier::GwLink)
+                                        : to_string(LinkTier::IpuLink);
     case Kind::Gemm:
     case Kind::Convolution:
-      return "compute";
+      return kComputeCategory;
     case Kind::HostBufferWrite:
     case Kind::HostBufferRead:
-      return "host_io";
+      return to_string(LinkTier::HostIo);
     case Kind::RemoteLoad:
     case Kind::RemoteStore:
-      return "streaming_memory";
+      return to_string(LinkTier::StreamingMemory);
     case Kind::HostRead:
     case Kind::HostWrite:
-      return "host_io";
+      return to_string(LinkTier::HostIo);
     case Kind::Exchange:
-      return "exchange";
+      return kExchangeCategory;
     case Kind::Compute:
-      return "compute";
+      return kComputeCategory;
     case Kind::Sync:
-      return "sync";
+      return kSyncCategory;
     case Kind::Concurrent:
-      return "idle";
+      return kIdleCategory;
   }
-  return "idle";
+  return kIdleCategory;
 }
 }  // namespace mb
 
@@ -132,6 +133,7 @@ Json Microbenchmark::step_json(const Step& s) const {
       j["ipu"] = s.ipu;
       j["tiles"] = s.tiles;
       j["bytes_per_transfer"] = s.bytes_per_tile;
+      if (s.simultaneous) j["simultaneous"] = true;
       break;
     case Kind::TileTraffic:
       j["pattern"] = to_string(s.tile.pattern);
@@ -173,8 +175,7 @@ Json Microbenchmark::step_json(const Step& s) const {
 }
 
 Json Microbenchmark::breakdown_ns() const {
-  Json b = {{"compute", 0.0}, {"exchange", 0.0},         {"sync", 0.0},    {"ipu_link", 0.0},
-            {"gw_link", 0.0}, {"streaming_memory", 0.0}, {"host_io", 0.0}, {"idle", 0.0}};
+  Json b = zero_breakdown();
   double used = 0;
   for (const Step& s : steps_) {
     const double dur = s.end_ns - s.start_ns;
@@ -190,7 +191,7 @@ Json Microbenchmark::breakdown_ns() const {
     b[cat] = b[cat].get<double>() + dur;
     used += dur;
   }
-  b["idle"] = b["idle"].get<double>() + std::max(0.0, end_ns_ - used);
+  b[kIdleCategory] = b[kIdleCategory].get<double>() + std::max(0.0, end_ns_ - used);
   return b;
 }
 

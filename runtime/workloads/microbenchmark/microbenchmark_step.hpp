@@ -32,8 +32,9 @@ struct Microbenchmark::Step {
   std::uint32_t tiles = 0;
   std::uint64_t bytes_per_tile = 0;  ///< tile_*: per tile; host_buffer_*: per transfer
   bool bidirectional = false;
-  TileTrafficSpec tile;  ///< tile_transfer and tile_traffic: the messages
-  TileTrafficPlan plan;  ///< ... expanded once at parse time
+  bool simultaneous = false;  ///< host_buffer_*: the two sides do not wait for each other's data
+  TileTrafficSpec tile;       ///< tile_transfer and tile_traffic: the messages
+  TileTrafficPlan plan;       ///< ... expanded once at parse time
   ComputeDType reduce_dtype = ComputeDType::Float32;  ///< tile_traffic reduce: element type
   // Results.
   double start_ns = 0, end_ns = 0;

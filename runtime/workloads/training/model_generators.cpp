@@ -198,6 +198,12 @@ Model build_cnn(GeneratorInput& in) {
     g.fail("recompute",
            "the generator's recompute and /workload/session/autoRecomputation would both "
            "recompute the forward; set one");
+  const std::int64_t bn_group = s.distributed_batch_norm_replica_group_size;
+  if (bn_group > 1 && st.session.replicatedGraphCount % static_cast<std::uint64_t>(bn_group) != 0)
+    g.fail("distributed_batch_norm_replica_group_size",
+           "expected a divisor of /workload/session/replicatedGraphCount (" +
+               std::to_string(st.session.replicatedGraphCount) + "), got " +
+               std::to_string(bn_group) + " (the groups are consecutive replicas)");
   s.optimizer = opt;
   try {
     Model cnn = generate_cnn(s);

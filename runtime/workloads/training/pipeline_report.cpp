@@ -19,6 +19,8 @@ struct LoopTimes {
   std::map<int, double> fwd_ns, bwd_ns;  ///< per forward stage: one micro-batch (main cycles)
   std::uint64_t ipu_copy_bytes = 0;      ///< per replica, whole step
   double ipu_copy_ns = 0;
+  std::uint64_t in_stage_collectives = 0;  ///< collectives inside stages, whole step
+  double in_stage_collective_ns = 0, in_stage_gw_link_ns = 0;
 };
 
 LoopTimes loop_times(const TrainingState& st, const Executor& ex) {
@@ -26,6 +28,7 @@ LoopTimes loop_times(const TrainingState& st, const Executor& ex) {
   const std::uint64_t cycles = st.plan.cycles();
   const auto& ph = ex.phase_ns();
   if (ph.size() < cycles + 1) return lt;
+  std::map<int, std::pair<int, double>> fwd_mb, bwd_mb;  // stage -> (micro-batch, compute ns)
   lt.loop_ns = ph[cycles - 1].second - ph[0].first;
   lt.optimizer_ns = ph[cycles].second - ph[cycles].first;
   for (std::size_t p = 0; p < cycles; ++p) {
@@ -37,7 +40,16 @@ LoopTimes loop_times(const TrainingState& st, const Executor& ex) {
       if (op.kind == LKind::Compute) {
         lt.busy_ns[op.vg] += d;
         const int stage = std::stoi(op.label.substr(6));  // "stage N forward|backward mb i"
-        (op.role == "pipeline_forward" ? lt.fwd_ns : lt.bwd_ns)[stage] = d;
+        // A pass split by in-stage collectives has several compute ops per micro-batch: the
+        // figure is the sum of the last micro-batch's.
+        auto& per_mb = (op.role == "pipeline_forward" ? fwd_mb : bwd_mb)[stage];
+        if (per_mb.first != op.micro_batch) per_mb = {op.micro_batch, 0.0};
+        per_mb.second += d;
+      }
+      if (op.kind == LKind::Collective) {
+        ++lt.in_stage_collectives;
+        lt.in_stage_collective_ns += d;
+        lt.in_stage_gw_link_ns += std::min(t.gw_link_ns, d);
       }
       if (op.kind == LKind::IpuCopy) {
         lt.ipu_copy_bytes += op.bytes;
@@ -45,6 +57,8 @@ LoopTimes loop_times(const TrainingState& st, const Executor& ex) {
       }
     }
   }
+  for (const auto& [stage, v] : fwd_mb) lt.fwd_ns[stage] = v.second;
+  for (const auto& [stage, v] : bwd_mb) lt.bwd_ns[stage] = v.second;
   return lt;
 }
 
@@ -127,6 +141,11 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
                     {"busy_fraction", lt.loop_ns > 0 ? busy / lt.loop_ns : 0.0}});
   pipe["ipus"] = ipus;
   pipe["ipu_copy"] = {{"bytes_per_replica", lt.ipu_copy_bytes}, {"time_ns", lt.ipu_copy_ns}};
+  // Collectives inside the stages (e.g. distributed batch norm), only when the model has them.
+  if (lt.in_stage_collectives > 0)
+    pipe["in_stage_collectives"] = {{"ops", lt.in_stage_collectives},
+                                    {"time_ns", lt.in_stage_collective_ns},
+                                    {"gw_link_ns", lt.in_stage_gw_link_ns}};
   r["pipeline"] = pipe;
 
   // Collectives after the loop (step 0), with their tier.
@@ -150,8 +169,10 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
         j["elements"] = op.elements;
         j["tier"] = t.tier;
         const double gw = std::min(t.gw_link_ns, d);
-        by_tier["gw_link"] = by_tier.value("gw_link", 0.0) + gw;
-        by_tier["ipu_link"] = by_tier.value("ipu_link", 0.0) + (d - gw);
+        const std::string gw_key = to_string(LinkTier::GwLink);
+        const std::string ipu_key = to_string(LinkTier::IpuLink);
+        by_tier[gw_key] = by_tier.value(gw_key, 0.0) + gw;
+        by_tier[ipu_key] = by_tier.value(ipu_key, 0.0) + (d - gw);
       }
       coll.push_back(j);
     }

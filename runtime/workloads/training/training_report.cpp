@@ -2,17 +2,34 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "models/system/system.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 #include "runtime/generators/model_gen.hpp"
 #include "runtime/workloads/training/training_state.hpp"
 
 namespace ipusim::rt {
 namespace {
 
-const char* kPriority[] = {"compute",          "exchange", "gw_link", "ipu_link",
-                           "streaming_memory", "host_io",  "sync"};
+/// Breakdown categories by priority (an instant busy in several counts for the first): compute,
+/// exchange, the link tiers (link_breakdown_keys(), GW-Link first: an op on both tiers is
+/// waiting for the GW-Links), sync. Also the report's order, before idle.
+const std::vector<std::string>& priority() {
+  static const std::vector<std::string> order = [] {
+    std::vector<std::string> links = link_breakdown_keys();
+    std::stable_partition(links.begin(), links.end(),
+                          [](const std::string& k) { return k == to_string(LinkTier::GwLink); });
+    std::vector<std::string> out{kComputeCategory, kExchangeCategory};
+    out.insert(out.end(), links.begin(), links.end());
+    out.push_back(kSyncCategory);
+    return out;
+  }();
+  return order;
+}
 
 Json op_json(const LOp& op, const OpTiming& t) {
   Json j = Json::object();
@@ -183,21 +200,23 @@ std::string memory_summary(const TrainingState& st) {
 
 Json training_breakdown(const Executor& ex) {
   // Sweep: each instant goes to the highest-priority busy category, the rest is idle.
-  std::vector<std::tuple<double, int, int>> events;  // time, +1/-1, category index
+  const std::vector<std::string>& cats = priority();
+  const std::size_t n = cats.size();
+  std::vector<std::tuple<double, int, std::size_t>> events;  // time, +1/-1, category index
   for (const BusyInterval& b : ex.intervals()) {
-    int c = 0;
-    for (int i = 0; i < 7; ++i)
-      if (b.category == kPriority[i]) c = i;
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (b.category == cats[i]) c = i;
     events.emplace_back(b.start_ns, 1, c);
     events.emplace_back(b.end_ns, -1, c);
   }
   std::sort(events.begin(), events.end());
-  double sums[7] = {0, 0, 0, 0, 0, 0, 0};
-  int active[7] = {0, 0, 0, 0, 0, 0, 0};
+  std::vector<double> sums(n, 0.0);
+  std::vector<int> active(n, 0);
   double last = 0, busy = 0;
   for (const auto& [t, d, c] : events) {
     if (t > last) {
-      for (int i = 0; i < 7; ++i)
+      for (std::size_t i = 0; i < n; ++i)
         if (active[i] > 0) {
           sums[i] += t - last;
           busy += t - last;
@@ -208,8 +227,8 @@ Json training_breakdown(const Executor& ex) {
     active[c] += d;
   }
   Json b = Json::object();
-  for (int i = 0; i < 7; ++i) b[kPriority[i]] = sums[i];
-  b["idle"] = std::max(0.0, ex.end_ns() - busy);
+  for (std::size_t i = 0; i < n; ++i) b[cats[i]] = sums[i];
+  b[kIdleCategory] = std::max(0.0, ex.end_ns() - busy);
   return b;
 }
 

@@ -59,7 +59,7 @@ TEST_CASE(
   const double cyc = cycle_ns(doc);
   const double C = compute_cycles_by_hand(doc, resolved(doc, "/chip/tiles")) * cyc;
   const double X = exchange_cycles_by_hand(doc) * cyc;
-  REQUIRE(C > 1e5);  // ~ 0.1 ms: the serialisation is not lost in rounding
+  REQUIRE(C > 1e4);  // tens of us: the serialisation is not lost in rounding
   CHECK(b.duration(0) == Approx(2 * C + X).margin(0.002));
   const Json kids = b.step(0)["steps"];
   CHECK(kids[0]["start_ns"].get<double>() == Approx(0.0).margin(0.002));

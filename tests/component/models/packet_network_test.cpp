@@ -1,10 +1,13 @@
 // The packet network model through SystemC (Network + microbenchmark): the closed forms of
 // lone and shared transfers on a Pod16, remote loads through DDR and the gateway link, and
-// the link modules' statistics.
+// the link modules' statistics and their places in the module tree.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
 
 #include "model_fixture.hpp"
+#include "models/network/link_module.hpp"
+#include "models/network/packet_link_module.hpp"
 #include "sim/stats.hpp"
 
 using namespace ipusim;
@@ -17,7 +20,60 @@ Json packet(Json extra) {
   return extra;
 }
 
+/// PacketLinkModules at or below `object`, and how many of them are children of a module
+/// named `network`.
+void count_packet_links(const sc_core::sc_object* object, int& all, int& under_network) {
+  for (const sc_core::sc_object* child : object->get_child_objects()) {
+    if (dynamic_cast<const PacketLinkModule*>(child)) {
+      ++all;
+      if (std::string(object->basename()) == "network") ++under_network;
+    }
+    count_packet_links(child, all, under_network);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("packet model: every link is its own module at its hardware place, fluid a view",
+          "[models][packet]") {
+  Json steps =
+      Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", 4096}}});
+  ConfigDoc doc = preset_config("pod16", packet(workload(steps)));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  // An IPU-Link direction under its machine, DDR, gateway and host links under the gateway.
+  for (const char* path :
+       {"system.ild0.m0.ipu0->ipu1_partner", "system.ild0.m3.ipu13->ipu12_partner",
+        "system.ild0.m0.gateway.m0_ddr", "system.ild0.m0.gateway.ipu1->m0_gw",
+        "system.ild0.m2.gateway.host->m2", "system.ild0.m2.gateway.m2->host"}) {
+    INFO(path);
+    CHECK(dynamic_cast<PacketLinkModule*>(sc_core::sc_find_object(path)) != nullptr);
+  }
+  // One module per resource, none left under the network.
+  int all = 0, under_network = 0;
+  count_packet_links(b.system.get(), all, under_network);
+  CHECK(all == static_cast<int>(b.system->network().engine().num_resources()));
+  CHECK(under_network == 0);
+  // It reports its own statistics at its path: 4096 B in 16 chunks of 256 B, one transfer.
+  const Json link = collect_stats_tree().at("system").at("ild0").at("m0").at("ipu0->ipu1_partner");
+  CHECK(link.at("bytes") == 4096);
+  CHECK(link.at("transfers") == 1);
+}
+
+TEST_CASE("fluid model: every link is a LinkModule view at the same place", "[models][packet]") {
+  Json steps =
+      Json::array({{{"kind", "transfer"}, {"src_ipu", 0}, {"dst_ipu", 1}, {"bytes", 4096}}});
+  ConfigDoc doc = preset_config("pod16", workload(steps));
+  Bench b = Bench::make(doc);
+  CHECK(dynamic_cast<LinkModule*>(sc_core::sc_find_object("system.ild0.m0.ipu0->ipu1_partner")) !=
+        nullptr);
+  CHECK(dynamic_cast<LinkModule*>(sc_core::sc_find_object("system.ild0.m0.gateway.m0_ddr")) !=
+        nullptr);
+  int all = 0, under_network = 0;
+  count_packet_links(b.system.get(), all, under_network);
+  CHECK(all == 0);
+}
 
 TEST_CASE("packet model: lone transfers over 1 and 2 IPU-Link hops take the closed form",
           "[models][packet]") {

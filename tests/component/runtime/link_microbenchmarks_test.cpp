@@ -39,6 +39,40 @@ double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_ti
   return fixed + std::max(link, port_cycles * cycle_ns(doc));
 }
 
+/// The resolved rates (B/ns), latencies (ns) and times of the host <-> DDR <-> IPU path of
+/// machine 0, for `bytes_per_tile` through each tile's off-chip port.
+struct HostPath {
+  double ddr, host, gw;  ///< DDR, host link and gateway link rates x efficiency
+  double Lh, Lg, Ld;     ///< host link, gateway link and DDR latencies
+  double chunk;          ///< DDR chunk
+  double S;              ///< an internal sync
+  double phase;          ///< the tiles' exchange phase
+  HostPath(const ConfigDoc& doc, double bytes_per_tile) {
+    ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+          resolved(doc, "/machine/gateway/ddr_efficiency");
+    host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+           resolved(doc, "/machine/host_link/efficiency");
+    gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+         resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+    Lh = resolved(doc, "/machine/host_link/latency_ns");
+    Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+    Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+    chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+    S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+    // The bytes per tile through the off-chip port, beside the link flow.
+    const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+    const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+    phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+             std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9)) *
+            cycle_ns(doc);
+  }
+  /// A two-hop flow of `bytes` alone on its route: both latencies, one chunk of fill on the
+  /// second hop, the bytes at the bottleneck.
+  double flow(double bytes, double L1, double L2, double bottleneck) const {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  }
+};
+
 }  // namespace
 
 TEST_CASE(
@@ -84,29 +118,13 @@ TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over t
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld, S = p.S;
+  const double phase = p.phase;
   // Times are whole ps (SystemC): 0.01 ns covers the rounding of a few waits.
-  // Two-hop flows: both latencies, one chunk of fill on the second hop, the bytes at the
-  // bottleneck (nothing else on the network).
   auto flow = [&](double L1, double L2, double bottleneck) {
-    return L1 + L2 + (std::min(B, chunk) + B) / bottleneck;
+    return p.flow(B, L1, L2, bottleneck);
   };
-  // The tiles' phase: 256 B per tile through the off-chip port, beside the link flow.
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
   // Host -> tiles: the host writes (posted) into the buffer; then the tiles sync and read: the
   // request crosses the gateway link, the data comes back.
   const double host_write = flow(Lh, Ld, std::min(host, ddr));
@@ -115,9 +133,10 @@ TEST_CASE("host_buffer_write/read, one repetition: the flows of each side over t
   CHECK(w["duration_ns"].get<double>() == Approx(host_write + tiles_read).margin(0.01));
   CHECK(w["host_side_GBps"].get<double>() == Approx(B / host_write));
   CHECK(w["tile_side_GBps"].get<double>() == Approx(B / tiles_read));
-  // Tiles -> host: the tiles sync and write (posted); the host then reads.
+  // Tiles -> host: the tiles sync and write (posted); the gateway then pushes the repetition
+  // to the host (posted: no request crosses the host link).
   const double tiles_write = S + std::max(phase, flow(Lg, Ld, std::min(ddr, gw)));
-  const double host_read = Lh + flow(Ld, Lh, std::min(host, ddr));
+  const double host_read = flow(Ld, Lh, std::min(host, ddr));
   const Json rd = b.step(1);
   CHECK(rd["duration_ns"].get<double>() == Approx(tiles_write + host_read).margin(0.01));
   CHECK(rd["tile_side_GBps"].get<double>() == Approx(B / tiles_write));
@@ -139,27 +158,13 @@ TEST_CASE(
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
   const double B = 32 * 256;
-  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
-                     resolved(doc, "/machine/gateway/ddr_efficiency");
-  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
-                      resolved(doc, "/machine/host_link/efficiency");
-  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
-                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
-  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
-  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
-  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
-  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
-  // Two-hop flows of `bytes` alone on their route (the stream and the tiles' reads share only
-  // the DDR, whose rate exceeds the sum of theirs).
+  const HostPath p(doc, 256);
+  const double ddr = p.ddr, host = p.host, gw = p.gw, Lh = p.Lh, Lg = p.Lg, Ld = p.Ld, S = p.S;
+  const double phase = p.phase;
+  // The stream and the tiles' reads share only the DDR, whose rate exceeds the sum of theirs.
   auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
-    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+    return p.flow(bytes, L1, L2, bottleneck);
   };
-  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
-                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
-                       cycle_ns(doc);
   REQUIRE(ddr > host + gw);
   // The host writes the first repetition, then the other two as one posted stream.
   const double first = flow(B, Lh, Ld, std::min(host, ddr));
@@ -171,6 +176,126 @@ TEST_CASE(
   CHECK(b.duration(0) == Approx(end).margin(0.01));
   CHECK(b.step(0)["tile_side_GBps"].get<double>() == Approx(3 * B / (end - first)));
   CHECK(b.step(0)["host_side_GBps"].get<double>() == Approx(3 * B / stream_end));
+}
+
+TEST_CASE(
+    "host_buffer_read, three repetitions: the gateway pushes each landed repetition once the "
+    "previous one's bytes have left the DDR",
+    "[microbenchmark][host_buffer]") {
+  Json steps = Json::array({{{"kind", "host_buffer_read"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 32 * 256;
+  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+                     resolved(doc, "/machine/gateway/ddr_efficiency");
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
+  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  // The tiles' writes and the pushes share only the DDR, whose rate exceeds the sum of theirs.
+  REQUIRE(ddr > host + gw);
+  const double hb = std::min(host, ddr);
+  // Tiles: repetition i has landed at (i + 1) x one write (sync, then the flow beside the
+  // exchange phase).
+  const double tw = S + std::max(phase, Lg + Ld + (std::min(B, chunk) + B) / std::min(ddr, gw));
+  // Pushes: push i starts once repetition i has landed and push i - 1 has left (its DDR access
+  // and its drain at the host-link rate); it arrives a host-link latency and one chunk of fill
+  // later.
+  double start = tw, left = 0, arrival = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) start = std::max((i + 1) * tw, left);
+    left = start + Ld + B / hb;
+    arrival = left + Lh + std::min(B, chunk) / hb;
+  }
+  // The shipped values make the host the slower side, so pushes 1 and 2 wait for the previous
+  // one's departure, not for the tiles (the chaining under test).
+  REQUIRE(Ld + B / hb > tw);
+  const Json rd = b.step(0);
+  CHECK(b.duration(0) == Approx(arrival).margin(0.01));
+  CHECK(rd["tile_side_GBps"].get<double>() == Approx(3 * B / (3 * tw)).epsilon(1e-6));
+  CHECK(rd["host_side_GBps"].get<double>() == Approx(3 * B / (arrival - tw)).epsilon(1e-6));
+  // Waiting for each arrival instead (a read, or a push without the departure event) would add
+  // the host-link latency per push: 3 B / (3 (Ld + B / hb) + 3 Lh + fill), far slower.
+  CHECK(rd["host_side_GBps"].get<double>() > 3 * B / (3 * (Ld + B / hb + Lh)));
+}
+
+TEST_CASE(
+    "host_buffer_write/read with simultaneous sides (gc-hosttraffictest): each side at its own "
+    "pace, neither waiting for the other's data",
+    "[microbenchmark][host_buffer]") {
+  Json steps = Json::array({{{"kind", "host_buffer_write"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3},
+                             {"simultaneous", true}},
+                            {{"kind", "host_buffer_read"},
+                             {"ipu", 0},
+                             {"tiles", 32},
+                             {"bytes_per_transfer", 256},
+                             {"repeat", 3},
+                             {"simultaneous", true}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 32 * 256;
+  const double ddr = resolved(doc, "/machine/gateway/ddr_bandwidth_GBps") *
+                     resolved(doc, "/machine/gateway/ddr_efficiency");
+  const double host = resolved(doc, "/machine/host_link/bandwidth_GBps") *
+                      resolved(doc, "/machine/host_link/efficiency");
+  const double gw = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                    resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
+  const double Lh = resolved(doc, "/machine/host_link/latency_ns");
+  const double Lg = resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");
+  const double Ld = resolved(doc, "/machine/gateway/ddr_latency_ns");
+  const double chunk = resolved(doc, "/machine/gateway/ddr_chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(256 * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  // The sides share only the DDR, whose rate exceeds the sum of theirs: each runs as if alone.
+  REQUIRE(ddr > host + gw);
+  const double hb = std::min(host, ddr), tb = std::min(ddr, gw);
+  auto flow = [&](double bytes, double L1, double L2, double bottleneck) {
+    return L1 + L2 + (std::min(bytes, chunk) + bytes) / bottleneck;
+  };
+  // Host -> tiles: the host's posted stream (the first repetition, then the other two) and the
+  // tiles' three reads from the start, the tiles not waiting for the stream.
+  const double stream_end = flow(B, Lh, Ld, hb) + flow(2 * B, Lh, Ld, hb);
+  const double tr = S + std::max(phase, Lg + flow(B, Ld, Lg, tb));
+  const Json w = b.step(0);
+  CHECK(b.duration(0) == Approx(std::max(stream_end, 3 * tr)).margin(0.01));
+  CHECK(w["host_side_GBps"].get<double>() == Approx(3 * B / stream_end).epsilon(1e-6));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(3 * B / (3 * tr)).epsilon(1e-6));
+  CHECK(w["simultaneous"] == true);
+  // Tiles -> host: the tiles' three writes; the gateway's three pushes from the start, each
+  // once the previous one has left (DDR access, then the drain at the host-link rate), the
+  // last arriving a host-link latency and one chunk of fill later.
+  const double tw = S + std::max(phase, flow(B, Lg, Ld, tb));
+  const double host_end = 3 * (Ld + B / hb) + Lh + std::min(B, chunk) / hb;
+  const Json rd = b.step(1);
+  CHECK(b.duration(1) == Approx(std::max(host_end, 3 * tw)).margin(0.01));
+  CHECK(rd["host_side_GBps"].get<double>() == Approx(3 * B / host_end).epsilon(1e-6));
+  CHECK(rd["tile_side_GBps"].get<double>() == Approx(3 * B / (3 * tw)).epsilon(1e-6));
 }
 
 TEST_CASE("tile_transfer and host_buffer steps reject bad set-ups", "[microbenchmark][errors]") {

@@ -243,3 +243,25 @@ TEST_CASE("pipeline error: a stage with no ops", "[pipeline]") {
     }
   CHECK_THAT(pipeline_error(workload(m, 3, 8), 3), Catch::Contains("pipeline stage 1 has no ops"));
 }
+
+TEST_CASE("pipeline optimizer: one update op per weight, each paying the per-op cost, by hand",
+          "[pipeline]") {
+  // Two layers (phased_chain: weights w0, w1, each updated by its own optimizer op of 1 flop,
+  // vector unit, float32), one stage, N = 2, one replica: no gradient all-reduce, so the
+  // optimizer phase is the two updates one after another, then the sync of the one IPU. Each
+  // costs the op overhead plus one cycle of vector work (compute_cycles), as the phased
+  // lowering runs them; one merged update would pay the overhead once.
+  Json model = phased_chain(2, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true);
+  TrainingRun r = TrainingRun::make("pod4", workload(model, 1, 2));
+  ComputeSpec u;
+  u.flops = 1.0;
+  u.unit = ComputeUnit::Vector;
+  u.dtype = ComputeDType::Float32;
+  u.tiles = r.system->chip().tiles;
+  const double update_ns =
+      r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), u)));
+  REQUIRE(update_ns >
+          r.system->clock().cycles_to_ns(static_cast<double>(r.system->chip().op_overhead_cycles)));
+  CHECK(r.results["pipeline"]["optimizer_time_ns"].get<double>() ==
+        Approx(2 * update_ns + sync_ns(r, 1)).margin(0.01));
+}

@@ -29,7 +29,8 @@ std::vector<ResourceSpec> resources() {
 struct Driver : sc_core::sc_module {
   SC_HAS_PROCESS(Driver);
   explicit Driver(sc_core::sc_module_name name)
-      : sc_core::sc_module(name), net("net", resources(), FlowEngineParams{}) {
+      : sc_core::sc_module(name),
+        net("net", resources(), FlowEngineParams{}, NetworkOptions{"fluid", 0}) {
     SC_THREAD(run);
   }
 

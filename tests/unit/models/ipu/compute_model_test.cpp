@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
+#include "models/ipu/gemm_tiling.hpp"
 
 using namespace ipusim;
 
@@ -22,10 +23,35 @@ ChipParams small_chip() {
 
 }  // namespace
 
-TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand exchange",
+TEST_CASE("GEMM tile block: a cube, clamped by short dimensions, whole GEMMs per tile",
+          "[compute][amp]") {
+  // 64^3 on 8 tiles: volume 32768 = 32^3 per tile, k split in 2.
+  GemmTileBlock b = gemm_tile_block(64, 64, 64, 1, 8);
+  CHECK(b.m == Approx(32));
+  CHECK(b.k == Approx(32));
+  CHECK(b.n == Approx(32));
+  CHECK(b.count == 1);
+  CHECK(b.k_splits == Approx(2));
+  // m 1024, k 256, n 16 on 16 tiles: volume 262144, cube side 64 > n = 16, so n is whole and
+  // m x k share 262144 / 16 = 16384 = 128^2: block 128 x 128 x 16, k split 256 / 128 = 2.
+  b = gemm_tile_block(1024, 256, 16, 1, 16);
+  CHECK(b.m == Approx(128));
+  CHECK(b.k == Approx(128));
+  CHECK(b.n == 16);
+  CHECK(b.k_splits == Approx(2));
+  // 32 groups on 16 tiles: two whole GEMMs per tile, nothing split.
+  b = gemm_tile_block(16, 16, 16, 32, 16);
+  CHECK(b.m == 16);
+  CHECK(b.k == 16);
+  CHECK(b.n == 16);
+  CHECK(b.count == 2);
+  CHECK(b.k_splits == 1);
+}
+
+TEST_CASE("AMP GEMM by hand: overhead + work / inner factor + exchange + partial sums",
           "[compute][amp]") {
   const ChipParams c = small_chip();
-  // m = n = k = 64, one group, FP16 on 8 tiles.
+  // m = n = k = 64, one group, FP16 on 8 tiles: block 32 x 32 x 32, k split in 2.
   ComputeSpec s;
   s.m = 64;
   s.k = 64;
@@ -33,18 +59,51 @@ TEST_CASE("AMP GEMM: overhead + flops/T / (peak x eff x k/(k+k_half)) + operand 
   s.groups = 1;
   s.flops = 2.0 * 64 * 64 * 64;  // 524288
   s.tiles = 8;
-  // flops per tile 65536; rate 128 x 0.5 x 64/(64+64) = 32 flop/cycle -> 2048 cycles.
-  // Block volume 64^3 / 8 = 32768 = 32^3 -> 2 x 32^2 = 2048 elements x 2 B / 4 B/cycle = 1024
-  // cycles.
-  CHECK(amp_inner_dim_factor(c, 64) == 0.5);
-  CHECK(gemm_operand_exchange_cycles(c, s, 8) == Approx(1024.0));
-  CHECK(compute_cycles(c, s) == 2000 + 2048 + 1024);
-  // Two groups double the flops and the block volume: 131072 / 32 = 4096 work cycles;
-  // block 2 x 64^3 / 8 = 65536, 2 x 65536^(2/3) = 2 x 1625.5 elements x 2 B / 4 = 1625.5 cycles.
-  s.groups = 2;
-  s.flops *= 2;
-  CHECK(compute_cycles(c, s) ==
-        2000 + static_cast<std::uint64_t>(std::ceil(4096 + std::pow(65536.0, 2.0 / 3.0))));
+  // Work: 65536 flops per tile at 128 x 0.5 x 32/(32+64) = 21.33 flop/cycle -> 3072 cycles.
+  // Exchange: operands (32x32 + 32x32) x 2 B = 4096 B, FP16 partials 32x32 x 1/2 x 2 B = 1024 B
+  // -> 5120 B / 4 B/cycle = 1280 cycles. Partial sums: 512 adds / 4 flop/cycle / 0.5 = 256.
+  CHECK(amp_inner_dim_factor(c, 32, ComputeDType::Float16) == Approx(1.0 / 3.0));
+  CHECK(gemm_operand_exchange_cycles(c, s, 8) == Approx(1280.0));
+  CHECK(compute_cycles(c, s) == 2000 + 3072 + 1280 + 256);
+  // FP32: peak 32 flop/cycle; k_half 64 x 2/4 = 32 elements -> factor 1/2, rate 8 -> 8192.
+  // Exchange (2048 x 4 B + 512 x 4 B) / 4 = 2560; partial sums 512 / 2 / 0.5 = 512.
+  s.dtype = ComputeDType::Float32;
+  CHECK(amp_inner_dim_half_elements(c, ComputeDType::Float32) == Approx(32.0));
+  CHECK(compute_cycles(c, s) == 2000 + 8192 + 2560 + 512);
+  // FP16 in / FP32 accumulate: FP16 operands and k_half, FP32 partials and sums, at the
+  // float16_32 rate (64): 65536 / (64 x 0.5 / 3) = 6144; exchange (4096 + 2048) / 4 = 1536;
+  // partial sums 512 / 2 / 0.5 = 512.
+  s.dtype = ComputeDType::Float16_32;
+  CHECK(compute_cycles(c, s) == 2000 + 6144 + 1536 + 512);
+}
+
+TEST_CASE("AMP GEMM: a skinny shape, groups and an uneven split", "[compute][amp]") {
+  const ChipParams c = small_chip();
+  // m 1024, k 256, n 16, FP16 on 16 tiles: block 128 x 128 x 16 (see the block test).
+  ComputeSpec s;
+  s.m = 1024;
+  s.k = 256;
+  s.n = 16;
+  s.flops = 2.0 * 1024 * 256 * 16;  // 8388608 -> 524288 per tile
+  s.tiles = 16;
+  // Work 524288 / (128 x 0.5 x 128/192) = 12288; exchange (128x128 + 128x16) x 2 B = 36864 B
+  // + partials 128 x 16 x 1/2 x 2 B = 2048 B -> 9728 cycles; partial sums 1024 / 4 / 0.5 = 512.
+  CHECK(compute_cycles(c, s) == 2000 + 12288 + 9728 + 512);
+  // 32 GEMMs of 16^3 on 16 tiles: two whole GEMMs per tile, 16384 flops at
+  // 128 x 0.5 x 16/80 = 12.8 flop/cycle -> 1280; operands 2 x 512 x 2 B / 4 = 512; no partials.
+  ComputeSpec g;
+  g.m = g.k = g.n = 16;
+  g.groups = 32;
+  g.flops = 2.0 * 16 * 16 * 16 * 32;
+  g.tiles = 16;
+  CHECK(compute_cycles(c, g) == 2000 + 1280 + 512);
+  // Uneven split: 64^3 on 16 tiles whose busiest tile does 1/8 of the work costs what the
+  // even split over 8 tiles costs (first hand-worked case: 2000 + 3072 + 1280 + 256).
+  ComputeSpec u;
+  u.m = u.k = u.n = 64;
+  u.flops = 2.0 * 64 * 64 * 64;
+  u.tiles = 16;
+  CHECK(compute_cycles_with_share(c, u, 1.0 / 8.0) == 2000 + 3072 + 1280 + 256);
 }
 
 TEST_CASE("AMP: shape terms vanish when the GEMM shape is unknown", "[compute][amp]") {
@@ -60,16 +119,19 @@ TEST_CASE("AMP: shape terms vanish when the GEMM shape is unknown", "[compute][a
   CHECK(compute_cycles(c, s) == 2000 + 1024);
 }
 
-TEST_CASE("AMP efficiency halves at k = amp_inner_dim_half", "[compute][amp]") {
+TEST_CASE("AMP efficiency halves at a partial of amp_inner_dim_half 16-bit elements",
+          "[compute][amp]") {
   ChipParams c = small_chip();
   c.amp_inner_dim_half = 256;
-  CHECK(amp_inner_dim_factor(c, 256) == 0.5);
-  CHECK(amp_inner_dim_factor(c, 768) == Approx(0.75));
-  CHECK(amp_inner_dim_factor(c, 0) == 1.0);
+  CHECK(amp_inner_dim_factor(c, 256, ComputeDType::Float16) == 0.5);
+  CHECK(amp_inner_dim_factor(c, 768, ComputeDType::Float16) == Approx(0.75));
+  // 32-bit operands: the same fill covers 128 elements.
+  CHECK(amp_inner_dim_factor(c, 128, ComputeDType::Float32) == 0.5);
+  CHECK(amp_inner_dim_factor(c, 0, ComputeDType::Float16) == 1.0);
   c.amp_inner_dim_half = 0;
-  CHECK(amp_inner_dim_factor(c, 16) == 1.0);
-  // Work term alone (exchange 0 by a huge exchange rate, no overhead): k = 256 costs twice
-  // the flop-only time.
+  CHECK(amp_inner_dim_factor(c, 16, ComputeDType::Float16) == 1.0);
+  // Work term alone (exchange 0 by a huge exchange rate, no overhead, one tile so nothing is
+  // split): a partial of k = 256 costs twice the flop-only time.
   c = small_chip();
   c.amp_inner_dim_half = 256;
   c.op_overhead_cycles = 0;

@@ -119,6 +119,25 @@ TEST_CASE("a tier's flow-control keys set that tier only", "[link_tiers]") {
         defaults.flow(ResourceKind::IpuLink).arbitration);
 }
 
+TEST_CASE("a tier's per-machine resources are found without a lookup of their own",
+          "[link_tiers]") {
+  register_model_params();
+  ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/pod16.json");
+  const Topology topo(read_hw_params(doc));
+  for (std::uint32_t m = 0; m < 4; ++m) {
+    INFO("machine " << m);
+    CHECK(topo.machine_resource(m, ResourceKind::Ddr) == topo.ddr(m));
+    CHECK(topo.machine_resource(m, ResourceKind::Ddr, 1) == Topology::kNone);
+    // routing.cpp adds host->m<i> before m<i>->host.
+    const std::string mn = "m" + std::to_string(m);
+    CHECK(topo.resource_specs()[topo.machine_resource(m, ResourceKind::HostLink, 0)].name ==
+          "host->" + mn);
+    CHECK(topo.resource_specs()[topo.machine_resource(m, ResourceKind::HostLink, 1)].name ==
+          mn + "->host");
+  }
+  CHECK(topo.machine_resource(4, ResourceKind::Ddr) == Topology::kNone);  // a Pod16 has 4
+}
+
 TEST_CASE("every resource of a switched Pod256 groups under its tier's name", "[link_tiers]") {
   register_model_params();
   ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/pod256.json");
@@ -163,6 +182,13 @@ TEST_CASE("report keys and trace tiers come from the table", "[link_tiers]") {
   // The report's `utilisation` order (README "report.json"): the switch counts as a GW-Link.
   CHECK(utilisation_keys() ==
         std::vector<std::string>{"ipu_link", "gw_link", "ddr", "gateway_link", "host_link"});
+  // The collective report's: the rows flagged for it (not the switch, not IO).
+  CHECK(collective_utilisation_keys() == std::vector<std::string>{"ipu_link", "gw_link", "ddr"});
+  CHECK_FALSE(link_tier(ResourceKind::GwSwitch).in_collective_utilisation);
+  CHECK(link_tier(ResourceKind::GwLink).in_collective_utilisation);
+  // The breakdown's link keys: the rows' breakdown tiers, once each, in LinkTier order.
+  CHECK(link_breakdown_keys() ==
+        std::vector<std::string>{"ipu_link", "gw_link", "streaming_memory", "host_io"});
   // --trace-tiers: the tiers' tracks once each, in table order, then the tiles' compute.
   CHECK(trace_tier_names(",") == "ipu_link,gw_link,ddr,host,compute");
   CHECK(link_trace_tier(ResourceKind::GwSwitch) == parse_trace_tier("gw_link"));

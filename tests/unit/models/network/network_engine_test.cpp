@@ -60,6 +60,9 @@ TEST_CASE("the network model table names fluid (default) and packet with their c
   NetworkOptions options;
   auto fluid = network_model("fluid").make(resources, options);
   auto packet = network_model("packet").make(resources, options);
+  // Without a hardware hierarchy to place them, the packet model's link modules are made here.
+  CHECK_FALSE(fluid->place(0, "l"));
+  packet->place_rest();
   CHECK(std::string(fluid->name()) == "fluid");
   CHECK(fluid->can_replay());
   CHECK(fluid->can_stream());
@@ -95,22 +98,43 @@ TEST_CASE("both models time a lone transfer to latency + bytes / capacity", "[ne
   // One resource of 2 B/ns and 100 ns; 1000 bytes in 256-byte chunks (the last one 232):
   // fluid drains at 2 B/ns, packet serialises the four chunks back to back at 2 B/ns; both
   // arrive one latency after the last byte has been sent: 100 + 1000 / 2 = 600 ns.
+  // Beside it, on resources of its own, a posted transfer (report_departure) of 1000 B over p
+  // (2 B/ns, 100 ns) then q (1 B/ns, 50 ns), whose departure is when its last byte has left p
+  // (p's latency included). Fluid: the flow drains at the bottleneck, 1000 / 1 = 1000 ns, so it
+  // departs at 1000 + 100 = 1100 ns and arrives at 100 + 50 + 256 / 1 (one chunk of fill) +
+  // 1000 = 1406 ns. Packet: p sends its four chunks at its own rate (no credits), the last
+  // ending at 1000 / 2 = 500 ns: departure 600 ns; they reach q at 228, 356, 484 and 600 ns,
+  // q serialises them at 1 B/ns from 228 (q is then never idle): 228 + 1000 = 1228, + 50 ns.
+  // This test makes the SystemC modules of the packet model: no other test may follow it with
+  // another packet model (a module cannot be made once SystemC has run).
   for (const char* name : {"fluid", "packet"}) {
     INFO(name);
+    const bool packet = std::string(name) == "packet";
     FlowEngineParams params;
     params.chunk_bytes = 256;
     FlowEngine resources(params);
     resources.add_resource(test::res("l", 2.0, 100.0));
+    resources.add_resource(test::res("p", 2.0, 100.0));
+    resources.add_resource(test::res("q", 1.0, 50.0));
     auto model = network_model(name).make(resources, NetworkOptions{});
-    int tag = 0;
+    model->place_rest();
+    int tag = 0, posted = 0;
     RecordingHost host;
     model->attach(host);
     model->start(0, {0}, 1000, &tag);
-    drive(*model, host, std::string(name) == "packet");  // fluid first: no sc_start before
-    REQUIRE(host.arrivals.size() == 1);
+    model->report_departure(model->start(0, {1, 2}, 1000, &posted));
+    drive(*model, host, packet);  // fluid first: no sc_start before
+    REQUIRE(host.arrivals.size() == 3);
     CHECK(host.arrivals[0].end_ns == Approx(600.0).margin(1e-9));
     CHECK(host.arrivals[0].tag == &tag);
-    CHECK(model->flows_started() == 1);
+    CHECK_FALSE(host.arrivals[0].departed);
+    CHECK(host.arrivals[1].tag == &posted);
+    CHECK(host.arrivals[1].departed);
+    CHECK(host.arrivals[1].end_ns == Approx(packet ? 600.0 : 1100.0).margin(1e-9));
+    CHECK(host.arrivals[2].tag == &posted);
+    CHECK_FALSE(host.arrivals[2].departed);
+    CHECK(host.arrivals[2].end_ns == Approx(packet ? 1278.0 : 1406.0).margin(1e-9));
+    CHECK(model->flows_started() == 2);
     CHECK(model->resource_stats(0, 600.0).transfers == 1);
     CHECK(model->resource_stats(0, 600.0).bytes == Approx(1000.0));
   }
@@ -123,7 +147,9 @@ TEST_CASE("the packet model's budget work is its chunk hops", "[network][models]
   resources.add_resource(test::res("a", 2.0, 100.0));
   resources.add_resource(test::res("b", 2.0, 100.0));
   // ceil(1000 / 256) = 4 chunks on each of the two hops.
-  CHECK(network_model("packet").make(resources, NetworkOptions{})->work_of({0, 1}, 1000) == 8.0);
+  auto packet = network_model("packet").make(resources, NetworkOptions{});
+  packet->place_rest();
+  CHECK(packet->work_of({0, 1}, 1000) == 8.0);
 }
 
 TEST_CASE("packet: a credit back at a busy link wakes nothing", "[network][models]") {
@@ -141,6 +167,7 @@ TEST_CASE("packet: a credit back at a busy link wakes nothing", "[network][model
   FlowEngine resources(params);
   resources.add_resource(test::res("l", 4.0, 10.0));
   auto model = network_model("packet").make(resources, NetworkOptions{});
+  model->place_rest();
   RecordingHost host;
   model->attach(host);
   model->start(0, {0}, 16 * 256, nullptr);
@@ -169,6 +196,7 @@ TEST_CASE("packet: a chunk reaching a busy link wakes nothing", "[network][model
   resources.add_resource(test::res("a", 4.0, 10.0));
   resources.add_resource(test::res("b", 2.0, 10.0));
   auto model = network_model("packet").make(resources, NetworkOptions{});
+  model->place_rest();
   RecordingHost host;
   model->attach(host);
   model->start(0, {0, 1}, 4 * 256, nullptr);

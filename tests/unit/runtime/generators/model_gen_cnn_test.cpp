@@ -3,6 +3,7 @@
 // LARS optimizer's state.
 #include "runtime/generators/model_gen_cnn.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 #include <stdexcept>
@@ -120,6 +121,48 @@ TEST_CASE("recompute adds exactly the forward flops of the stem and the blocks",
   const ModelOp& r = find_op(rec, "stage3/block2/conv2/recompute");
   CHECK(r.pass == Pass::Backward);
   CHECK(r.gemm.m == find_op(rec, "stage3/block2/conv2/fwd").gemm.m);
+}
+
+TEST_CASE(
+    "distributed batch norm: one all-reduce per BN layer forward and backward, none recomputed",
+    "[cnn]") {
+  CnnSpec s = resnet50(true);
+  const Model plain = generate_cnn(s);  // group size 1 (the default): no collective
+  CHECK(std::none_of(plain.ops.begin(), plain.ops.end(),
+                     [](const ModelOp& o) { return o.type == OpType::Collective; }));
+  s.distributed_batch_norm_replica_group_size = 2;
+  const Model m = generate_cnn(s);
+  // 53 batch-norm layers: stem 1 + 16 blocks x 3 + 4 projections. Their channels, by stage:
+  // stem 64; stage 1: 3 x (64 + 64 + 256) + 256 = 1,408; stage 2: 4 x (128 + 128 + 512) + 512
+  // = 3,584; stage 3: 6 x (256 + 256 + 1,024) + 1,024 = 10,240; stage 4: 3 x (512 + 512 +
+  // 2,048) + 2,048 = 11,264; 26,560 in all (ResNet-50's 53,120 gamma and beta). Forward: the
+  // mean in float16 and the power in float32, 6 bytes per channel: 26,560 x 6 = 159,360 bytes
+  // per micro-batch; backward: two float16 gradient sums, 26,560 x 4 = 106,240 bytes.
+  int fwd = 0, bwd = 0;
+  std::uint64_t fwd_bytes = 0, bwd_bytes = 0;
+  for (const ModelOp& o : m.ops) {
+    if (o.type != OpType::Collective) continue;
+    CHECK(o.collective_op == "allreduce");
+    CHECK(o.comm_group == "consecutive:2");
+    CHECK(o.dtype == (o.pass == Pass::Forward ? DType::Float32 : DType::Float16));
+    (o.pass == Pass::Forward ? fwd : bwd) += 1;
+    (o.pass == Pass::Forward ? fwd_bytes : bwd_bytes) += o.collective_bytes;
+    CHECK(o.name.find("/recompute") == std::string::npos);
+  }
+  CHECK(fwd == 53);
+  CHECK(bwd == 53);
+  CHECK(fwd_bytes == 159360u);
+  CHECK(bwd_bytes == 106240u);
+  // The forward's all-reduce follows its layer's statistics, the backward's its gradient sums.
+  const auto at = [&](const std::string& n) {
+    std::size_t i = 0;
+    while (i < m.ops.size() && m.ops[i].name != n) ++i;
+    return i;  // m.ops.size() when absent: the checks below then fail
+  };
+  CHECK(at("stage2/block0/bn2/statistics_allreduce") == at("stage2/block0/bn2/fwd") + 1);
+  CHECK(find_op(m, "stage2/block0/bn2/statistics_allreduce").collective_bytes == 128u * (2 + 4));
+  CHECK(at("stage4/block2/bn3/gradients_allreduce") == at("stage4/block2/bn3/bwd") + 1);
+  CHECK(find_op(m, "stage4/block2/bn3/gradients_allreduce").collective_bytes == 2u * 2048 * 2);
 }
 
 TEST_CASE("cnn model is well formed: names resolve, one phase, vgraph 0, host inputs", "[cnn]") {
