@@ -70,7 +70,8 @@ class PacketEngine final : private PacketFabric {
   /// Link activations so far: distinct (link, event time) pairs at which a link had an event
   /// (end of serialisation, chunk arrival at its input or its far end, credit return), i.e.
   /// how often a link with a process of its own, handling everything due at one instant in one
-  /// activation, would be woken (simulator-speed metric).
+  /// activation, would be woken (simulator-speed metric). An upper bound of the link modules'
+  /// count, which take a chunk or credit reaching a busy link at its next activation.
   std::uint64_t link_activations() const { return link_activations_; }
   /// Chunk transmissions a transfer will need: sum over its hops of ceil(bytes / chunk).
   double chunk_hops_of(const Route& route, std::uint64_t bytes) const;

@@ -44,6 +44,9 @@ class PacketLink {
   std::uint64_t credits_bytes() const { return credits_; }
   /// Bytes, busy time, transfers and peak concurrency so far (counted when a chunk is sent).
   const ResourceStats& stats() const { return st_; }
+  /// True while a chunk is being serialised: then nothing but serialised() can start a send,
+  /// so an arrival or credit changes only the hop's counters and the ready queue, never a time.
+  bool busy() const { return busy_; }
 
   /// Counts a transfer that carries no bytes across this link.
   void count_empty_transfer() { st_.transfers++; }

@@ -46,22 +46,41 @@ void PacketLinkModule::collect_stats(Json& out) const {
   write_resource_stats(out, link_.stats(), capacity_Bpns_, now_ns());
 }
 
-bool PacketLinkModule::Event::operator>(const Event& o) const {
-  return std::tie(t, posted_ps, posted_delta, origin, seq) >
-         std::tie(o.t, o.posted_ps, o.posted_delta, o.origin, o.seq);
+void PacketLinkModule::push(Event e) {
+  // Inside a link's activation the instant and delta are the ones it runs at (asking the
+  // kernel for them per event cost more than the event); outside (a flow started by the
+  // Network) ask the kernel.
+  if (table_.running) {
+    e.posted_ps = table_.now_ps;
+    e.posted_delta = table_.delta;
+  } else {
+    e.posted_ps = sc_core::sc_time_stamp().value();
+    e.posted_delta = sc_core::sc_delta_count();
+  }
+  // The link's own activation asks for its next wake once, at its end (schedule_wake()): a
+  // wake asked for here could be replaced by an earlier one before the activation ends, and
+  // SystemC keeps every replaced timed notification in its queue until its time.
+  if (e.kind == EventKind::CreditReturn || e.kind == EventKind::ChunkArrive) {
+    lazy_.push(e);
+    // A busy link ends its serialisation (an event of its own) before it can send again; if
+    // it turns idle first, schedule_wake() at the end of that activation asks for this event.
+    if (!running_ && !link_.busy()) notify_for(e.t);
+    return;
+  }
+  calendar_.push(e);
+  if (!running_) notify_for(e.t);
 }
 
-void PacketLinkModule::push(Event e) {
-  e.posted_ps = sc_core::sc_time_stamp().value();
-  e.posted_delta = sc_core::sc_delta_count();
-  calendar_.push(e);
-  notify_for(e.t);
+void PacketLinkModule::schedule_wake() {
+  // While busy the calendar holds at least this link's end of serialisation.
+  if (!calendar_.empty()) notify_for(calendar_.top().t);
+  if (!link_.busy() && !lazy_.empty()) notify_for(lazy_.top().t);
 }
 
 void PacketLinkModule::notify_for(double t_ns) {
   // An sc_event keeps only its earliest pending notification: skip the later ones.
   const auto at_ps = static_cast<std::uint64_t>(std::llround(t_ns * 1000.0));
-  const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
+  const std::uint64_t now_ps = table_.running ? table_.now_ps : sc_core::sc_time_stamp().value();
   if (wake_ps_ != kNoWake && wake_ps_ >= now_ps && at_ps >= wake_ps_) return;
   wake_ps_ = std::max(at_ps, now_ps);
   if (at_ps <= now_ps) {
@@ -121,17 +140,27 @@ void PacketLinkModule::run() {
   const std::uint64_t now_ps = sc_core::sc_time_stamp().value();
   const std::uint64_t delta = sc_core::sc_delta_count();
   const double now_ns = static_cast<double>(now_ps) * 1e-3;
-  while (!calendar_.empty()) {
-    const Event& top = calendar_.top();
+  running_ = true;
+  table_.running = true;
+  table_.now_ps = now_ps;
+  table_.delta = delta;
+  for (;;) {
+    // The two queues merged: the next event in (time, posting) order.
+    const bool from_lazy = !lazy_.empty() && (calendar_.empty() || calendar_.top() > lazy_.top());
+    auto& queue = from_lazy ? lazy_ : calendar_;
+    if (queue.empty()) break;
+    const Event& top = queue.top();
     if (top.t > now_ns + FlowEngine::kTolNs) break;
     // Posted at this very instant and delta: left for the next delta, whatever the order in
     // which SystemC ran this link and the poster.
     if (top.posted_ps == now_ps && top.posted_delta == delta) break;
     const Event e = top;
-    calendar_.pop();
+    queue.pop();
     process(e);
   }
-  if (!calendar_.empty()) notify_for(calendar_.top().t);
+  running_ = false;
+  schedule_wake();
+  table_.running = false;
 }
 
 void PacketLinkModule::process(const Event& e) {

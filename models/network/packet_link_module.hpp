@@ -6,11 +6,13 @@
 // posts sent chunks to the next hop's module and credits to the previous hop's. Everything due
 // at one instant is handled in one activation, in an order that does not depend on SystemC's
 // order of processes: (time, posting instant and delta cycle, posting link, posting order);
-// events posted at the current instant and delta wait for the next delta.
+// events posted at the current instant and delta wait for the next delta. A chunk or credit
+// reaching a busy link wakes nothing: it is handled, in that order, at its next activation.
 #include <cstdint>
 #include <functional>
 #include <queue>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/network/flow_engine.hpp"
@@ -33,6 +35,9 @@ struct PacketFlowTable {
   std::uint64_t chunk_hops = 0;
   std::uint64_t activations = 0;
   std::size_t active = 0;
+  /// While a link's process runs: its instant (ps) and delta cycle, the stamp of what it posts.
+  bool running = false;
+  std::uint64_t now_ps = 0, delta = 0;
   /// Frees a completed flow's slot and hops and records its arrival at `t_ns`.
   void finish(double t_ns, std::uint32_t slot);
   /// Records the departure of the flow in `slot` at `t_ns` (Arrival::departed; it keeps its slot).
@@ -73,13 +78,18 @@ class PacketLinkModule : public sc_core::sc_module, public StatsProvider, privat
     EventKind kind;
     std::uint32_t slot, hop, size;
     FlowId id;
-    bool operator>(const Event& o) const;
+    bool operator>(const Event& o) const {
+      return std::tie(t, posted_ps, posted_delta, origin, seq) >
+             std::tie(o.t, o.posted_ps, o.posted_delta, o.origin, o.seq);
+    }
   };
   void serialising_until(double done_ns, ResourceId link) override;
   void chunk_sent(double t_ns, ResourceId link, std::uint32_t slot, std::uint32_t hop,
                   std::uint32_t bytes) override;
   void push(Event e);
   void notify_for(double t_ns);
+  /// Asks for a wake at the next event that needs one (a credit only while the link is idle).
+  void schedule_wake();
   void run();
   void process(const Event& e);
 
@@ -90,7 +100,15 @@ class PacketLinkModule : public sc_core::sc_module, public StatsProvider, privat
   static constexpr std::uint64_t kNoWake = ~std::uint64_t{0};
   std::uint64_t posted_ = 0;         ///< events this link has posted (its posting order)
   std::uint64_t wake_ps_ = kNoWake;  ///< instant of the pending wake
+  bool running_ = false;             ///< inside run(): its end asks for the next wake
+  /// Ends of serialisation and deliveries at the far end: each wakes the process when due.
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> calendar_;
+  /// Chunks arriving at the input and credit returns, kept apart: while the link is busy they
+  /// cannot start a send (only serialised() can), so they change only a hop's counters and the
+  /// ready queue, and handling them at the link's next activation, in the same (time, posting)
+  /// order among the link's events and each with its own time, gives the same state. Only an
+  /// idle link is woken for one.
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> lazy_;
   sc_core::sc_event wake_;
 };
 

@@ -151,3 +151,60 @@ TEST_CASE("the packet model's budget work is its chunk hops", "[network][models]
   packet->place_rest();
   CHECK(packet->work_of({0, 1}, 1000) == 8.0);
 }
+
+TEST_CASE("packet: a credit back at a busy link wakes nothing", "[network][models]") {
+  // One link of 4 B/ns and 10 ns, 256-byte chunks, a 512-byte receiver buffer (two chunks),
+  // 16 chunks. Chunk k is serialised over [64k, 64(k + 1)], delivered 10 ns later and its
+  // credit is back 20 ns after its end: before the link needs it (64(k + 2)), so the link sends
+  // back to back and the flow arrives at 64 x 16 + 10 = 1034 ns. Every event falls on an
+  // instant of its own: 16 ends of serialisation, 16 deliveries, 16 credits. The first 15
+  // credits come back while the next chunk is being serialised and are taken at that chunk's
+  // end; only the last, back at 1044 ns on an idle link, wakes it: 16 + 16 + 1 = 33 activations
+  // (48 if every credit woke the link).
+  FlowEngineParams params;
+  params.chunk_bytes = 256;
+  params.credits_bytes = 512;
+  FlowEngine resources(params);
+  resources.add_resource(test::res("l", 4.0, 10.0));
+  auto model = network_model("packet").make(resources, NetworkOptions{});
+  model->place_rest();
+  RecordingHost host;
+  model->attach(host);
+  model->start(0, {0}, 16 * 256, nullptr);
+  drive(*model, host, true);
+  REQUIRE(host.arrivals.size() == 1);
+  CHECK(host.arrivals[0].end_ns == Approx(1034.0).margin(1e-9));
+  CHECK(model->resource_stats(0, 1034.0).busy_ns == Approx(1024.0));
+  Json stats;
+  model->collect_stats(stats);
+  CHECK(stats["chunk_hops"].get<std::uint64_t>() == 16);
+  CHECK(stats["link_activations"].get<std::uint64_t>() == 33);
+}
+
+TEST_CASE("packet: a chunk reaching a busy link wakes nothing", "[network][models]") {
+  // Link a (4 B/ns, 10 ns) feeds link b (2 B/ns, 10 ns); 256-byte chunks, no credits, 4
+  // chunks. a sends chunk k over [64k, 64(k + 1)]: 4 activations (64, 128, 192, 256); the
+  // chunks reach b at 74, 138, 202, 266. b, idle at 74, serialises them back to back in 128 ns
+  // each: over [74, 202], [202, 330], [330, 458], [458, 586]; the last reaches the far end at
+  // 596 (without credits only that delivery is an event). The chunks at 138 and 266 reach a
+  // busy b and are taken at its next end of serialisation (the one at 202 falls on such an
+  // end anyway): b is woken at 74, 202, 330, 458, 586 and 596. 4 + 6 = 10 activations (12 if
+  // every arrival woke b).
+  FlowEngineParams params;
+  params.chunk_bytes = 256;
+  FlowEngine resources(params);
+  resources.add_resource(test::res("a", 4.0, 10.0));
+  resources.add_resource(test::res("b", 2.0, 10.0));
+  auto model = network_model("packet").make(resources, NetworkOptions{});
+  model->place_rest();
+  RecordingHost host;
+  model->attach(host);
+  model->start(0, {0, 1}, 4 * 256, nullptr);
+  drive(*model, host, true);
+  REQUIRE(host.arrivals.size() == 1);
+  CHECK(host.arrivals[0].end_ns == Approx(596.0).margin(1e-9));
+  Json stats;
+  model->collect_stats(stats);
+  CHECK(stats["chunk_hops"].get<std::uint64_t>() == 8);
+  CHECK(stats["link_activations"].get<std::uint64_t>() == 10);
+}
