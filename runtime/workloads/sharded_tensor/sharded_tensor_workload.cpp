@@ -11,6 +11,7 @@
 #include "collectives/sharding/rts.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/exec/link_utilisation.hpp"
 #include "runtime/workloads/collective/collective_estimate.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_time.hpp"
@@ -109,9 +110,13 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
       ipu += p.timing.ipu_link_ns;
       gw += p.timing.gw_link_ns;
     }
-    return Json{{"compute", compute}, {"exchange", exchange}, {"sync", sync},
-                {"ipu_link", ipu},    {"gw_link", gw},        {"streaming_memory", 0.0},
-                {"host_io", 0.0},     {"idle", 0.0}};
+    Json b = zero_breakdown();
+    b[kComputeCategory] = compute;
+    b[kExchangeCategory] = exchange;
+    b[kSyncCategory] = sync;
+    b[to_string(LinkTier::IpuLink)] = ipu;
+    b[to_string(LinkTier::GwLink)] = gw;
+    return b;
   }
 
   Json memory() const override {
