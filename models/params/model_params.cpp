@@ -99,16 +99,19 @@ std::vector<ParamSpec> chip_specs() {
            "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
            "reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
-           "Bytes per cycle one tile's exchange port moves off chip (sent and, separately, "
-           "received: IPU-Links, the gateway): a transfer from T tiles is bounded by T x this x "
-           "clock as well as by the links, and in a tile-level step each tile's off-chip bytes "
-           "take bytes / this cycles of its exchange phase (on-chip bytes bytes / "
-           "exchange_bytes_per_cycle_per_tile), while the links carry the same bytes at once. 4, "
+           "Bytes per cycle of packet (payload and header) one tile's exchange port moves off "
+           "chip (sent and, separately, received: IPU-Links, the gateway). Data to another IPU "
+           "leaves as IPU-Link packets whose headers cross the port as well as the links, so a "
+           "tile delivers payload to another IPU at this x /ipu_link/efficiency (the same "
+           "payload fraction the links show): in a tile-level step each tile's bytes to or from "
+           "other IPUs take bytes / (this x /ipu_link/efficiency) cycles of its exchange phase "
+           "(on-chip bytes bytes / exchange_bytes_per_cycle_per_tile), while the links carry "
+           "the same bytes at once; a tile's bytes to or from the gateway take bytes / this. 4, "
            "the tile's exchange port rate (the same port serves on- and off-chip exchange): "
-           "Citadel (CIT) Table 4.4 measures one tile at 3.96 B/cycle on chip and 3.41 B/cycle to "
-           "the partner IPU (GC2; the design per cycle is shared with GC200 and Bow). Not fitted: "
-           "gc-iputraffictest's 32-tile figure (0.63 B/cycle if it were port-bound) is bound by "
-           "something else."),
+           "Citadel (CIT) Table 4.4 measures one tile at 3.96 B/cycle on chip and 3.41 B/cycle "
+           "to the partner IPU (GC2) = 4 x 0.85 to 0.3 %, the 86-87 % the links deliver in CIT "
+           "Table 4.6 (the design per cycle is shared with GC200 and Bow). Not fitted: no "
+           "calibration case is bound by it alone (the partner-IPU figure is a prediction)."),
       integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
               "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange "
               "set-up, link flush). "
@@ -134,7 +137,10 @@ std::vector<ParamSpec> ipu_link_specs() {
           "Renamed to /ipu_link/bandwidth_GBps_per_link (GB/s, like every bandwidth key; Gbit/s / "
           "8): an error if given."),
       real("/ipu_link/efficiency", "", 0.85, 0.001, 1,
-           "Usable fraction of the IPU-Link rate (PLTEST)."),
+           "Usable fraction of the IPU-Link rate (PLTEST): the payload share of an IPU-Link "
+           "packet, so it also scales a tile's off-chip payload rate "
+           "(/chip/external_exchange_bytes_per_cycle_per_tile). CIT Table 4.6 measures 86-87 % "
+           "on GC2 links."),
       real("/ipu_link/latency_ns", "ns", 100, 0, 1e9,
            "Latency per IPU-Link hop (data, not sync). ASSUMPTION: 100 ns; calibrate against CIT "
            "section 4."),

@@ -18,19 +18,30 @@ namespace {
 /// Bytes of one element of a reduce microbenchmark's dtype.
 std::uint64_t element_bytes(ComputeDType d) { return d == ComputeDType::Float16 ? 2 : 4; }
 
-/// A tile's exchange traffic in on-chip-rate bytes: off-chip bytes cross the tile's port at
-/// external_exchange_bytes_per_cycle_per_tile, so they count exchange_rate / external_rate times
-/// (a tile does its on-chip and off-chip parts one after the other).
-std::vector<TileTraffic> port_traffic(const std::vector<TileLoad>& loads, const ChipParams& chip) {
-  const double scale =
-      chip.exchange_bytes_per_cycle_per_tile / chip.external_exchange_bytes_per_cycle_per_tile;
-  auto off = [scale](std::uint64_t b) {
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(b) * scale - 1e-9));
-  };
+/// Bytes a tile's port moves to carry `payload` bytes to another IPU, in on-chip-rate bytes.
+/// Off-chip data leaves as IPU-Link packets whose headers cross the tile's port as well as the
+/// links, so the port delivers payload at external_exchange_bytes_per_cycle_per_tile x
+/// `payload_fraction` (the links' usable fraction, /ipu_link/efficiency): one port-cycle of
+/// packet is one of payload / payload_fraction. Counted at the on-chip rate, that is
+/// exchange_rate / (external_rate x payload_fraction) times the payload.
+std::uint64_t off_chip_port_bytes(std::uint64_t payload, const ChipParams& chip,
+                                  double payload_fraction) {
+  const double scale = chip.exchange_bytes_per_cycle_per_tile /
+                       (chip.external_exchange_bytes_per_cycle_per_tile * payload_fraction);
+  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(payload) * scale - 1e-9));
+}
+
+/// A tile's exchange traffic in on-chip-rate bytes: its on-chip bytes as they are, its
+/// off-chip bytes as the packets that carry them (off_chip_port_bytes); a tile does its on-chip
+/// and off-chip parts one after the other.
+std::vector<TileTraffic> port_traffic(const std::vector<TileLoad>& loads, const ChipParams& chip,
+                                      double payload_fraction) {
   std::vector<TileTraffic> t(loads.size());
   for (std::size_t i = 0; i < loads.size(); ++i) {
-    t[i].sent = loads[i].sent_on_chip + off(loads[i].sent_off_chip);
-    t[i].received = loads[i].received_on_chip + off(loads[i].received_off_chip);
+    t[i].sent =
+        loads[i].sent_on_chip + off_chip_port_bytes(loads[i].sent_off_chip, chip, payload_fraction);
+    t[i].received = loads[i].received_on_chip +
+                    off_chip_port_bytes(loads[i].received_off_chip, chip, payload_fraction);
   }
   return t;
 }
@@ -164,7 +175,7 @@ void Microbenchmark::run_tile_traffic(Step& s) {
   for (std::uint32_t ipu : ipus) {
     ExchangeSpec x;
     x.pattern = ExchangePattern::Explicit;
-    x.per_tile = port_traffic(plan.loads.at(ipu), chip);
+    x.per_tile = port_traffic(plan.loads.at(ipu), chip, system_.params().ipu_link.efficiency);
     x.shared_receive = plan.same_data;
     phases.push_back(std::move(x));
   }

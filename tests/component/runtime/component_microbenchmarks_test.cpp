@@ -42,8 +42,9 @@ TEST_CASE("tile_traffic, one tile on chip: internal sync + fixed + bytes / excha
   CHECK(b.step(0)["bytes"] == 3 * 4096);
 }
 
-/// `tiles` tiles of IPU 2 each send 64 KiB to IPU 3 (fast ports: 2 B/cycle): one tile is
-/// bound by its off-chip port, 32 tiles by the partner bundle.
+/// `tiles` tiles of IPU 2 each send 64 KiB to IPU 3 (ports of 2 B/cycle of packet, 2 x 0.85 =
+/// 1.7 B/cycle of payload): one tile is bound by its off-chip port, 32 tiles by the partner
+/// bundle.
 static void check_partner(int tiles, bool port_bound) {
   Json msgs = Json::array();
   for (int t = 0; t < tiles; ++t) msgs.push_back(Json::array({2, t, 3, t, 65536}));
@@ -55,7 +56,10 @@ static void check_partner(int tiles, bool port_bound) {
   REQUIRE(b.mb->finished());
   const double setup = b.system->sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
-  const double port = (resolved(doc, "/chip/exchange_fixed_cycles") + 65536 / 2.0) * cycle_ns(doc);
+  REQUIRE(resolved(doc, "/ipu_link/efficiency") == 0.85);
+  // 65536 / 1.7 = 38,550.6 -> 38,551 cycles.
+  const double port =
+      (resolved(doc, "/chip/exchange_fixed_cycles") + ceil_div(65536, 2.0 * 0.85)) * cycle_ns(doc);
   const double link =
       resolved(doc, "/ipu_link/latency_ns") +
       65536.0 * tiles / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
@@ -90,9 +94,14 @@ TEST_CASE("tile_traffic, two-IPU broadcast: the root sends once per IPU, receive
   const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
   const double st = resolved(doc, "/chip/tiles_per_supertile");
   const double T = resolved(doc, "/chip/tiles");
-  // The root tile sends 1024 B on chip and 1024 B to IPU 1 (off-chip rate = on-chip rate
-  // here); every other tile receives 1024 B shared with its supertile neighbour.
-  const double root = ceil_div(2 * 1024, r), rx = ceil_div(1024, r * st);
+  // The root tile sends 1024 B on chip and 1024 B to IPU 1; the off-chip 1024 B leave as
+  // IPU-Link packets at 4 x 0.85 = 3.4 B/cycle of payload, i.e. ceil(1024 x 4 / 3.4) = 1205
+  // on-chip-rate bytes: ceil((1024 + 1205) / 4) = 558 cycles. Every other tile receives 1024 B
+  // shared with its supertile neighbour.
+  REQUIRE(resolved(doc, "/ipu_link/efficiency") == 0.85);
+  const double root = ceil_div(1024 + ceil_div(1024 * r, 4.0 * 0.85), r);
+  CHECK(root == 558);
+  const double rx = ceil_div(1024, r * st);
   const double phase =
       (resolved(doc, "/chip/exchange_fixed_cycles") + std::max(root, rx)) * cycle_ns(doc);
   const double link = resolved(doc, "/ipu_link/latency_ns") +

@@ -25,7 +25,8 @@ Json iputraffic(std::uint64_t repeat, bool bidirectional) {
 
 /// One iteration of a tile transfer: sync of two IPUs + external exchange set-up, then the
 /// longer of the link transfer (one hop: latency + bytes / partner bundle) and the tiles'
-/// exchange phase (fixed + each tile's 64 KiB through its off-chip port).
+/// exchange phase (fixed + each tile's 64 KiB through its off-chip port, as IPU-Link packets:
+/// payload at external rate x link efficiency).
 double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_tile, double tiles) {
   const double fixed = sys.sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
@@ -33,7 +34,8 @@ double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_ti
       resolved(doc, "/ipu_link/latency_ns") +
       bytes_per_tile * tiles / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
   const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
-  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile") *
+                     resolved(doc, "/ipu_link/efficiency");
   const double port_cycles = resolved(doc, "/chip/exchange_fixed_cycles") +
                              std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9);
   return fixed + std::max(link, port_cycles * cycle_ns(doc));
@@ -99,7 +101,13 @@ TEST_CASE("tile_transfer, port-bound: few slow tile ports bound it below the lin
   REQUIRE(b.mb->finished());
   const double fixed = b.system->sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
-  const double port = (resolved(doc, "/chip/exchange_fixed_cycles") + 65536 / 0.5) * cycle_ns(doc);
+  // 0.5 B/cycle of packet at 85 % payload: 0.425 B/cycle of payload, 65536 / 0.425 = 154,202.4
+  // cycles (the port counts whole on-chip-rate bytes: ceil(65536 x 4 / 0.425) / 4 rounds up).
+  const double eff = resolved(doc, "/ipu_link/efficiency");
+  REQUIRE(eff == 0.85);
+  const double port =
+      (resolved(doc, "/chip/exchange_fixed_cycles") + std::ceil(65536 / (0.5 * 0.85))) *
+      cycle_ns(doc);
   CHECK(iteration_ns(doc, *b.system, 65536, 32) == Approx(fixed + port));
   CHECK(b.duration(0) == Approx(2 * (fixed + port)).epsilon(0.001));
   CHECK(b.step(0)["bytes"] == 2 * 32 * 65536);  // one direction

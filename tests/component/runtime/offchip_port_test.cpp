@@ -1,0 +1,84 @@
+// A tile's off-chip port: data to another IPU leaves as IPU-Link packets whose headers cross the
+// tile's exchange port, so one tile delivers payload to another IPU at
+// external_exchange_bytes_per_cycle_per_tile x /ipu_link/efficiency (4 x 0.85 = 3.4 B/cycle)
+// while on chip it moves 4 B/cycle. Checked by hand on the Citadel GC2 set-up (1.6 GHz, two
+// 32 GB/s links to the partner), idle and with the port shared (contended).
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "tests/component/models/model_fixture.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+/// The Citadel GC2 ladder set-up with `messages` as its one tile_traffic step.
+ConfigDoc citadel(const Json& messages) {
+  register_model_params();
+  register_runtime_params();
+  Json root =
+      ConfigDoc::load_file(source_dir() + "/configs/validation/setups/citadel_gc2_ladder16.json")
+          .root();
+  merge(root, workload(Json::array(
+                  {{{"kind", "tile_traffic"}, {"traffic", "messages"}, {"messages", messages}}})));
+  return ConfigDoc::from_json(root, "test:citadel_gc2_ladder16");
+}
+
+/// The values these hand-worked numbers assume (resolved once the system is built).
+void require_shipped(const ConfigDoc& doc) {
+  REQUIRE(resolved(doc, "/chip/clock_GHz") == 1.6);
+  REQUIRE(resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile") == 4);
+  REQUIRE(resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile") == 4);
+  REQUIRE(resolved(doc, "/ipu_link/efficiency") == 0.85);
+  REQUIRE(resolved(doc, "/chip/exchange_fixed_cycles") == 100);
+  REQUIRE(resolved(doc, "/chip/external_exchange_fixed_cycles") == 1000);
+}
+
+/// Sync of IPUs 0 and 1 plus the external exchange set-up (1000 cycles = 625 ns), ns.
+double setup_ns(const Bench& b) { return b.system->sync_cost({0, 1}).ns + 625.0; }
+
+}  // namespace
+
+TEST_CASE("off-chip port, idle: one tile -> partner IPU at 4 x 0.85 = 3.4 B/cycle of payload",
+          "[microbenchmark][tile_traffic][offchip_port]") {
+  ConfigDoc doc = citadel(Json::array({Json::array({0, 0, 1, 0, 1048576})}));
+  Bench b = Bench::make(doc);
+  require_shipped(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  // 1 MiB as packets, in on-chip-rate bytes: ceil(1,048,576 x 4 / 3.4) = 1,233,619; at 4 B/cycle
+  // ceil(308,404.75) = 308,405 cycles, + 100 fixed = 308,505 cycles = 192,815.625 ns at 1.6 GHz.
+  // The two partner links (2 x 32 GB/s x 0.85 = 54.4 B/ns) need 100 + 19,275.3 ns: the port
+  // binds. Citadel (Table 4.4 b) measures 5.46 GB/s; this is 1,048,576 / (192,815.6 + 625 +
+  // sync) = 5.42 GB/s.
+  const double phase_ns = 192815.625;
+  CHECK(b.step(0)["exchange_ns"].get<double>() == Approx(phase_ns));
+  CHECK(b.step(0)["network_ns"].get<double>() == Approx(100 + 1048576 / 54.4).epsilon(1e-3));
+  CHECK(b.duration(0) == Approx(setup_ns(b) + phase_ns).margin(0.01));
+  CHECK(b.step(0)["bandwidth_GBps"].get<double>() ==
+        Approx(1048576 / (setup_ns(b) + phase_ns)).epsilon(1e-9));
+}
+
+TEST_CASE("off-chip port, contended: a tile's on-chip and off-chip bytes share its port",
+          "[microbenchmark][tile_traffic][offchip_port][contention]") {
+  // Tile 0 of IPU 0 sends 4096 B to tile 1 of IPU 0 and 4096 B to tile 0 of IPU 1 in one
+  // superstep; tile 0 of IPU 1 sends 4096 B back (received separately: it does not slow the
+  // sender). Tile 0 of IPU 0 sends 4096 + ceil(4096 x 4 / 3.4) = 4096 + 4819 = 8915 on-chip-rate
+  // bytes: ceil(8915 / 4) = 2229 cycles, + 100 fixed = 2329 cycles = 1455.625 ns. Alone, the
+  // off-chip part takes ceil(4819 / 4) + 100 = 1305 cycles and the on-chip part 1124.
+  ConfigDoc doc =
+      citadel(Json::array({Json::array({0, 0, 0, 1, 4096}), Json::array({0, 0, 1, 0, 4096}),
+                           Json::array({1, 0, 0, 0, 4096})}));
+  Bench b = Bench::make(doc);
+  require_shipped(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double phase_ns = 2329 / 1.6;
+  CHECK(b.step(0)["exchange_ns"].get<double>() == Approx(phase_ns));
+  // Each direction's 4096 B over the partner links: 100 + 4096 / 54.4 = 175.3 ns, under the
+  // phase.
+  CHECK(b.step(0)["network_ns"].get<double>() < phase_ns);
+  CHECK(b.duration(0) == Approx(setup_ns(b) + phase_ns).margin(0.01));
+  CHECK(b.step(0)["bytes"] == 3 * 4096);
+}
