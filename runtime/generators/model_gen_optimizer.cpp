@@ -24,6 +24,16 @@ double optimizer_flops_per_element(const std::string& type) {
                               "' (expected sgd, adam, lamb or lars)");
 }
 
+std::uint32_t lars_norms(const std::string& type, const std::string& weight) {
+  if (type != "lars") return 0;
+  // Graphcore's CNN train.py skips LARS scaling for variables whose name contains one of
+  // --lars-skip-list (default beta, gamma, bias; plus batch_norm/moving_, which are not
+  // trained): those take the plain momentum update, with no norms.
+  for (const char* skip : {"beta", "gamma", "bias"})
+    if (weight.find(skip) != std::string::npos) return 0;
+  return 2;  // ||w|| and ||g|| (tf.norm of the variable and of its gradient)
+}
+
 void add_optimizer(Model& model, const std::string& weight, int forward_phase,
                    const OptimizerSpec& spec) {
   const Tensor w = model.tensor(weight);
@@ -72,6 +82,7 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
                  optimizer_states(spec.type);
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
+  op.scalar_reductions = lars_norms(spec.type, weight);
   model.ops.push_back(op);
 }
 

@@ -2,6 +2,7 @@
 // Optimizer state and update cost (plain C++): SGD (with momentum), Adam, LAMB and LARS, as
 // per-element state tensors and update flops, plus the gradient accumulator when the
 // step accumulates micro-batches.
+#include <cstdint>
 #include <string>
 
 #include "runtime/ir/ir_model.hpp"
@@ -20,6 +21,11 @@ int optimizer_states(const std::string& type);
 /// Update flops per weight element: sgd 4, adam 12, lamb 16, lars 10 (ASSUMPTION: counted
 /// element-wise ops).
 double optimizer_flops_per_element(const std::string& type);
+
+/// Reductions to a scalar the update of `weight` runs first: LARS computes the norms of the
+/// weight and of its gradient for its trust ratio (2), except for the weights Graphcore's
+/// MLPerf ResNet-50 skips (names containing beta, gamma or bias: 0); other optimizers 0.
+std::uint32_t lars_norms(const std::string& type, const std::string& weight);
 
 /// Adds the state tensors, the gradient (and accumulator) tensors and the optimizer op for
 /// `weight`, whose forward op runs in forward phase `forward_phase`.

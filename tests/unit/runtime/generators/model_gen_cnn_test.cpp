@@ -207,6 +207,23 @@ TEST_CASE("LARS keeps one momentum tensor per weight; sgd/adam/lamb costs unchan
   CHECK(optimizer_states("lars") == 1);
   const ModelOp& u = find_op(m, "head/fc/weight/update");
   CHECK(u.flops == 10.0 * 2048 * 1000);
+  // LARS norms of the weight and of its gradient before the update, except for the
+  // variables Graphcore's MLPerf ResNet-50 skips (beta, gamma, bias): the 53 convolutions and
+  // the FC weight, 54 of the 161 trained tensors, 108 reductions per step.
+  CHECK(u.scalar_reductions == 2);
+  CHECK(find_op(m, "head/fc/bias/update").scalar_reductions == 0);
+  CHECK(lars_norms("lars", "stem/bn/gamma") == 0);
+  CHECK(lars_norms("lars", "stem/bn/beta") == 0);
+  CHECK(lars_norms("sgd", "head/fc/weight") == 0);
+  CHECK(lars_norms("lamb", "head/fc/weight") == 0);
+  int updates = 0, norms = 0;
+  for (const ModelOp& o : m.ops) {
+    if (o.pass != Pass::Optimizer) continue;
+    ++updates;
+    norms += static_cast<int>(o.scalar_reductions);
+  }
+  CHECK(updates == 161);
+  CHECK(norms == 108);
   CHECK(optimizer_flops_per_element("sgd") == 4);
   CHECK(optimizer_flops_per_element("adam") == 12);
   CHECK(optimizer_flops_per_element("lamb") == 16);
