@@ -43,7 +43,7 @@ void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes) {
   for (ModelOp& o : model.ops) {
     if (o.pass != Pass::Optimizer || o.scalar_reductions == 0) continue;
     const std::uint64_t out = dtype_bytes(model.tensor(o.inputs[0]).dtype);
-    if (buffer_bytes < out) return;
+    if (buffer_bytes < out) continue;  // an output larger than the buffer runs alone
     const std::uint32_t n = o.scalar_reductions;
     o.scalar_reductions = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
