@@ -151,6 +151,20 @@ std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
   return n;
 }
 
+double scalar_reduction_cycles(const ChipParams& chip, const ComputeSpec& spec, double tiles) {
+  if (spec.scalar_reductions == 0 || tiles <= 0) return 0;
+  // popops reduces a tensor spread over the tiles to one value in two compute sets: each
+  // tile's partial (its elements' work is in the step's flops and bytes; the compute set costs
+  // one op overhead), then the partials (FP32, 4 B each) gathered on one tile and summed there.
+  const double gather = tiles * 4.0 / chip.exchange_bytes_per_cycle_per_tile;
+  const double sum = tiles /
+                     flops_per_cycle_per_tile(chip, ComputeDType::Float32, ComputeUnit::Vector) /
+                     chip.vector_efficiency;
+  const double one = static_cast<double>(chip.op_overhead_cycles) +
+                     static_cast<double>(chip.reduction_overhead_cycles) + gather + sum;
+  return one * static_cast<double>(spec.scalar_reductions);
+}
+
 namespace {
 
 /// The step's cycles given the busiest tile's flops and bytes and its GEMM volume divisor
@@ -160,7 +174,8 @@ std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
   if (spec.unit == ComputeUnit::Vector) {
     return total_cycles(
         step_overhead_cycles(chip, spec),
-        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0));
+        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0) +
+            scalar_reduction_cycles(chip, spec, volume_tiles));
   }
   if (!spec.gemm_known() || volume_tiles <= 0) {
     return total_cycles(

@@ -47,6 +47,14 @@ struct ComputeSpec {
   /// The step is a collective's (or a reduce microbenchmark's) reduction vertex: it pays
   /// /chip/compute/reduction_overhead_cycles instead of the training op overhead.
   bool reduction_vertex = false;
+  /// Reductions of the whole (vector) operand to one scalar that the step runs before its
+  /// element-wise work, e.g. LARS's norms of a weight and its gradient. Each is a popops
+  /// reduction in two compute sets: every tile sums its elements (one more op overhead; the
+  /// per-element flops and bytes are already in `flops`/`bytes`), then one tile gathers the
+  /// tiles' FP32 partials over the exchange and sums them in a reduction vertex
+  /// (reduction_overhead_cycles + tiles x 4 B / exchange_bytes_per_cycle_per_tile + tiles
+  /// FP32 adds at the vector rate x vector_efficiency).
+  std::uint32_t scalar_reductions = 0;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
   /// tile does the share of the work that its part of the output needs. 0 = unknown: the work
@@ -56,6 +64,10 @@ struct ComputeSpec {
   /// True when m, k and n are all known (> 0).
   bool gemm_known() const { return m > 0 && k > 0 && n > 0; }
 };
+
+/// Cycles of `spec.scalar_reductions` reductions to a scalar over `tiles` tiles (see
+/// ComputeSpec::scalar_reductions); 0 when there are none.
+double scalar_reduction_cycles(const ChipParams& chip, const ComputeSpec& spec, double tiles);
 
 /// Parses "float16" / "float32" / "float16_32" (ConfigError otherwise).
 ComputeDType parse_compute_dtype(const std::string& s);

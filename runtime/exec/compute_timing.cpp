@@ -29,6 +29,7 @@ ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
   ComputeSpec s;
   s.flops = part.flops;
   s.bytes = part.bytes;
+  s.scalar_reductions = part.scalar_reductions;
   s.dtype = compute_dtype(part.dtype);
   s.unit = part.unit;
   s.tiles = tiles;
@@ -41,6 +42,7 @@ ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
   ComputePart part;
   part.flops = op.flops;
   part.bytes = op.mem_bytes;
+  part.scalar_reductions = op.scalar_reductions;
   part.unit = op.unit;
   part.op_class = op.op_class;
   part.gemm = op.gemm;

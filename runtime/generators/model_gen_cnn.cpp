@@ -499,6 +499,7 @@ Model generate_cnn(const CnnSpec& s) {
   if (s.recompute) recompute(m, units[0]);
   stem_backward(b, stem);
   for (const std::string& w : units[0].weights) add_optimizer(m, w, 0, s.optimizer);
+  combine_scalar_reductions(m, s.optimizer.max_reduce_many_buffer_bytes);
   // The whole network is one graph on one IPU per replica; add_optimizer leaves vgraph unset.
   for (ModelOp& o : m.ops) o.vgraph = 0;
   return m;

@@ -24,6 +24,39 @@ double optimizer_flops_per_element(const std::string& type) {
                               "' (expected sgd, adam, lamb or lars)");
 }
 
+std::uint32_t lars_norms(const std::string& type, const std::string& weight) {
+  if (type != "lars") return 0;
+  // Graphcore's CNN train.py skips LARS scaling for variables whose name contains one of
+  // --lars-skip-list (default beta, gamma, bias; plus batch_norm/moving_, which are not
+  // trained): those take the plain momentum update, with no norms.
+  for (const char* skip : {"beta", "gamma", "bias"})
+    if (weight.find(skip) != std::string::npos) return 0;
+  return 2;  // ||w|| and ||g|| (tf.norm of the variable and of its gradient)
+}
+
+void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes) {
+  // The reductions of all the weights' norms are independent once the gradients are reduced,
+  // so the combiner's scheduler can take them together up to the buffer size; a reduce-many
+  // reduces every output on its own tiles at once, so a cluster costs what one reduction does.
+  ModelOp* cluster_start = nullptr;
+  std::uint64_t used = 0;
+  for (ModelOp& o : model.ops) {
+    if (o.pass != Pass::Optimizer || o.scalar_reductions == 0) continue;
+    const std::uint64_t out = dtype_bytes(model.tensor(o.inputs[0]).dtype);
+    if (buffer_bytes < out) continue;  // an output larger than the buffer runs alone
+    const std::uint32_t n = o.scalar_reductions;
+    o.scalar_reductions = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (cluster_start == nullptr || used + out > buffer_bytes) {
+        cluster_start = &o;
+        used = 0;
+        ++o.scalar_reductions;
+      }
+      used += out;
+    }
+  }
+}
+
 void add_optimizer(Model& model, const std::string& weight, int forward_phase,
                    const OptimizerSpec& spec) {
   const Tensor w = model.tensor(weight);
@@ -72,6 +105,7 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
                  optimizer_states(spec.type);
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
+  op.scalar_reductions = lars_norms(spec.type, weight);
   model.ops.push_back(op);
 }
 

@@ -2,6 +2,7 @@
 // Optimizer state and update cost (plain C++): SGD (with momentum), Adam, LAMB and LARS, as
 // per-element state tensors and update flops, plus the gradient accumulator when the
 // step accumulates micro-batches.
+#include <cstdint>
 #include <string>
 
 #include "runtime/ir/ir_model.hpp"
@@ -13,6 +14,10 @@ struct OptimizerSpec {
   std::string type = "adam";  ///< sgd | adam | lamb | lars
   DType state_dtype = DType::Float32;
   bool accumulate = false;  ///< gradient accumulator per weight (micro-batches > 1)
+  /// TensorFlow's optimizations.maximum_reduce_many_buffer_size (bytes): independent
+  /// reductions whose outputs fit in this many bytes are combined into one popops ReduceMany
+  /// (0: none combined). Read from /workload/model/optimizer/max_reduce_many_buffer_size.
+  std::uint64_t max_reduce_many_buffer_bytes = 0;
 };
 
 /// State tensors per weight: sgd 1 (momentum), adam 2, lamb 2, lars 1 (momentum).
@@ -20,6 +25,18 @@ int optimizer_states(const std::string& type);
 /// Update flops per weight element: sgd 4, adam 12, lamb 16, lars 10 (ASSUMPTION: counted
 /// element-wise ops).
 double optimizer_flops_per_element(const std::string& type);
+
+/// Reductions to a scalar the update of `weight` runs first: LARS computes the norms of the
+/// weight and of its gradient for its trust ratio (2), except for the weights Graphcore's
+/// MLPerf ResNet-50 skips (names containing beta, gamma or bias: 0); other optimizers 0.
+std::uint32_t lars_norms(const std::string& type, const std::string& weight);
+
+/// Combines the optimizer ops' reductions to a scalar as TensorFlow's reduce-many combiner
+/// does: in op order, clusters of reductions whose outputs (one element of the weight's dtype
+/// each) fit in `buffer_bytes`, each cluster one ReduceMany timed as one reduction and charged
+/// to the op where it starts. 0 bytes (TensorFlow's default), or a buffer smaller than one
+/// output, combines nothing.
+void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes);
 
 /// Adds the state tensors, the gradient (and accumulator) tensors and the optimizer op for
 /// `weight`, whose forward op runs in forward phase `forward_phase`.

@@ -96,6 +96,9 @@ struct ModelOp {
   // Compute.
   double flops = 0;
   std::uint64_t bytes = 0;  ///< bytes read and written (vector-bound ops)
+  /// Reductions of a whole operand to a scalar before the element-wise work (LARS's norms
+  /// of a weight and its gradient); see ComputeSpec::scalar_reductions.
+  std::uint32_t scalar_reductions = 0;
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;  ///< matmul/convolution shape (flops = gemm.flops() when known)

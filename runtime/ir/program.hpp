@@ -38,7 +38,8 @@ struct LTransfer {
 /// One model op inside a fused compute op, timed on its own by the compute model.
 struct ComputePart {
   double flops = 0;
-  std::uint64_t bytes = 0;  ///< bytes read and written (vector-bound ops)
+  std::uint64_t bytes = 0;              ///< bytes read and written (vector-bound ops)
+  std::uint32_t scalar_reductions = 0;  ///< reductions to a scalar (ModelOp's)
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;
@@ -51,14 +52,15 @@ struct LOp {
   Lane lane = Lane::Compute;
   int vg = 0;
   std::string label;
-  std::vector<int> deps;             ///< indices of ops of the same phase
-  int micro_batch = -1;              ///< batch-serialisation step, -1 outside the loop
-  std::vector<LTransfer> transfers;  ///< RemoteExchange
-  std::uint64_t bytes = 0;           ///< IoCopy / IpuCopy / Host / Collective bytes per replica
-  bool to_compute = true;            ///< IoCopy direction
-  int dst_vg = 0;                    ///< IpuCopy
-  double flops = 0;                  ///< Compute
-  std::uint64_t mem_bytes = 0;       ///< Compute: bytes read and written
+  std::vector<int> deps;                ///< indices of ops of the same phase
+  int micro_batch = -1;                 ///< batch-serialisation step, -1 outside the loop
+  std::vector<LTransfer> transfers;     ///< RemoteExchange
+  std::uint64_t bytes = 0;              ///< IoCopy / IpuCopy / Host / Collective bytes per replica
+  bool to_compute = true;               ///< IoCopy direction
+  int dst_vg = 0;                       ///< IpuCopy
+  double flops = 0;                     ///< Compute
+  std::uint64_t mem_bytes = 0;          ///< Compute: bytes read and written
+  std::uint32_t scalar_reductions = 0;  ///< Compute without parts: reductions to a scalar
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;  ///< Compute without parts
   GemmShape gemm;                      ///< Compute without parts

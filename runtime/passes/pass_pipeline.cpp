@@ -14,6 +14,7 @@ ComputePart part_of(const ModelOp& o) {
   ComputePart p;
   p.flops = o.flops;
   p.bytes = o.bytes;
+  p.scalar_reductions = o.scalar_reductions;
   p.unit = o.unit;
   p.op_class = o.op_class;
   p.gemm = o.gemm;

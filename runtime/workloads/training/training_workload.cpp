@@ -95,6 +95,7 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     ConfigNode o = node.child("optimizer");
     opt.type = o.get_enum("type");
     opt.state_dtype = read_dtype(o, "state_dtype");
+    opt.max_reduce_many_buffer_bytes = o.get_uint("max_reduce_many_buffer_size");
     o.finish();
     opt.accumulate = st.session.batchSerializationFactor * st.session.accumulationFactor > 1;
   }
@@ -157,6 +158,13 @@ void register_training_params() {
              "Optimizer (state tensors and update flops)"),
       choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"},
              "Optimizer state dtype (PopXL apps: float32)"),
+      integer(m + "optimizer/max_reduce_many_buffer_size", "B", 0, 0, {},
+              "TensorFlow's optimizations.maximum_reduce_many_buffer_size: the LARS norms "
+              "(reductions to a scalar) whose outputs fit in this many bytes run as one popops "
+              "ReduceMany, timed as one reduction. 0 (TensorFlow's default, "
+              "CompilerInformation::max_reduce_many_buffer_size) combines none; MLPerf v1.1 "
+              "ResNet-50 sets 216 on Pod64, Pod128 and Pod256 (configs.yml), the 108 FP16 "
+              "norms of its 54 LARS-scaled weights"),
       integer(t + "layers", "", 24, 1, 100000, "Transformer layers"),
       integer(t + "hidden", "", 1024, 1, {}, "Hidden size"),
       integer(t + "heads", "", 16, 1, {}, "Attention heads"),

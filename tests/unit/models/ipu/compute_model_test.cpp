@@ -173,6 +173,32 @@ TEST_CASE("vector op: bound by bytes or by flops, divided by vector efficiency",
   CHECK(compute_cycles(c, none) == 0);
 }
 
+TEST_CASE("vector op with reductions to a scalar (LARS norms) by hand", "[compute][vector]") {
+  ChipParams c = small_chip();
+  c.reduction_overhead_cycles = 500;
+  ComputeSpec s;
+  s.unit = ComputeUnit::Vector;
+  s.tiles = 16;
+  s.flops = 16 * 4000;  // flops-bound FP16: 1000 / 0.5 = 2000 cycles of element work
+  CHECK(compute_cycles(c, s) == 2000 + 2000);
+  // One reduction: the partials' compute set 2000 (op overhead) + the reduction vertex 500
+  // + 16 FP32 partials gathered on one tile, 64 B / 4 B/cycle = 16 + 16 adds at the FP32
+  // vector rate 2 flop/cycle x 0.5 = 16 cycles: 2532.
+  s.scalar_reductions = 1;
+  CHECK(scalar_reduction_cycles(c, s, 16) == Approx(2532));
+  CHECK(compute_cycles(c, s) == 4000 + 2532);
+  // Two (a weight's and its gradient's norm) cost twice that.
+  s.scalar_reductions = 2;
+  CHECK(compute_cycles(c, s) == 4000 + 2 * 2532);
+  // On 8 tiles the gather and the sum halve: 2000 + 500 + 8 + 8 = 2516 each.
+  s.tiles = 8;
+  CHECK(scalar_reduction_cycles(c, s, 8) == Approx(2 * 2516));
+  CHECK(compute_cycles(c, s) == 2 * 2000 + 2000 + 2 * 2516);
+  // None requested: nothing added.
+  s.scalar_reductions = 0;
+  CHECK(scalar_reduction_cycles(c, s, 8) == 0);
+}
+
 TEST_CASE("compute tiles above the chip's tile count are an error", "[compute]") {
   const ChipParams c = small_chip();
   ComputeSpec s;

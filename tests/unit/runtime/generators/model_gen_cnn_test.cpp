@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
@@ -207,6 +208,42 @@ TEST_CASE("LARS keeps one momentum tensor per weight; sgd/adam/lamb costs unchan
   CHECK(optimizer_states("lars") == 1);
   const ModelOp& u = find_op(m, "head/fc/weight/update");
   CHECK(u.flops == 10.0 * 2048 * 1000);
+  // LARS norms of the weight and of its gradient before the update, except for the
+  // variables Graphcore's MLPerf ResNet-50 skips (beta, gamma, bias): the 53 convolutions and
+  // the FC weight, 54 of the 161 trained tensors, 108 reductions per step.
+  CHECK(u.scalar_reductions == 2);
+  CHECK(find_op(m, "head/fc/bias/update").scalar_reductions == 0);
+  CHECK(lars_norms("lars", "stem/bn/gamma") == 0);
+  CHECK(lars_norms("lars", "stem/bn/beta") == 0);
+  CHECK(lars_norms("sgd", "head/fc/weight") == 0);
+  CHECK(lars_norms("lamb", "head/fc/weight") == 0);
+  int updates = 0, norms = 0;
+  for (const ModelOp& o : m.ops) {
+    if (o.pass != Pass::Optimizer) continue;
+    ++updates;
+    norms += static_cast<int>(o.scalar_reductions);
+  }
+  CHECK(updates == 161);
+  CHECK(norms == 108);
+  // TensorFlow's reduce-many combiner (maximum_reduce_many_buffer_size): FP16 norms, 2 B each.
+  // MLPerf's 216 B takes all 108 into one ReduceMany, charged to the first update with norms
+  // (the FC weight's: the head's backward comes first); 108 B makes two clusters of 54; 4 B
+  // 54 clusters of 2; a buffer under one output (1 B) or 0 combines nothing.
+  auto clusters = [&](std::uint64_t buffer) {
+    CnnSpec c = resnet50();
+    c.optimizer.type = "lars";
+    c.optimizer.max_reduce_many_buffer_bytes = buffer;
+    const Model g = generate_cnn(c);
+    int total = 0;
+    for (const ModelOp& o : g.ops)
+      if (o.pass == Pass::Optimizer) total += static_cast<int>(o.scalar_reductions);
+    return std::make_pair(total, find_op(g, "head/fc/weight/update").scalar_reductions);
+  };
+  CHECK(clusters(216) == std::make_pair(1, 1u));
+  CHECK(clusters(108).first == 2);
+  CHECK(clusters(4).first == 54);
+  CHECK(clusters(1).first == 108);
+  CHECK(clusters(0).first == 108);
   CHECK(optimizer_flops_per_element("sgd") == 4);
   CHECK(optimizer_flops_per_element("adam") == 12);
   CHECK(optimizer_flops_per_element("lamb") == 16);
