@@ -252,7 +252,10 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
       }
     }
     f.setups = setups.size();
-    f.determined = f.setups >= 2 && f.sensitivity_start >= options.min_sensitivity;
+    // The final fit needs two set-ups so that a leave-one-out fold still has one to fit the
+    // parameter on; inside a fold that one is enough.
+    const std::size_t needed = options.underdetermined == Underdetermined::Refuse ? 2 : 1;
+    f.determined = f.setups >= needed && f.sensitivity_start >= options.min_sensitivity;
     if (f.setups < 2 && options.underdetermined == Underdetermined::Refuse)
       refused.push_back(refusal_text(f, options));
     if (f.determined) free.push_back(k);

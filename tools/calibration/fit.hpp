@@ -4,7 +4,9 @@
 // in each parameter's normalised space, from the registry defaults, deterministically.
 // A parameter is determined only when cases of at least two different set-ups move it
 // (per-case sensitivity: relative change of the case's value per relative change of the
-// parameter); calibrate refuses any other, cross-validation folds hold it at its start.
+// parameter); calibrate refuses any other. A leave-one-out fold fits a parameter on whatever
+// remaining cases move it (one set-up is enough there: the left-out case, which the final fit's
+// second set-up guarantees, is predicted, not fitted) and holds one that none moves at its start.
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,8 +19,11 @@ namespace ipusim::cli {
 
 /// What to do with a parameter fewer than two set-ups move.
 enum class Underdetermined {
-  Refuse,      ///< ConfigError naming the parameter and the one case (calibrate: exit 2)
-  HoldAtStart  ///< keep it at its start value (leave-one-out folds, which drop a case)
+  Refuse,  ///< ConfigError naming the parameter and the one case (calibrate: exit 2)
+  /// Leave-one-out folds: fit it when a remaining case moves it (one set-up suffices: the fold
+  /// judges the fit by the case it left out, not by the cases it fitted), hold it at its start
+  /// when none does.
+  FitIfMoved
 };
 
 /// How to fit.

@@ -9,7 +9,8 @@ It runs, from the source tree,
   1. ipusim calibrate configs/validation/cases --params-from configs/calibration/assumptions.json
      --out out/calibration/fitted.json   (refuses a parameter fewer than two set-ups move)
   2. ipusim validate configs/validation/cases --cross-validate --params-from ... --json
-     (leave-one-out over every calibration case, each fold from the assumptions)
+     (leave-one-out over every calibration case, each fold from the assumptions; a fold fits a
+     parameter that the remaining cases of one set-up move, configs/calibration/README.md)
   3. writes each fitted value, rounded to 4 significant digits, as the default of its registry
      entry (the number after the path and unit in models/params/*.cpp) and of the presets that
      set it (configs/chips/gc200.json, configs/machines/m2000.json; GC2 and Bow inherit them),

@@ -100,3 +100,46 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
   CHECK(doc["cross_validation"]["geomean_abs_error"].get<double>() ==
         Approx(std::expm1(log_sum / 3)).epsilon(1e-5));
 }
+
+TEST_CASE("a leave-one-out fold fits a parameter the one remaining set-up moves",
+          "[e2e][validate]") {
+  Scratch s;
+  const std::string config = write_host_setup(s);
+  // Two cases of two set-ups (sizes), each simulated = d_j / eff and measured as d_j / r_j (see
+  // the test above). Each fold keeps one case: the efficiency, moved by that one set-up, is
+  // fitted on it (eff = r_other: the fold reproduces it exactly) and the left-out case errs by
+  // r_i / r_other - 1: -37.5 % and +60 %. Held at its start (eff = 1) the errors would be
+  // r_i - 1, -50 % and -20 %. The IPU-Link latency moves neither case: it keeps its start, the
+  // 100 ns of configs/machines/m2000.json.
+  const std::vector<std::string> common = {"machine.host_link.latency_ns=0",
+                                           "machine.gateway.ddr_latency_ns=0",
+                                           "machine.gateway.ipu_gateway_link_latency_ns=0",
+                                           "machine.host_link.chunk_bytes=0",
+                                           "machine.gateway.ddr_chunk_bytes=0",
+                                           "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
+  const std::vector<double> r = {0.5, 0.8};
+  for (std::size_t j = 0; j < r.size(); ++j) {
+    const long bytes = 67108864L >> j;
+    std::vector<std::string> sets = common;
+    sets.insert(sets.begin(), "workload.steps.0.bytes=" + std::to_string(bytes));
+    const double d = simulate(s, config, sets);
+    REQUIRE(d == Approx(bytes / 15.75).epsilon(1e-6));
+    write_case(s, "cases",
+               case_doc("toy_" + std::to_string(j), "calibration", config, sets, d / r[j]));
+  }
+  const CliResult out =
+      run_cli(s, {"validate", s.path("cases"), "--cross-validate", "--params",
+                  std::string(kEfficiency) + "," + kUnrelated, "--json", "--quiet"});
+  INFO(out.out << out.err);
+  CHECK(out.exit_code == 1);  // at eff = 1 both toy cases are off by 20 % or more
+  const Json doc = Json::parse(out.out);
+  const Json& rows = doc["cross_validation"]["cases"];
+  REQUIRE(rows.size() == 2);
+  const double expected[] = {0.5 / 0.8 - 1.0, 0.8 / 0.5 - 1.0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    INFO("left out " << i);
+    CHECK(rows[i]["fitted"][kEfficiency]["value"].get<double>() == Approx(r[1 - i]).epsilon(1e-5));
+    CHECK(rows[i]["fitted"][kUnrelated]["value"].get<double>() == 100.0);
+    CHECK(rows[i]["error"].get<double>() == Approx(expected[i]).margin(1e-5));
+  }
+}
