@@ -64,9 +64,10 @@ std::vector<ParamSpec> chip_specs() {
           "/chip/exchange_fixed_cycles", "cycle", 100, 0, 1e9,
           "Fixed cost per exchange phase besides the fabric's propagation (set-up): model "
           "value from PLTEST CTCLossPlan (whose fixed overhead also covers the propagation "
-          "that exchange_cycles_per_column now times). Fitted with exchange_cycles_per_column on "
-          "the Citadel on-chip latencies and collectives (tools/calibration/refit.py --group "
-          "exchange; before that fit: 100, the PLTEST value)."),
+          "that exchange_cycles_per_column now times). Since issue 25 fitted by ipusim calibrate "
+          "with exchange_cycles_per_column on the Citadel on-chip latencies and collectives "
+          "(tools/calibration/refit.py --group exchange) from the assumption recorded in "
+          "configs/calibration/assumptions.json (100, the PLTEST value)."),
       integer("/chip/exchange_columns", "", 16, 1, 4096,
               "Tile columns along the exchange: tile t sits in column t / (tiles / this), "
               "ASSUMPTION that tile ids run column by column. GC2: 16 columns of 19 islands of 4 "
@@ -81,8 +82,10 @@ std::vector<ParamSpec> chip_specs() {
            "and the farthest message's propagation (this x columns crossed, + 1 cycle for its "
            "word): the compiler schedules the far words first, so propagation hides under the "
            "transfers. A phase whose destinations the model does not list (training) crosses "
-           "the whole chip, exchange_columns - 1. Fitted with exchange_fixed_cycles (refit.py "
-           "--group exchange); 0 = no propagation (the model before the term)."),
+           "the whole chip, exchange_columns - 1. It is fitted by ipusim calibrate with "
+           "exchange_fixed_cycles (refit.py --group exchange) from the assumption recorded in "
+           "configs/calibration/assumptions.json; 0 = no propagation (the model before the "
+           "term)."),
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
