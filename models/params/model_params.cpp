@@ -61,7 +61,7 @@ std::vector<ParamSpec> chip_specs() {
               "Tiles sharing one exchange bus; their receive rate doubles when they receive the "
               "same data (PLTEST ExchangeEstimator)."),
       integer(
-          "/chip/exchange_fixed_cycles", "cycle", 100, 0, 1e9,
+          "/chip/exchange_fixed_cycles", "cycle", 75, 0, 1e9,
           "Fixed cost per exchange phase besides the fabric's propagation (set-up): model "
           "value from PLTEST CTCLossPlan (whose fixed overhead also covers the propagation "
           "that exchange_cycles_per_column now times). Since issue 25 fitted by ipusim calibrate "
@@ -74,7 +74,7 @@ std::vector<ParamSpec> chip_specs() {
               "tiles, the exchange running across the middle of the die (IPUG section 2.1; CIT "
               "architecture figure). GC200 and Bow: ASSUMPTION the same 16 columns (1472 = 16 x "
               "92, islands of 4; no public floor plan)."),
-      real("/chip/exchange_cycles_per_column", "cycle", 0, 0, 1e4,
+      real("/chip/exchange_cycles_per_column", "cycle", 0.9581, 0, 1e4,
            "Propagation of a word along the exchange per column it crosses: the fabric is "
            "pipelined, one clock per stage, and its delay depends only on the pathway (PATENT US "
            "11,269,806, US 12,141,092); Citadel (CIT section 4) finds tiles of one column "
