@@ -109,8 +109,24 @@ std::vector<TileTraffic> expand_exchange(const ExchangeSpec& spec, std::uint32_t
   return t;
 }
 
+std::uint32_t tile_column(std::uint32_t tile, std::uint32_t tiles_per_ipu, std::uint32_t columns) {
+  const std::uint32_t per_column =
+      std::max<std::uint32_t>(1, tiles_per_ipu / std::max(1u, columns));
+  return tile / per_column;
+}
+
+std::uint64_t exchange_phase_cycles(const ExchangeRates& rates, std::uint64_t worst_tile_cycles,
+                                    std::int64_t span_columns) {
+  const double span = span_columns < 0 ? (rates.columns > 0 ? rates.columns - 1.0 : 0.0)
+                                       : static_cast<double>(span_columns);
+  // The farthest word: its flight along the exchange, then its one cycle into the tile.
+  const std::uint64_t flight = ceil_div(rates.cycles_per_column * span, 1.0) + 1;
+  return rates.fixed_cycles + std::max(worst_tile_cycles, flight);
+}
+
 std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates,
-                                       const std::vector<TileTraffic>& traffic, bool same_data) {
+                                       const std::vector<TileTraffic>& traffic, bool same_data,
+                                       std::int64_t span_columns) {
   const std::size_t st = std::max<std::uint32_t>(1, rates.tiles_per_supertile);
   std::uint64_t worst = 0;
   bool any = false;
@@ -126,7 +142,7 @@ std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates,
                        tile_exchange_cycles(rates, traffic[i].sent, traffic[i].received, shared));
     }
   }
-  return any ? rates.fixed_cycles + worst : 0;
+  return any ? exchange_phase_cycles(rates, worst, span_columns) : 0;
 }
 
 std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const ExchangeSpec& spec,
@@ -172,7 +188,7 @@ std::uint64_t exchange_cycles_aggregated(const ExchangeRates& rates, const Excha
       break;
     }
   }
-  return rates.fixed_cycles + worst;
+  return exchange_phase_cycles(rates, worst, spec.span_columns);
 }
 
 std::uint64_t io_copy_cycles(const ExchangeRates& rates, std::uint64_t bytes,

@@ -1,9 +1,12 @@
 #pragma once
 // On-chip exchange cost (plain C++). An exchange phase is BSP: its duration is the fixed
-// per-phase cost plus, over tiles, the largest of bytes sent and bytes received divided by
-// the per-tile exchange rate. Tiles of a supertile share one exchange bus; when all of them
-// receive the same data, each receives at tiles_per_supertile times the rate (PLTEST
-// ExchangeEstimator). An idle neighbour does not speed a tile up (as in PLTEST).
+// per-phase cost plus the longer of (a) over tiles, the largest of bytes sent and bytes received
+// divided by the per-tile exchange rate, and (b) the farthest message's propagation along the
+// exchange (cycles per column crossed, + 1 cycle for its word): the exchange is compiler-
+// scheduled, so the far words go first and their flight hides under the other transfers. Tiles of a
+// supertile share one exchange bus; when all of them receive the same data, each receives at
+// tiles_per_supertile times the rate (PLTEST ExchangeEstimator). An idle neighbour does not speed a
+// tile up (as in PLTEST).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +35,9 @@ struct ExchangeSpec {
   std::uint32_t root_tile = 0;        ///< one_to_all / all_to_one root
   std::vector<TileTraffic> per_tile;  ///< explicit: one entry per tile (missing = idle)
   bool shared_receive = false;        ///< explicit: supertile neighbours receive the same data
+  /// Columns the farthest message of the phase crosses; -1 = destinations not listed (training
+  /// phases): the whole chip, columns - 1.
+  std::int64_t span_columns = -1;
 };
 
 /// The chip rates an exchange needs (no defaults: they come from ChipParams, from()).
@@ -39,10 +45,23 @@ struct ExchangeRates {
   double bytes_per_cycle_per_tile{};
   std::uint32_t tiles_per_supertile{};
   std::uint64_t fixed_cycles{};
+  double cycles_per_column{};  ///< propagation per column crossed
+  std::uint32_t columns{};     ///< tile columns along the exchange
   static ExchangeRates from(const ChipParams& c) {
-    return {c.exchange_bytes_per_cycle_per_tile, c.tiles_per_supertile, c.exchange_fixed_cycles};
+    return {c.exchange_bytes_per_cycle_per_tile, c.tiles_per_supertile, c.exchange_fixed_cycles,
+            c.exchange_cycles_per_column, c.exchange_columns};
   }
 };
+
+/// Column of tile `tile` on an IPU of `tiles_per_ipu` tiles split into `columns` columns
+/// (tile ids run column by column).
+std::uint32_t tile_column(std::uint32_t tile, std::uint32_t tiles_per_ipu, std::uint32_t columns);
+
+/// Cycles of a phase with traffic whose busiest tile needs `worst_tile_cycles` and whose farthest
+/// message crosses `span_columns` columns (-1: the whole chip): the fixed cost plus the longer of
+/// the two, the far word's flight being ceil(cycles_per_column x span) + 1 cycles.
+std::uint64_t exchange_phase_cycles(const ExchangeRates& rates, std::uint64_t worst_tile_cycles,
+                                    std::int64_t span_columns);
 
 /// Cycles one tile needs for its share of a phase (without the fixed cost).
 std::uint64_t tile_exchange_cycles(const ExchangeRates& rates, std::uint64_t sent,
@@ -55,9 +74,11 @@ bool receives_same_data(const ExchangeSpec& spec);
 /// Throws ConfigError for inconsistent specs (root or tile count out of range).
 std::vector<TileTraffic> expand_exchange(const ExchangeSpec& spec, std::uint32_t tiles_per_ipu);
 
-/// Phase cycles from explicit per-tile traffic (the per_tile fidelity path).
+/// Phase cycles from explicit per-tile traffic (the per_tile fidelity path); `span_columns` as
+/// in ExchangeSpec.
 std::uint64_t exchange_cycles_per_tile(const ExchangeRates& rates,
-                                       const std::vector<TileTraffic>& traffic, bool same_data);
+                                       const std::vector<TileTraffic>& traffic, bool same_data,
+                                       std::int64_t span_columns = -1);
 
 /// Phase cycles computed in closed form from the pattern, treating tiles as balanced
 /// (the aggregated fidelity path). Equal to the per-tile result for every named pattern.

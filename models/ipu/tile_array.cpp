@@ -54,7 +54,7 @@ std::uint64_t TileArray::exchange(const ExchangeSpec& spec) {
     sent_.add_at(i, traffic[i].sent);
     received_.add_at(i, traffic[i].received);
   }
-  return exchange_cycles_per_tile(rates, traffic, receives_same_data(spec));
+  return exchange_cycles_per_tile(rates, traffic, receives_same_data(spec), spec.span_columns);
 }
 
 std::uint64_t TileArray::io_copy(std::uint64_t bytes, std::uint32_t io_tiles, bool to_compute,

@@ -96,6 +96,12 @@ ChipParams read_chip(ConfigNode n) {
                                       " does not divide /chip/tiles (" + std::to_string(c.tiles) +
                                       ")");
   c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
+  c.exchange_columns = get_u32(n, "exchange_columns");
+  if (c.exchange_columns == 0 || c.tiles % c.exchange_columns != 0)
+    n.fail("exchange_columns", std::to_string(c.exchange_columns) +
+                                   " does not divide /chip/tiles (" + std::to_string(c.tiles) +
+                                   ")");
+  c.exchange_cycles_per_column = n.get_double("exchange_cycles_per_column");
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");
   c.amp_efficiency = cm.get_double("amp_efficiency");

@@ -63,6 +63,8 @@ struct ChipParams {
   double exchange_bytes_per_cycle_per_tile{};
   std::uint32_t tiles_per_supertile{};
   std::uint64_t exchange_fixed_cycles{};
+  std::uint32_t exchange_columns{};     ///< tile columns along the exchange
+  double exchange_cycles_per_column{};  ///< propagation per column a word crosses
   std::uint64_t sync_internal_cycles{};
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
   double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches

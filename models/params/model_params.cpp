@@ -60,9 +60,32 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/tiles_per_supertile", "", 2, 1, 64,
               "Tiles sharing one exchange bus; their receive rate doubles when they receive the "
               "same data (PLTEST ExchangeEstimator)."),
-      integer("/chip/exchange_fixed_cycles", "cycle", 100, 0, 1e9,
-              "Fixed cost per exchange phase (fabric latency, set-up): model value from PLTEST "
-              "CTCLossPlan; calibrate."),
+      integer(
+          "/chip/exchange_fixed_cycles", "cycle", 75, 0, 1e9,
+          "Fixed cost per exchange phase besides the fabric's propagation (set-up): model "
+          "value from PLTEST CTCLossPlan (whose fixed overhead also covers the propagation "
+          "that exchange_cycles_per_column now times). Since issue 25 fitted by ipusim calibrate "
+          "with exchange_cycles_per_column on the Citadel on-chip latencies and collectives "
+          "(tools/calibration/refit.py --group exchange) from the assumption recorded in "
+          "configs/calibration/assumptions.json (100, the PLTEST value)."),
+      integer("/chip/exchange_columns", "", 16, 1, 4096,
+              "Tile columns along the exchange: tile t sits in column t / (tiles / this), "
+              "ASSUMPTION that tile ids run column by column. GC2: 16 columns of 19 islands of 4 "
+              "tiles, the exchange running across the middle of the die (IPUG section 2.1; CIT "
+              "architecture figure). GC200 and Bow: ASSUMPTION the same 16 columns (1472 = 16 x "
+              "92, islands of 4; no public floor plan)."),
+      real("/chip/exchange_cycles_per_column", "cycle", 0.9581, 0, 1e4,
+           "Propagation of a word along the exchange per column it crosses: the fabric is "
+           "pipelined, one clock per stage, and its delay depends only on the pathway (PATENT US "
+           "11,269,806, US 12,141,092); Citadel (CIT section 4) finds tiles of one column "
+           "closest. A phase lasts the fixed cost plus the longer of its busiest tile's transfer "
+           "and the farthest message's propagation (this x columns crossed, + 1 cycle for its "
+           "word): the compiler schedules the far words first, so propagation hides under the "
+           "transfers. A phase whose destinations the model does not list (training) crosses "
+           "the whole chip, exchange_columns - 1. It is fitted by ipusim calibrate with "
+           "exchange_fixed_cycles (refit.py --group exchange) from the assumption recorded in "
+           "configs/calibration/assumptions.json; 0 = no propagation (the model before the "
+           "term)."),
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),

@@ -49,6 +49,16 @@ GROUPS = {
             "mlperf_v1.1_resnet50_pod64", "pearc22_resnet50_1ipu_mb2", "pearc22_resnet50_1ipu_mb8",
             "pearc22_resnet50_1ipu_mb20", "citadel_gemm_fp32_2944", "citadel_gemm_fp16_32_2944")],
     },
+    "exchange": {
+        # The on-chip exchange's fixed cost and propagation: the Citadel on-chip latencies and
+        # collectives (the partner latency's exchange phase hides under the IPU-Link hop). The
+        # training cases move them too, by far less than their tolerance (README "Component
+        # microbenchmarks"): the group is fitted on the component cases.
+        "prefix": "/chip/exchange_",
+        "cases": [CASES + n + ".json" for n in (
+            "citadel_latency_on_chip", "citadel_latency_on_chip_loaded", "citadel_gather_1ipu",
+            "citadel_scatter_1ipu")],
+    },
     "host": {
         "prefix": "/machine/",
         "cases": [CASES + "gc_hosttraffictest_%s.json" % n for n in (

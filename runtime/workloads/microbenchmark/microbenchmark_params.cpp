@@ -49,6 +49,11 @@ void add_step_fields(std::vector<ParamSpec>& out, const std::string& p, bool nes
                         "exchange: bytes per tile for the named patterns; tile_transfer, "
                         "tile_traffic: bytes each sending tile sends to each destination per "
                         "repetition."));
+  out.push_back(flag(p + "/host_timed", true,
+                     "tile_transfer, tile_traffic: the step is timed by the host, so its time "
+                     "includes the BSP sync that precedes the transfer (Citadel Table 4.1 (a), "
+                     "(b)); false: timed from the sync's release (the IPUs' cycle counters, "
+                     "Table 4.1 (c)), the sync belonging to the superstep before."));
   out.push_back(flag(p + "/bidirectional", false,
                      "tile_transfer: dst_ipu's tiles send the same amount back at the same time "
                      "(bandwidth sums both ways)."));

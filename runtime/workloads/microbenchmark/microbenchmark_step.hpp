@@ -32,6 +32,7 @@ struct Microbenchmark::Step {
   std::uint32_t tiles = 0;
   std::uint64_t bytes_per_tile = 0;  ///< tile_*: per tile; host_buffer_*: per transfer
   bool bidirectional = false;
+  bool host_timed = true;     ///< tile_*: the timed interval includes the sync before the transfer
   bool simultaneous = false;  ///< host_buffer_*: the two sides do not wait for each other's data
   TileTrafficSpec tile;       ///< tile_transfer and tile_traffic: the messages
   TileTrafficPlan plan;       ///< ... expanded once at parse time

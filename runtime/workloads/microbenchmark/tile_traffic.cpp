@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "models/ipu/exchange.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
@@ -17,12 +18,28 @@ std::uint64_t split_mix(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+/// Columns between two tiles of one IPU.
+std::int64_t column_distance(std::uint32_t a, std::uint32_t b, std::uint32_t chip_tiles,
+                             std::uint32_t columns) {
+  const std::int64_t ca = tile_column(a, chip_tiles, columns),
+                     cb = tile_column(b, chip_tiles, columns);
+  return ca > cb ? ca - cb : cb - ca;
+}
+
+/// Widens an IPU's phase span to `span` columns.
+void widen(TileTrafficPlan& p, std::uint32_t ipu, std::int64_t span) {
+  std::int64_t& s = p.span_columns[ipu];
+  s = std::max(s, span);
+}
+
 /// Adds one message to the plan (a tile sending to itself moves nothing).
-void add_message(TileTrafficPlan& p, const TileMessage& m) {
+void add_message(TileTrafficPlan& p, const TileMessage& m, std::uint32_t chip_tiles,
+                 std::uint32_t columns) {
   if (m.bytes == 0 || (m.src_ipu == m.dst_ipu && m.src_tile == m.dst_tile)) return;
   TileLoad& src = p.loads.at(m.src_ipu)[m.src_tile];
   if (m.src_ipu == m.dst_ipu) {
     src.sent_on_chip += m.bytes;
+    widen(p, m.src_ipu, column_distance(m.src_tile, m.dst_tile, chip_tiles, columns));
   } else {
     src.sent_off_chip += m.bytes;
     p.pair_bytes[{m.src_ipu, m.dst_ipu}] += m.bytes;
@@ -75,7 +92,8 @@ RandomScope parse_random_scope(const std::string& s) {
   throw ConfigError("unknown destination scope '" + s + "'");
 }
 
-TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles) {
+TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles,
+                                  std::uint32_t columns) {
   if (spec.ipus.empty()) throw ConfigError("a tile_traffic step needs at least one IPU");
   const std::uint32_t T = spec.tiles == 0 ? chip_tiles : spec.tiles;
   if (T > chip_tiles) {
@@ -83,7 +101,11 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
                       std::to_string(chip_tiles) + " tiles");
   }
   TileTrafficPlan p;
-  for (std::uint32_t ipu : spec.ipus) p.loads[ipu].assign(chip_tiles, TileLoad{});
+  for (std::uint32_t ipu : spec.ipus) {
+    p.loads[ipu].assign(chip_tiles, TileLoad{});
+    p.span_columns[ipu] = 0;
+  }
+  const auto add = [&](const TileMessage& m) { add_message(p, m, chip_tiles, columns); };
   const auto is_member = [&](std::uint32_t ipu) { return p.loads.count(ipu) != 0; };
   const std::uint64_t b = spec.bytes_per_tile;
   const std::uint64_t N = spec.ipus.size();
@@ -106,13 +128,13 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
         if (m.src_tile >= chip_tiles || m.dst_tile >= chip_tiles)
           throw ConfigError("a message names a tile the IPU does not have (0.." +
                             std::to_string(chip_tiles - 1) + ")");
-        add_message(p, m);
+        add(m);
       }
       break;
     case TilePattern::Pairs:
       for (std::uint32_t t = 0; t < T; ++t) {
-        add_message(p, {spec.pair_src, t, spec.pair_dst, t, b});
-        if (spec.bidirectional) add_message(p, {spec.pair_dst, t, spec.pair_src, t, b});
+        add({spec.pair_src, t, spec.pair_dst, t, b});
+        if (spec.bidirectional) add({spec.pair_dst, t, spec.pair_src, t, b});
       }
       break;
     case TilePattern::Random: {
@@ -130,7 +152,7 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
           // Another tile than the sender (Citadel: "a random tile"; one alone sends nothing).
           std::uint32_t dst_tile = static_cast<std::uint32_t>(split_mix(state) % T);
           if (dst_ipu == ipu && dst_tile == t && T > 1) dst_tile = (dst_tile + 1) % T;
-          add_message(p, {ipu, t, dst_ipu, dst_tile, b});
+          add({ipu, t, dst_ipu, dst_tile, b});
         }
       }
       break;
@@ -152,7 +174,13 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
           p.pair_bytes[{spec.root_ipu, ipu}] += b;
         }
       }
-      if (T > 1) p.loads.at(spec.root_ipu)[spec.root_tile].sent_on_chip += b;
+      if (T > 1 && b > 0) {
+        p.loads.at(spec.root_ipu)[spec.root_tile].sent_on_chip += b;
+        // The multicast reaches the active tile farthest from the root.
+        widen(p, spec.root_ipu,
+              std::max(column_distance(spec.root_tile, 0, chip_tiles, columns),
+                       column_distance(spec.root_tile, T - 1, chip_tiles, columns)));
+      }
       break;
     }
     case TilePattern::Gather:
@@ -162,8 +190,7 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
       for (std::uint32_t ipu : spec.ipus) {
         for (std::uint32_t t = 0; t < T; ++t) {
           const TileMessage m{ipu, t, spec.root_ipu, spec.root_tile, b};
-          add_message(p,
-                      to_root ? m : TileMessage{m.dst_ipu, m.dst_tile, m.src_ipu, m.src_tile, b});
+          add(to_root ? m : TileMessage{m.dst_ipu, m.dst_tile, m.src_ipu, m.src_tile, b});
         }
       }
       break;
@@ -179,6 +206,7 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
           l[t].received_on_chip += (T - 1) * b;
           l[t].received_off_chip += (N - 1) * T * b;
         }
+        if (T > 1 && b > 0) widen(p, ipu, column_distance(0, T - 1, chip_tiles, columns));
         for (std::uint32_t dst : spec.ipus)
           if (dst != ipu && b > 0)
             p.pair_bytes[{ipu, dst}] += static_cast<std::uint64_t>(T) * T * b;

@@ -62,10 +62,15 @@ struct TileTrafficPlan {
   bool same_data = false;           ///< receivers get the same data (supertile sharing)
   std::uint64_t payload_bytes = 0;  ///< bytes delivered to destination tiles
   std::uint64_t messages = 0;       ///< tile -> tile messages (broadcast: one per receiver)
+  /// Per IPU: columns its farthest on-chip message crosses (its exchange phase's span; off-chip
+  /// messages leave through the IPU-Link port, whose path the link latency covers).
+  std::map<std::uint32_t, std::int64_t> span_columns;
 };
 
-/// Expands a spec on IPUs of `chip_tiles` tiles. Throws ConfigError (no path: the caller adds
-/// it) for tiles or roots out of range and messages naming IPUs not in `spec.ipus`.
-TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles);
+/// Expands a spec on IPUs of `chip_tiles` tiles in `columns` exchange columns. Throws
+/// ConfigError (no path: the caller adds it) for tiles or roots out of range and messages naming
+/// IPUs not in `spec.ipus`.
+TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles,
+                                  std::uint32_t columns);
 
 }  // namespace ipusim

@@ -1,7 +1,9 @@
 // The component-test steps (tile_traffic, gemm, convolution) against hand-worked closed forms
 // of the resolved parameters: one tile alone, an idle link, a two-IPU broadcast, a gather
-// (contention at the root's port), two flows sharing a link (contention on the network), a
-// reduce (the reduction vertex's own overhead) and a GEMM / convolution shape.
+// (contention at the root's port), a word's flight across the exchange's columns (idle, and
+// under a gather's port contention), a transfer timed without its sync, two flows sharing a
+// link (contention on the network), a reduce (the reduction vertex's own overhead) and a
+// GEMM / convolution shape.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -128,6 +130,83 @@ TEST_CASE("tile_traffic gather: every tile's bytes queue at the root tile's port
       ceil_div((T - 1) * 4, resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile"));
   CHECK(b.duration(0) == Approx(cycles * cycle_ns(doc)));
   CHECK(b.step(0)["messages_per_repeat"] == T - 1);
+}
+
+/// Runs `step` on pod4 (GC200: 1472 tiles in 16 columns of 92) with the exchange's fixed cost
+/// set to 20 cycles and its propagation to 7.5 cycles per column; returns the step's duration
+/// in cycles (sync_internal_cycles is 150).
+static double column_run(const Json& step) {
+  Json extra = workload(Json::array({step}));
+  extra["chip"] = {{"exchange_fixed_cycles", 20}, {"exchange_cycles_per_column", 7.5}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  REQUIRE(resolved(doc, "/chip/sync_internal_cycles") == 150);
+  return b.duration(0) / cycle_ns(doc);
+}
+
+TEST_CASE("tile_traffic, one word across 6 columns (idle): its flight along the exchange",
+          "[microbenchmark][tile_traffic][columns]") {
+  // Tile 0 (column 0) -> tile 601 (column 601 / 92 = 6): sync 150 + fixed 20 + ceil(7.5 x 6) +
+  // 1 = 150 + 20 + 45 + 1 = 216 cycles.
+  CHECK(column_run(tile_step({{"messages", Json::array({Json::array({0, 0, 0, 601, 4})})}})) ==
+        Approx(216));
+}
+
+TEST_CASE("tile_traffic, one word inside a column (idle): no flight",
+          "[microbenchmark][tile_traffic][columns]") {
+  // Tile 0 -> tile 5, both in column 0: 150 + 20 + 1 = 171 cycles.
+  CHECK(column_run(tile_step({{"messages", Json::array({Json::array({0, 0, 0, 5, 4})})}})) ==
+        Approx(171));
+}
+
+TEST_CASE("tile_traffic broadcast from tile 0: the farthest column sets the phase",
+          "[microbenchmark][tile_traffic][columns]") {
+  // 4 B from tile 0 to all 1472 tiles: the root sends one word, the farthest receivers sit 15
+  // columns away: 150 + 20 + ceil(7.5 x 15) + 1 = 150 + 20 + 113 + 1 = 284 cycles.
+  CHECK(column_run(tile_step({{"traffic", "broadcast"}, {"ipus", 1}, {"bytes_per_tile", 4}})) ==
+        Approx(284));
+}
+
+TEST_CASE("tile_traffic gather across the columns: the root's port outlasts every flight",
+          "[microbenchmark][tile_traffic][columns][contention]") {
+  // 4 B from every tile to tile 0: the root's port takes 1471 cycles, longer than the farthest
+  // word's flight (114): 150 + 20 + 1471 = 1641 cycles.
+  CHECK(column_run(tile_step({{"traffic", "gather"}, {"ipus", 1}, {"bytes_per_tile", 4}})) ==
+        Approx(1641));
+}
+
+/// A 4-byte tile_transfer from IPU 0 to its partner on pod4, timed by the host or not; checks
+/// its duration against sync (if host-timed) + external set-up + max(phase, link).
+static void check_host_timed(bool host) {
+  ConfigDoc doc = preset_config("pod4", workload(Json::array({{{"kind", "tile_transfer"},
+                                                               {"src_ipu", 0},
+                                                               {"dst_ipu", 1},
+                                                               {"tiles", 1},
+                                                               {"bytes_per_tile", 4},
+                                                               {"host_timed", host}}})));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  // The sync of 2 IPUs: ceil(15 ns x 1.325 GHz x 1 hop x 2) = 40 cycles.
+  REQUIRE(b.system->sync_cost({0, 1}).cycles == 40);
+  const double setup = resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") + 1) * cycle_ns(doc);
+  const double link = resolved(doc, "/ipu_link/latency_ns") +
+                      4 / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
+  const double sync = host ? 40 * cycle_ns(doc) : 0.0;
+  CHECK(b.duration(0) == Approx(sync + setup + std::max(phase, link)).margin(0.01));
+}
+
+TEST_CASE("tile_transfer, host-timed: the sync before the transfer is timed",
+          "[microbenchmark][tile_traffic][host_timed]") {
+  check_host_timed(true);
+}
+
+TEST_CASE("tile_transfer, host_timed false: the same transfer without its sync",
+          "[microbenchmark][tile_traffic][host_timed]") {
+  check_host_timed(false);
 }
 
 TEST_CASE("tile_traffic: two IPU pairs whose routes share an up link each get half of it",

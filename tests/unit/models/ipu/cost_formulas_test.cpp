@@ -41,7 +41,7 @@ TEST_CASE("sync model picks internal, external or GW-Link scope", "[sync]") {
 TEST_CASE("per-tile and aggregated exchange agree on every named pattern", "[exchange]") {
   for (std::uint32_t st : {1u, 2u, 4u}) {
     for (std::uint32_t tiles_per_ipu : {7u, 8u, 1472u}) {
-      ExchangeRates r{4.0, st, 100};
+      ExchangeRates r{4.0, st, 100, 7.5, 16};
       for (auto pat : {ExchangePattern::Uniform, ExchangePattern::OneToAll,
                        ExchangePattern::AllToOne, ExchangePattern::AllGather}) {
         for (std::uint32_t n : {1u, 2u, 3u, 5u, tiles_per_ipu}) {
@@ -60,6 +60,31 @@ TEST_CASE("per-tile and aggregated exchange agree on every named pattern", "[exc
       }
     }
   }
+}
+
+TEST_CASE("exchange phase: the farthest word's flight hides under the busiest tile's transfer",
+          "[exchange]") {
+  // 4 B/cycle, fixed 20 cycles, 7.5 cycles per column, 16 columns (92 tiles each on 1472).
+  const ExchangeRates r{4.0, 2, 20, 7.5, 16};
+  // Idle, one word 6 columns away: 20 + ceil(7.5 x 6) + 1 = 20 + 45 + 1 = 66.
+  CHECK(exchange_phase_cycles(r, 1, 6) == 66);
+  // Destinations not listed: the whole chip, 15 columns: 20 + ceil(112.5) + 1 = 134.
+  CHECK(exchange_phase_cycles(r, 1, -1) == 134);
+  CHECK(exchange_phase_cycles(r, 100, 15) == 134);
+  // Contention at a port (a gather's root receiving 1471 words) outlasts the flight: 20 + 1471.
+  CHECK(exchange_phase_cycles(r, 1471, 15) == 1491);
+  // Same column: the word's own cycle.
+  CHECK(exchange_phase_cycles(r, 1, 0) == 21);
+  CHECK(tile_column(91, 1472, 16) == 0);
+  CHECK(tile_column(92, 1472, 16) == 1);
+  CHECK(tile_column(601, 1216, 16) == 7);  // GC2: 76 tiles a column
+  // A training phase (uniform, 4 B per tile, no destinations): both fidelities give 134.
+  ExchangeSpec u;
+  u.bytes_per_tile = 4;
+  CHECK(exchange_cycles_aggregated(r, u, 1472) == 134);
+  CHECK(exchange_cycles_per_tile(r, expand_exchange(u, 1472), false) == 134);
+  u.span_columns = 2;  // listed: 20 + max(1, 15 + 1)
+  CHECK(exchange_cycles_aggregated(r, u, 1472) == 36);
 }
 
 TEST_CASE("exchange spec errors name the problem", "[exchange]") {
