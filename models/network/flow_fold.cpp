@@ -6,12 +6,24 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace ipusim {
 
 ResourceCells::ResourceCells(const std::vector<std::uint32_t>& candidate,
                              const std::vector<ResourceSpec>& specs) {
-  const std::size_t n = std::min(candidate.size(), specs.size());
+  build(candidate, std::min(candidate.size(), specs.size()),
+        [&specs](ResourceId id) -> const ResourceSpec& { return specs[id]; });
+}
+
+ResourceCells::ResourceCells(const std::vector<std::uint32_t>& candidate,
+                             const FlowEngine& engine) {
+  build(candidate, std::min(candidate.size(), engine.num_resources()),
+        [&engine](ResourceId id) -> const ResourceSpec& { return engine.resource(id); });
+}
+
+void ResourceCells::build(const std::vector<std::uint32_t>& candidate, std::size_t n,
+                          const std::function<const ResourceSpec&(ResourceId)>& spec) {
   cell_of_.assign(n, 0);
   // Refine by spec: a candidate cell whose members differ in capacity, latency, kind or flow
   // control splits (the folded allocation needs equal members). Unset flow control compares as
@@ -20,7 +32,7 @@ ResourceCells::ResourceCells(const std::vector<std::uint32_t>& candidate,
   using Key = std::tuple<std::uint32_t, double, double, int, std::uint64_t, std::uint64_t, int>;
   std::map<Key, std::uint32_t> ids;
   for (ResourceId id = 0; id < n; ++id) {
-    const ResourceSpec& s = specs[id];
+    const ResourceSpec& s = spec(id);
     const Key key{candidate[id],
                   s.capacity_Bpns,
                   s.latency_ns,
@@ -40,60 +52,101 @@ ResourceCells::ResourceCells(const std::vector<std::uint32_t>& candidate,
 
 std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
                                       const std::vector<const Route*>& routes,
-                                      const std::vector<std::uint64_t>& bytes) {
+                                      const std::vector<std::uint64_t>& bytes,
+                                      FoldScratch* scratch) {
+  FoldScratch local;
+  FoldScratch& w = scratch ? *scratch : local;
+  const std::size_t n_res = cells.num_resources();
   FoldedBatch out;
   out.class_of.assign(routes.size(), kNoClass);
   // Classes: equal bytes and the same cells in route order (route order matters to timing:
-  // the first hop pays no store-and-forward fill).
-  std::map<std::pair<std::uint64_t, std::vector<std::uint32_t>>, std::uint32_t> ids;
-  std::vector<std::uint32_t> key_cells;
-  std::vector<std::uint64_t> hops;  // (class << 32) | resource, one per hop
+  // the first hop pays no store-and-forward fill). Looked up by a hash of that key, compared
+  // with the class's first flow.
+  auto same_key = [&](const Route& a, std::uint64_t bytes_a, const FoldedClass& c) {
+    const Route& b = *routes[c.first];
+    if (bytes_a != c.bytes || a.size() != b.size()) return false;
+    for (std::size_t h = 0; h < a.size(); ++h)
+      if (cells.cell_of(a[h]) != cells.cell_of(b[h])) return false;
+    return true;
+  };
+  w.by_hash.clear();
   for (std::size_t i = 0; i < routes.size(); ++i) {
     const Route& r = *routes[i];
     if (r.empty()) continue;
-    key_cells.clear();
+    std::uint64_t h = bytes[i] * 0x9e3779b97f4a7c15ull;
     for (ResourceId id : r) {
-      if (id >= cells.num_resources()) return std::nullopt;
-      key_cells.push_back(cells.cell_of(id));
+      if (id >= n_res) return std::nullopt;
+      h = (h ^ cells.cell_of(id)) * 0x100000001b3ull;
     }
-    auto [it, fresh] = ids.emplace(std::make_pair(bytes[i], key_cells),
-                                   static_cast<std::uint32_t>(out.classes.size()));
-    if (fresh) {
+    auto range = w.by_hash.equal_range(h);
+    std::uint32_t cls = kNoClass;
+    for (auto it = range.first; it != range.second && cls == kNoClass; ++it)
+      if (same_key(r, bytes[i], out.classes[it->second])) cls = it->second;
+    if (cls == kNoClass) {
+      cls = static_cast<std::uint32_t>(out.classes.size());
       FoldedClass c;
       c.bytes = bytes[i];
       c.first = static_cast<std::uint32_t>(i);
       out.classes.push_back(std::move(c));
+      w.by_hash.emplace(h, cls);
     }
-    ++out.classes[it->second].count;
-    out.class_of[i] = it->second;
-    for (ResourceId id : r) hops.push_back((static_cast<std::uint64_t>(it->second) << 32) | id);
+    ++out.classes[cls].count;
+    out.class_of[i] = cls;
   }
   // Equitable: every member of each cell a class touches is crossed by the class the same
-  // number of times, and the class touches all of the cell's members.
-  std::sort(hops.begin(), hops.end());
-  struct Tally {
-    std::uint32_t members = 0;  ///< distinct members crossed
-    std::uint32_t per_member = 0;
-    bool equal = true;
-  };
-  std::map<std::pair<std::uint32_t, std::uint32_t>, Tally> tally;  // (class, cell)
-  for (std::size_t i = 0; i < hops.size();) {
-    std::size_t j = i;
-    while (j < hops.size() && hops[j] == hops[i]) ++j;
-    const auto cls = static_cast<std::uint32_t>(hops[i] >> 32);
-    const auto id = static_cast<ResourceId>(hops[i] & 0xffffffffu);
-    const auto times = static_cast<std::uint32_t>(j - i);
-    Tally& t = tally[{cls, cells.cell_of(id)}];
-    if (t.members == 0) t.per_member = times;
-    t.equal = t.equal && t.per_member == times;
-    ++t.members;
-    i = j;
+  // number of times, and the class touches all of the cell's members. Class by class: count
+  // the hops on each resource, then tally the counts by cell.
+  const std::size_t n_cls = out.classes.size();
+  w.start.assign(n_cls + 1, 0);
+  for (std::uint32_t c : out.class_of)
+    if (c != kNoClass) ++w.start[c + 1];
+  for (std::size_t c = 0; c < n_cls; ++c) w.start[c + 1] += w.start[c];
+  w.order.resize(w.start[n_cls]);
+  w.fill.assign(w.start.begin(), w.start.end() - 1);
+  for (std::size_t i = 0; i < routes.size(); ++i)
+    if (out.class_of[i] != kNoClass)
+      w.order[w.fill[out.class_of[i]]++] = static_cast<std::uint32_t>(i);
+  if (w.res_mark.size() != n_res) {
+    w.res_mark.assign(n_res, 0);
+    w.res_count.assign(n_res, 0);
   }
-  for (const auto& [key, t] : tally) {
-    if (!t.equal || t.members != cells.size(key.second)) return std::nullopt;
-    out.classes[key.first].weights.emplace_back(cells.rep(key.second), t.per_member);
+  if (w.cell_mark.size() != cells.num_cells()) {
+    w.cell_mark.assign(cells.num_cells(), 0);
+    w.cell_members.assign(cells.num_cells(), 0);
+    w.cell_per.assign(cells.num_cells(), 0);
   }
-  for (FoldedClass& c : out.classes) std::sort(c.weights.begin(), c.weights.end());
+  for (std::size_t c = 0; c < n_cls; ++c) {
+    const std::uint64_t stamp = ++w.stamp;
+    w.touched.clear();
+    for (std::uint32_t k = w.start[c]; k < w.start[c + 1]; ++k) {
+      for (ResourceId id : *routes[w.order[k]]) {
+        if (w.res_mark[id] != stamp) {
+          w.res_mark[id] = stamp;
+          w.res_count[id] = 0;
+          w.touched.push_back(id);
+        }
+        ++w.res_count[id];
+      }
+    }
+    w.cells_touched.clear();
+    for (ResourceId id : w.touched) {
+      const std::uint32_t cell = cells.cell_of(id);
+      if (w.cell_mark[cell] != stamp) {
+        w.cell_mark[cell] = stamp;
+        w.cell_members[cell] = 0;
+        w.cell_per[cell] = w.res_count[id];
+        w.cells_touched.push_back(cell);
+      }
+      if (w.cell_per[cell] != w.res_count[id]) return std::nullopt;
+      ++w.cell_members[cell];
+    }
+    FoldedClass& fc = out.classes[c];
+    for (std::uint32_t cell : w.cells_touched) {
+      if (w.cell_members[cell] != cells.size(cell)) return std::nullopt;
+      fc.weights.emplace_back(cells.rep(cell), w.cell_per[cell]);
+    }
+    std::sort(fc.weights.begin(), fc.weights.end());
+  }
   return out;
 }
 

@@ -20,7 +20,9 @@
 // check a runtime fast path needs before folding (it fails on any asymmetry, and the general
 // path is taken), weighted_max_min() the allocation the folded engine must reproduce.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,8 @@ class ResourceCells {
   /// refined so that members also share capacity, latency, kind and flow control.
   ResourceCells(const std::vector<std::uint32_t>& candidate,
                 const std::vector<ResourceSpec>& specs);
+  /// The same with the specs of `engine`'s resources.
+  ResourceCells(const std::vector<std::uint32_t>& candidate, const FlowEngine& engine);
   std::uint32_t cell_of(ResourceId id) const { return cell_of_[id]; }
   std::uint32_t size(std::uint32_t cell) const { return size_[cell]; }
   ResourceId rep(std::uint32_t cell) const { return rep_[cell]; }
@@ -43,6 +47,8 @@ class ResourceCells {
   std::size_t num_resources() const { return cell_of_.size(); }
 
  private:
+  void build(const std::vector<std::uint32_t>& candidate, std::size_t n,
+             const std::function<const ResourceSpec&(ResourceId)>& spec);
   std::vector<std::uint32_t> cell_of_, size_;
   std::vector<ResourceId> rep_;
 };
@@ -63,6 +69,17 @@ struct FoldedBatch {
   std::vector<std::uint32_t> class_of;
 };
 
+/// Scratch of fold_batch(), kept between calls to avoid allocations (per-resource and per-cell
+/// marks, so a batch costs its hops, not the system's size).
+struct FoldScratch {
+  std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;
+  std::vector<std::uint32_t> start, order, fill, res_count, cell_members, cell_per;
+  std::vector<std::uint64_t> res_mark, cell_mark;
+  std::vector<ResourceId> touched;
+  std::vector<std::uint32_t> cells_touched;
+  std::uint64_t stamp = 0;
+};
+
 /// Folds `bytes[i]` along `*routes[i]` (empty routes are left out: class kNoClass) onto the
 /// representatives of `cells`. nullopt when the batch is not equitable for the cells: some
 /// class crosses the members of a cell unequally (one domain sends other bytes or another
@@ -70,7 +87,8 @@ struct FoldedBatch {
 /// the general path must be taken.
 std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
                                       const std::vector<const Route*>& routes,
-                                      const std::vector<std::uint64_t>& bytes);
+                                      const std::vector<std::uint64_t>& bytes,
+                                      FoldScratch* scratch = nullptr);
 
 /// Class of a flow with an empty route in FoldedBatch::class_of.
 inline constexpr std::uint32_t kNoClass = 0xffffffffu;
