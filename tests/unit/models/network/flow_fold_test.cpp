@@ -4,6 +4,7 @@
 #include "models/network/flow_fold.hpp"
 
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "models/network/routing.hpp"
 #include "resource_spec_helper.hpp"
@@ -166,4 +167,100 @@ TEST_CASE("fold: a leaf/spine topology's cells fold its leaf and spine rings", "
   engine.reallocate(0.0);
   for (std::size_t i = 0; i < routes.size(); ++i)
     CHECK(engine.rate_of(slots[i]) == Approx(rates[folded->class_of[i]]).epsilon(1e-12));
+}
+
+namespace {
+
+/// Runs an engine until idle; returns each arrival's (end time, count) in order.
+std::vector<std::pair<double, std::uint32_t>> run_to_idle(FlowEngine& e, double now_ns) {
+  std::vector<std::pair<double, std::uint32_t>> out;
+  std::vector<Arrival> arrivals;
+  e.reallocate(now_ns);
+  for (double t = e.next_event_ns(); t < FlowEngine::kInf; t = e.next_event_ns()) {
+    arrivals.clear();
+    e.advance(t, arrivals);
+    for (const Arrival& a : arrivals) out.emplace_back(a.end_ns, a.count);
+    e.reallocate(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("fold: the engine plays a folded batch as the whole batch, times and stats by hand",
+          "[fold]") {
+  const Fabric f;
+  std::vector<Route> routes;
+  std::vector<std::uint64_t> bytes;
+  for (int d = 0; d < 4; ++d) {
+    routes.push_back(Fabric::spine(d));
+    routes.push_back(Fabric::leaf(d));
+    bytes.insert(bytes.end(), {1000, 1000});
+  }
+  // By hand (latency 0): spine flows at 4 GB/s (uplinks 8 / 2), leaf flows at 6 (out_d 10 - 4)
+  // end at 1000 / 6 ns; the spine flows stay at 4 (the uplinks) and end at 1000 / 4 = 250 ns.
+  FlowEngine folded, full;
+  for (const auto& s : f.specs) folded.add_resource(s), full.add_resource(s);
+  folded.set_fold(std::make_shared<ResourceCells>(f.candidate, f.specs));
+  REQUIRE(folded.folding());
+  int tag = 0;
+  folded.start_batch(0.0, pointers(routes), bytes, &tag);
+  full.start_batch(0.0, pointers(routes), bytes, &tag);
+  CHECK(folded.folded_batches() == 1);
+  CHECK(folded.folded_flows() == 8);
+  CHECK(folded.active_flows() == 8);
+  const auto a = run_to_idle(folded, 0.0);
+  REQUIRE(a.size() == 2);  // one arrival per class, for its 4 flows
+  CHECK(a[0] == std::make_pair(1000.0 / 6, 4u));
+  CHECK(a[1].first == Approx(250.0));
+  CHECK(a[1].second == 4);
+  const auto b = run_to_idle(full, 0.0);
+  REQUIRE(b.size() == 8);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(b[i].first == a[0].first);
+  for (std::size_t i = 4; i < 8; ++i) CHECK(b[i].first == a[1].first);
+  CHECK(folded.flows_started() == 8);
+  // Every resource reports what the whole batch put on it, members of a cell included: out_3
+  // 2 flows (2000 B), leaf 1's switch 4 spine crossings + 2 leaf flows = 6 (6000 B), uplink 1
+  // 2 flows, busy until 250 ns.
+  for (ResourceId id = 0; id < f.specs.size(); ++id) {
+    INFO(id);
+    const ResourceStats s = folded.stats(id, 300.0), t = full.stats(id, 300.0);
+    CHECK(s.bytes == t.bytes);
+    CHECK(s.busy_ns == t.busy_ns);
+    CHECK(s.transfers == t.transfers);
+    CHECK(s.max_concurrent == t.max_concurrent);
+  }
+  CHECK(folded.stats(Fabric::out(3), 300.0).bytes == 2000);
+  CHECK(folded.stats(Fabric::sw(3), 300.0).transfers == 6);
+  CHECK(folded.stats(Fabric::sw(3), 300.0).max_concurrent == 6);
+  CHECK(folded.stats(Fabric::up(3), 300.0).busy_ns == Approx(250.0).margin(0.002));
+}
+
+TEST_CASE("fold: an asymmetric batch on an idle engine ends folding and takes the general path",
+          "[fold]") {
+  const Fabric f;
+  FlowEngine e;
+  for (const auto& s : f.specs) e.add_resource(s);
+  e.set_fold(std::make_shared<ResourceCells>(f.candidate, f.specs));
+  std::vector<Route> routes;
+  std::vector<std::uint64_t> bytes;
+  for (int d = 0; d < 4; ++d) {
+    routes.push_back(Fabric::leaf(d));
+    bytes.push_back(600);
+  }
+  int tag = 0;
+  e.start_batch(0.0, pointers(routes), bytes, &tag);  // symmetric: folded
+  CHECK(run_to_idle(e, 0.0) == std::vector<std::pair<double, std::uint32_t>>{{60.0, 4}});
+  // Domain 3 sends more: not equitable. Idle, so folding ends; out_3 keeps the 600 B its
+  // representative carried, then carries 1200 more alone at 10 GB/s (120 ns).
+  bytes[3] = 1200;
+  e.start_batch(100.0, pointers(routes), bytes, &tag);
+  CHECK_FALSE(e.folding());
+  CHECK(e.folded_batches() == 1);
+  const auto a = run_to_idle(e, 100.0);
+  REQUIRE(a.size() == 4);
+  CHECK(a.back().first == Approx(220.0));
+  CHECK(e.stats(Fabric::out(3), 300.0).bytes == 1800);
+  CHECK(e.stats(Fabric::out(2), 300.0).bytes == 1200);
+  CHECK(e.stats(Fabric::out(3), 300.0).transfers == 2);
 }
