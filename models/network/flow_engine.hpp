@@ -481,15 +481,11 @@ class FlowEngine {
   std::vector<ResourceId> comp_res_;
   std::vector<ResourceId> stack_;
   std::vector<ShareEntry> heap_;
-  // Folding (set_fold()): the cells, each resource's representative, counters, and the last
-  // folded batch (routes flattened, sizes, its folding) reused while batches repeat it.
+  // Folding (set_fold()): the cells, each resource's representative, counters, and the
+  // folding's scratch with its recent batches (reused while batches repeat them).
   std::shared_ptr<const ResourceCells> cells_;
   std::vector<ResourceId> rep_of_;
   std::uint64_t folded_batches_ = 0, folded_flows_ = 0;
-  std::vector<ResourceId> fold_res_;
-  std::vector<std::uint32_t> fold_off_;
-  std::vector<std::uint64_t> fold_bytes_;
-  std::shared_ptr<FoldedBatch> fold_last_;
   std::shared_ptr<FoldScratch> fold_scratch_;
   ResourceId stats_id(ResourceId id) const { return rep_of_.empty() ? id : rep_of_[id]; }
 };

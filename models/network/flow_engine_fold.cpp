@@ -14,7 +14,7 @@ void FlowEngine::set_fold(std::shared_ptr<const ResourceCells> cells) {
   rep_of_.resize(res_.size());
   for (ResourceId id = 0; id < res_.size(); ++id) rep_of_[id] = cells->rep(cells->cell_of(id));
   cells_ = std::move(cells);
-  fold_last_.reset();
+  fold_scratch_.reset();
 }
 
 void FlowEngine::end_fold() {
@@ -31,35 +31,15 @@ void FlowEngine::end_fold() {
   }
   cells_.reset();
   rep_of_.clear();
-  fold_last_.reset();
+  fold_scratch_.reset();
 }
 
 bool FlowEngine::start_folded_if_equitable(double now_ns, const std::vector<const Route*>& routes,
                                            const std::vector<std::uint64_t>& bytes, void* tag) {
-  // Collective steps repeat the previous step's routes and sizes: reuse its folding.
-  bool same = fold_last_ && bytes == fold_bytes_ && fold_off_.size() == routes.size() + 1;
-  for (std::size_t i = 0; same && i < routes.size(); ++i) {
-    const Route& route = *routes[i];
-    same = route.size() == fold_off_[i + 1] - fold_off_[i] &&
-           std::equal(route.begin(), route.end(), fold_res_.begin() + fold_off_[i]);
-  }
-  if (!same) {
-    if (!fold_scratch_) fold_scratch_ = std::make_shared<FoldScratch>();
-    std::optional<FoldedBatch> folded = fold_batch(*cells_, routes, bytes, fold_scratch_.get());
-    fold_last_.reset();
-    if (folded) {
-      fold_last_ = std::make_shared<FoldedBatch>(std::move(*folded));
-      fold_bytes_ = bytes;
-      fold_res_.clear();
-      fold_off_.assign(1, 0);
-      for (const Route* route : routes) {
-        fold_res_.insert(fold_res_.end(), route->begin(), route->end());
-        fold_off_.push_back(static_cast<std::uint32_t>(fold_res_.size()));
-      }
-    }
-  }
-  if (fold_last_) {
-    start_folded(now_ns, routes, bytes, *fold_last_, tag);
+  // Collective steps repeat their routes and sizes: recent foldings are reused.
+  if (!fold_scratch_) fold_scratch_ = std::make_shared<FoldScratch>();
+  if (const FoldedBatch* folded = fold_batch_cached(*cells_, routes, bytes, *fold_scratch_)) {
+    start_folded(now_ns, routes, bytes, *folded, tag);
     return true;
   }
   if (active_ == 0 && next_event_ns() == kInf) {

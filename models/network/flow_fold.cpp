@@ -150,6 +150,40 @@ std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
   return out;
 }
 
+const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
+                                     const std::vector<const Route*>& routes,
+                                     const std::vector<std::uint64_t>& bytes,
+                                     FoldScratch& scratch) {
+  auto& recent = scratch.recent;
+  for (std::size_t k = 0; k < recent.size(); ++k) {
+    const FoldScratch::Entry& e = recent[k];
+    bool same = e.off.size() == routes.size() + 1 && bytes == e.bytes;
+    for (std::size_t i = 0; same && i < routes.size(); ++i) {
+      const Route& route = *routes[i];
+      same = route.size() == e.off[i + 1] - e.off[i] &&
+             std::equal(route.begin(), route.end(), e.res.begin() + e.off[i]);
+    }
+    if (!same) continue;
+    std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(k),
+                recent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    return &recent.front().folded;
+  }
+  std::optional<FoldedBatch> folded = fold_batch(cells, routes, bytes, &scratch);
+  if (!folded) return nullptr;
+  if (recent.size() < FoldScratch::kRecent) recent.emplace_back();
+  std::rotate(recent.begin(), recent.end() - 1, recent.end());  // the oldest (or new) first
+  FoldScratch::Entry& e = recent.front();
+  e.folded = std::move(*folded);
+  e.bytes = bytes;
+  e.res.clear();
+  e.off.assign(1, 0);
+  for (const Route* route : routes) {
+    e.res.insert(e.res.end(), route->begin(), route->end());
+    e.off.push_back(static_cast<std::uint32_t>(e.res.size()));
+  }
+  return &e.folded;
+}
+
 std::vector<double> weighted_max_min(const FoldedBatch& batch,
                                      const std::vector<double>& capacity_Bpns) {
   const std::size_t n = batch.classes.size();

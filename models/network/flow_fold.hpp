@@ -72,6 +72,17 @@ struct FoldedBatch {
 /// Scratch of fold_batch(), kept between calls to avoid allocations (per-resource and per-cell
 /// marks, so a batch costs its hops, not the system's size).
 struct FoldScratch {
+  /// A batch folded before: its routes (flattened), sizes and folding.
+  struct Entry {
+    std::vector<ResourceId> res;
+    std::vector<std::uint32_t> off;
+    std::vector<std::uint64_t> bytes;
+    FoldedBatch folded;
+  };
+  /// The last few equitable batches, most recent first (fold_batch_cached()): a collective's
+  /// steps repeat their routes and sizes while other lanes' batches come in between.
+  std::vector<Entry> recent;
+  static constexpr std::size_t kRecent = 4;
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;
   std::vector<std::uint32_t> start, order, fill, res_count, cell_members, cell_per;
   std::vector<std::uint64_t> res_mark, cell_mark;
@@ -89,6 +100,13 @@ std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
                                       const std::vector<const Route*>& routes,
                                       const std::vector<std::uint64_t>& bytes,
                                       FoldScratch* scratch = nullptr);
+
+/// fold_batch() with the last kRecent equitable batches remembered in `scratch`: a batch with
+/// the routes and sizes of one of them reuses its folding. nullptr when not equitable. The
+/// pointer is valid until the next call.
+const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
+                                     const std::vector<const Route*>& routes,
+                                     const std::vector<std::uint64_t>& bytes, FoldScratch& scratch);
 
 /// Class of a flow with an empty route in FoldedBatch::class_of.
 inline constexpr std::uint32_t kNoClass = 0xffffffffu;
