@@ -54,7 +54,7 @@ ResourceId FlowEngine::add_resource(ResourceSpec spec) {
 }
 
 ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
-  const Res& r = res_[id];
+  const Res& r = res_[stats_id(id)];  // folded: the representative's are everyone's
   ResourceStats s = r.st;
   std::uint64_t busy_ps = r.busy_ps;
   const double dt = now_ns - r.t_ref;
@@ -69,6 +69,7 @@ ResourceStats FlowEngine::stats(ResourceId id, double now_ns) const {
 }
 
 void FlowEngine::credit_stats(ResourceId id, const ResourceStats& delta) {
+  if (stats_id(id) != id) return;  // folded: credited once, on the representative
   Res& r = res_[id];
   r.st.bytes += delta.bytes;
   r.bytes_started += round_count(delta.bytes);
@@ -151,6 +152,8 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   f.tag = tag;
   f.repeats_left = 0;
   f.report_departure = false;
+  f.mult.clear();
+  f.count = 1;
   ++active_;
   if (route.empty()) {  // same IPU: nothing crosses a link
     f.latency_ns = 0;
@@ -174,12 +177,13 @@ void FlowEngine::join_resources(std::uint32_t slot) {
   for (std::size_t i = 0; i < f.route.size(); ++i) {
     const ResourceId rid = f.route[i];
     Res& r = res_[rid];
+    const std::uint32_t m = mult_at(f, i);  // a folded flow stands for m flows here
     f.pos[i] = static_cast<std::uint32_t>(r.flows.size());
     r.flows.push_back(slot);
-    r.st.transfers++;
-    r.bytes_started += f.bytes;
-    r.st.max_concurrent =
-        std::max<std::uint32_t>(r.st.max_concurrent, static_cast<std::uint32_t>(r.flows.size()));
+    r.weight += m;
+    r.st.transfers += m;
+    r.bytes_started += f.bytes * m;
+    r.st.max_concurrent = std::max<std::uint32_t>(r.st.max_concurrent, r.weight);
     if (!r.dirty) {
       r.dirty = true;
       dirty_.push_back(rid);
@@ -206,7 +210,9 @@ void FlowEngine::remove_from_resources(std::uint32_t slot, double now_ns) {
       }
     }
     r.flows.pop_back();
-    set_sum_rate(rid, r.flows.empty() ? 0.0 : std::max(0.0, r.sum_rate - f.rate));
+    const std::uint32_t m = mult_at(f, i);
+    r.weight -= m;
+    set_sum_rate(rid, r.flows.empty() ? 0.0 : std::max(0.0, r.sum_rate - f.rate * m));
     if (!r.dirty) {
       r.dirty = true;
       dirty_.push_back(rid);
@@ -330,10 +336,10 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     }
     const TimedEntry e = due_arrivals_[next++];
     Flow& f = flows_[e.slot];
-    arrivals.push_back({f.id, e.slot, f.start_ns, e.t, f.bytes, f.tag, 1});
+    arrivals.push_back({f.id, e.slot, f.start_ns, e.t, f.bytes, f.tag, f.count});
     f.state = State::Free;
     free_slots_.push_back(e.slot);
-    --active_;
+    active_ -= f.count;
   }
 }
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <string>
@@ -31,6 +32,10 @@
 #include "models/params/hw_params.hpp"
 
 namespace ipusim {
+
+class ResourceCells;
+struct FoldedBatch;
+struct FoldScratch;
 
 using ResourceId = std::uint32_t;
 /// A route: the resources a transfer crosses, in order.
@@ -203,6 +208,20 @@ class FlowEngine {
   /// Flows started through a fast-path group so far (for tests and benchmarks).
   std::uint64_t grouped_flows() const { return grouped_flows_; }
 
+  /// Symmetry folding (models/network/flow_fold.hpp): from now on every batch that is
+  /// equitable for `cells` starts one weighted flow per class on the cells' representatives
+  /// instead of all its flows, and a resource's stats are its representative's. Call on an
+  /// idle engine, with fast paths on. A batch that is not equitable on an idle engine ends
+  /// folding (every resource gets its representative's stats so far) and takes the general
+  /// path; on a busy engine it throws SimulationError (folded flows in flight cannot be
+  /// unfolded), so the caller must fold only traffic it knows to be symmetric.
+  void set_fold(std::shared_ptr<const ResourceCells> cells);
+  /// True while folding is on.
+  bool folding() const { return cells_ != nullptr; }
+  /// Batches started folded so far, and the flows they stood for (for tests and benchmarks).
+  std::uint64_t folded_batches() const { return folded_batches_; }
+  std::uint64_t folded_flows() const { return folded_flows_; }
+
  private:
   enum class State : std::uint8_t { Free, Draining, InFlight };
   struct Flow {
@@ -224,7 +243,22 @@ class FlowEngine {
     void* tag = nullptr;
     std::uint64_t repeats_left = 0;  ///< start_stream(): repeats still to start after this one
     bool report_departure = false;   ///< report_departure(): a departure record is wanted
+    /// Folded flow (start_folded()): per hop, the flows of its class crossing each member of
+    /// the hop's cell (its weight); empty for an ordinary flow (weight 1 everywhere).
+    std::vector<std::uint32_t> mult;
+    std::uint32_t count = 1;  ///< flows it stands for (a folded class), reported in its Arrival
   };
+  /// Weight of hop `i` of flow `f`.
+  static std::uint32_t mult_at(const Flow& f, std::size_t i) {
+    return f.mult.empty() ? 1 : f.mult[i];
+  }
+  /// Weight of resource `rid` on flow `f` (which crosses it).
+  static std::uint32_t mult_on(const Flow& f, ResourceId rid) {
+    if (f.mult.empty()) return 1;
+    for (std::size_t i = 0; i < f.route.size(); ++i)
+      if (f.route[i] == rid) return f.mult[i];
+    return 1;
+  }
   static constexpr std::uint32_t kNotInHeap = 0xffffffffu;
   static constexpr std::uint32_t kNoGroup = 0xffffffffu;
   /// Fast path: flows of one batch with equal bytes, rate, latency and credit cap, each alone
@@ -246,6 +280,7 @@ class FlowEngine {
   };
   struct Res {
     std::vector<std::uint32_t> flows;  ///< draining flow slots
+    std::uint32_t weight = 0;          ///< summed weights of the draining flows (Flow::mult)
     double sum_rate = 0;
     double t_ref = 0;
     double rem = 0;         ///< scratch: capacity left during allocation
@@ -328,6 +363,16 @@ class FlowEngine {
   /// key (cache_key_) or kNoGroup; false when a route names an unknown resource.
   bool analyse_batch(const std::vector<const Route*>& routes,
                      const std::vector<std::uint64_t>& bytes);
+  /// Folding on: folds the batch (reusing the last folding while batches repeat it) and starts
+  /// it folded; false when it is not equitable on an idle engine (folding has then ended and
+  /// the batch takes the general path). Throws SimulationError when folded flows are in flight.
+  bool start_folded_if_equitable(double now_ns, const std::vector<const Route*>& routes,
+                                 const std::vector<std::uint64_t>& bytes, void* tag);
+  /// Folding on: starts `folded`'s classes, one weighted flow each on the representatives.
+  void start_folded(double now_ns, const std::vector<const Route*>& routes,
+                    const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded, void* tag);
+  /// Ends folding on an idle engine: every resource takes its representative's stats.
+  void end_fold();
   /// Starts the analysed batch: flows still independent join their key's group, others start().
   void start_groups(double now_ns, const std::vector<const Route*>& routes,
                     const std::vector<std::uint64_t>& bytes, void* tag);
@@ -436,6 +481,13 @@ class FlowEngine {
   std::vector<ResourceId> comp_res_;
   std::vector<ResourceId> stack_;
   std::vector<ShareEntry> heap_;
+  // Folding (set_fold()): the cells, each resource's representative, counters, and the
+  // folding's scratch with its recent batches (reused while batches repeat them).
+  std::shared_ptr<const ResourceCells> cells_;
+  std::vector<ResourceId> rep_of_;
+  std::uint64_t folded_batches_ = 0, folded_flows_ = 0;
+  std::shared_ptr<FoldScratch> fold_scratch_;
+  ResourceId stats_id(ResourceId id) const { return rep_of_.empty() ? id : rep_of_[id]; }
 };
 
 }  // namespace ipusim

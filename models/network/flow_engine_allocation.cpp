@@ -77,17 +77,18 @@ void FlowEngine::freeze(std::uint32_t slot, double rate) {
   Flow& f = flows_[slot];
   f.rate = rate;
   f.frozen_epoch = epoch_;
-  for (ResourceId rid : f.route) {
-    Res& r = res_[rid];
-    r.rem = std::max(0.0, r.rem - rate);
-    --r.unf;
+  for (std::size_t i = 0; i < f.route.size(); ++i) {
+    Res& r = res_[f.route[i]];
+    const std::uint32_t m = mult_at(f, i);  // 1 but for a folded flow: rate x 1 is exact
+    r.rem = std::max(0.0, r.rem - rate * m);
+    r.unf -= m;
   }
 }
 
 void FlowEngine::allocate_fair(double /*now_ns*/) {
   for (ResourceId rid : comp_res_) {
     res_[rid].rem = specs_[rid].capacity_Bpns;
-    res_[rid].unf = static_cast<std::uint32_t>(res_[rid].flows.size());
+    res_[rid].unf = res_[rid].weight;
   }
   // Fast path: a flow alone on every resource of its route gets its bottleneck rate.
   for (std::uint32_t slot : comp_flows_) {
@@ -95,7 +96,7 @@ void FlowEngine::allocate_fair(double /*now_ns*/) {
     bool alone = true;
     double rate = f.cap;
     for (ResourceId rid : f.route) {
-      if (res_[rid].flows.size() != 1) {
+      if (res_[rid].weight != 1) {  // one flow, weight 1
         alone = false;
         break;
       }
@@ -149,7 +150,8 @@ void FlowEngine::allocate_fifo() {
     for (ResourceId rid : f.route) rate = std::min(rate, res_[rid].rem);
     if (rate < 1e-12) rate = 0;
     f.rate = rate;
-    for (ResourceId rid : f.route) res_[rid].rem = std::max(0.0, res_[rid].rem - rate);
+    for (std::size_t i = 0; i < f.route.size(); ++i)
+      res_[f.route[i]].rem = std::max(0.0, res_[f.route[i]].rem - rate * mult_at(f, i));
   }
 }
 
@@ -159,7 +161,7 @@ void FlowEngine::allocate_mixed() {
   // share of what is left on its fair ones (remaining capacity / flows not yet served).
   for (ResourceId rid : comp_res_) {
     res_[rid].rem = specs_[rid].capacity_Bpns;
-    res_[rid].unf = static_cast<std::uint32_t>(res_[rid].flows.size());
+    res_[rid].unf = res_[rid].weight;
   }
   std::sort(comp_flows_.begin(), comp_flows_.end(),
             [this](std::uint32_t a, std::uint32_t b) { return flows_[a].id < flows_[b].id; });
@@ -174,9 +176,11 @@ void FlowEngine::allocate_mixed() {
     }
     if (rate < 1e-12) rate = 0;
     f.rate = rate;
-    for (ResourceId rid : f.route) {
-      res_[rid].rem = std::max(0.0, res_[rid].rem - rate);
-      if (res_[rid].unf > 0) --res_[rid].unf;
+    for (std::size_t i = 0; i < f.route.size(); ++i) {
+      Res& r = res_[f.route[i]];
+      const std::uint32_t m = mult_at(f, i);
+      r.rem = std::max(0.0, r.rem - rate * m);
+      r.unf -= std::min(r.unf, m);
     }
   }
 }
@@ -195,6 +199,7 @@ bool FlowEngine::uniform_rate(double& rate) const {
   std::size_t hops = 0;
   for (ResourceId rid : comp_res_) {
     if (res_[rid].flows.empty()) continue;  // a dirty resource its last flow just left
+    if (res_[rid].weight != res_[rid].flows.size()) return false;  // a folded flow
     if (fifo_resources_ > 0 && flow_[rid].arbitration != Arbitration::Fair) return false;
     ++hops;
   }
@@ -275,7 +280,10 @@ void FlowEngine::reallocate(double now_ns) {
     }
     for (ResourceId rid : comp_res_) {
       double sum = 0;
-      for (std::uint32_t slot : res_[rid].flows) sum += flows_[slot].rate;
+      for (std::uint32_t slot : res_[rid].flows) {
+        const Flow& f = flows_[slot];
+        sum += f.mult.empty() ? f.rate : f.rate * mult_on(f, rid);
+      }
       set_sum_rate(rid, sum);
     }
   }

@@ -32,6 +32,7 @@ void FlowEngine::start_batch(double now_ns, const std::vector<const Route*>& rou
   // resources busier), and start() one by one is what the analysis would end in. Collective
   // steps repeat the previous step's routes and sizes (a ring's 2(R-1) steps): then the
   // resource use counts and the lone rates of the last batch still hold.
+  if (cells_ && start_folded_if_equitable(now_ns, routes, bytes, tag)) return;
   if (!params_.fast_paths || !any_route_idle(routes) ||
       (!repeats_last_batch(routes, bytes) && !analyse_batch(routes, bytes))) {
     for (std::size_t i = 0; i < routes.size(); ++i) start(now_ns, *routes[i], bytes[i], tag);
@@ -247,6 +248,7 @@ void FlowEngine::ungroup(std::uint32_t gi) {
   Group& g = groups_[gi];
   for (ResourceId rid : g.resources) {
     res_[rid].flows.clear();
+    res_[rid].weight = 0;
     res_[rid].group = kNoGroup;
   }
   for (std::size_t i = 0; i < g.ids.size(); ++i) {
@@ -269,10 +271,13 @@ void FlowEngine::ungroup(std::uint32_t gi) {
     f.state = State::Draining;
     f.tag = g.tag;
     f.repeats_left = 0;
+    f.mult.clear();
+    f.count = 1;
     for (std::size_t j = 0; j < f.route.size(); ++j) {
       Res& r = res_[f.route[j]];
       f.pos[j] = static_cast<std::uint32_t>(r.flows.size());
       r.flows.push_back(slot);
+      ++r.weight;
     }
     drain_set(slot, g.finish_ns);
   }

@@ -134,6 +134,14 @@ double Network::engine_now_ns() const {
 
 bool Network::idle() { return model_->idle(); }
 
+bool Network::set_fold(std::shared_ptr<const ResourceCells> cells) {
+  // Only the fluid model plays its flows on engine_ (the others keep their own state).
+  if (std::string(model_->name()) != "fluid" || !engine_.params().fast_paths || !idle())
+    return false;
+  engine_.set_fold(std::move(cells));
+  return engine_.folding();
+}
+
 void Network::rebase_if_idle() {
   // Idle, every resource's total rate is 0, so the engine's per-resource reference times
   // carry no state that a new origin could change (integrate() skips negative intervals).

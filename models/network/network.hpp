@@ -120,6 +120,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   /// True in a model that can_replay() when no flow is draining or in flight and no event is
   /// pending: a batch started now is timed from its own start (see the time origin above).
   bool idle();
+  /// Fluid model with fast paths: folds symmetric batches onto the representatives of `cells`
+  /// (FlowEngine::set_fold; a resource's stats are then its representative's). False, and
+  /// nothing changes, in another model, without fast paths, or on a busy network.
+  bool set_fold(std::shared_ptr<const ResourceCells> cells);
   /// Number of network wake-ups so far (simulator-speed metric).
   std::uint64_t wakeups() const { return wakeups_; }
   /// Models that can_replay(): credits a replayed interval's use (flows started, wake-ups and

@@ -114,6 +114,35 @@ ResourceId Topology::machine_resource(std::uint32_t machine, ResourceKind kind,
   return kNone;
 }
 
+std::vector<std::uint32_t> Topology::symmetry_cells() const {
+  machine_resource(0, ResourceKind::IpuLink);  // builds by_machine_
+  std::vector<std::uint32_t> cells(owner_.size(), 0);
+  std::uint32_t next = 0;
+  // Owned resources: the same (position in domain, index in machine) in every domain. Each
+  // machine lists its resources in id order, and every domain adds them in the same pattern.
+  std::vector<std::vector<std::uint32_t>> owned(machines_per_ild_);
+  for (std::uint32_t m = 0; m < by_machine_.size(); ++m) {
+    auto& ids = owned[m % machines_per_ild_];
+    const auto& mine = by_machine_[m];
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      if (i == ids.size()) ids.push_back(next++);
+      cells[mine[i]] = ids[i];
+    }
+  }
+  // Leaf resources: one cell per kind of bundle over all leaves.
+  for (const auto* leaf : {&leaf_switch_, &leaf_up_, &leaf_down_}) {
+    if (leaf->empty()) continue;
+    for (ResourceId id : *leaf) cells[id] = next;
+    ++next;
+  }
+  std::vector<char> placed(owner_.size(), 0);
+  for (const auto* leaf : {&leaf_switch_, &leaf_up_, &leaf_down_})
+    for (ResourceId id : *leaf) placed[id] = 1;
+  for (ResourceId id = 0; id < owner_.size(); ++id)
+    if (owner_[id] == kNone && !placed[id]) cells[id] = next++;
+  return cells;
+}
+
 void Topology::release_specs() {
   specs_.clear();
   specs_.shrink_to_fit();

@@ -81,6 +81,14 @@ class Topology {
   /// lookup of their own (models/network/README.md, "Adding a link tier").
   ResourceId machine_resource(std::uint32_t machine, ResourceKind kind, std::size_t n = 0) const;
 
+  /// Candidate symmetry cells of the resources, one dense cell id per resource, for folding
+  /// identical IPU-Link domains (models/network/flow_fold.hpp): a resource a machine owns is in
+  /// the cell of (its machine's position in its domain, its index among that machine's
+  /// resources); each leaf's switch, uplink and downlink bundle are one cell each over all
+  /// leaves; any other resource (the one GW-Link switch) is a cell of its own. A candidate only:
+  /// a batch is folded only when it crosses every member of each cell alike (fold_batch()).
+  std::vector<std::uint32_t> symmetry_cells() const;
+
   ResourceId ddr(std::uint32_t machine) const { return ddr_[machine]; }
   ResourceId gateway_to_ipu(std::uint32_t ipu) const { return gw_to_ipu_[ipu]; }
   ResourceId ipu_to_gateway(std::uint32_t ipu) const { return ipu_to_gw_[ipu]; }

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "models/ipu/compute.hpp"
+#include "models/network/flow_fold.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/compute_timing.hpp"
 #include "runtime/exec/link_utilisation.hpp"
@@ -54,6 +56,15 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
     done_ops_[i].assign(program.phases[i].ops.size(), 0);
   }
   for (std::uint32_t i = 0; i < replicas_ * ipr_; ++i) all_ipus_.push_back(i);
+  // Identical replicas filling identical IPU-Link domains issue symmetric traffic: the network
+  // folds each batch onto one representative per class of equivalent flows and resources
+  // (models/network/flow_fold.hpp; exact, and every batch is checked). Not when only the first
+  // machine does IO, nor when a trace needs every flow.
+  if (!opt_.first_machine_only && replicas_ * ipr_ == system_.num_ipus() &&
+      system_.topology().num_ilds() > 1 && !TraceWriter::instance().enabled()) {
+    system_.network().set_fold(std::make_shared<ResourceCells>(system_.topology().symmetry_cells(),
+                                                               system_.network().engine()));
+  }
   std::uint64_t ops = 0;
   for (const auto& phase : program.phases) ops += phase.ops.size();
   RunProgress::instance().add_total(ops, "ops");

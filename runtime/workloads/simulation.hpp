@@ -19,6 +19,8 @@ struct SimulationResult {
   int failure_exit_code = 0;
   /// IPUs of the system that ran (run_info's peak RSS per IPU endpoint).
   std::uint32_t num_ipus = 0;
+  /// Flows the network played folded onto representatives (symmetric replicas; run_info).
+  std::uint64_t folded_flows = 0;
 };
 
 /// Runs the config once. Throws ConfigError for bad input found before simulating; anything

@@ -66,7 +66,8 @@ run allreduce_hier_65536ipus     collective --system pod64k --bytes 268435456 --
 [ "$quick" = 1 ] || run allreduce_flat_ring_4096ipus_general_path "${ring[@]}" --set sim.fast_paths=false
 run allreduce_64MiB_pod16_packet collective --system configs/systems/pod16.json --bytes 67108864 --set sim.network_model=packet
 run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.json
-# GPT-3 175B on 16,384 IPUs: the executor plays every flow (no symmetry there yet), minutes.
+# GPT-3 175B on 16,384 IPUs: the network folds the replicas' symmetry; the per-replica work
+# above it (the collective player's transfer lists) still takes minutes (README, Past the largest Pod).
 [ "$quick" = 1 ] || [ ! -f configs/workloads/gpt3_175b_pod16k.json ] ||
   run gpt3_175b_pod16k run configs/workloads/gpt3_175b_pod16k.json
 for f in configs/workloads/bert_large_phased_pod64.json configs/workloads/gpt3_175b_pod256.json \

@@ -15,6 +15,8 @@ namespace {
 
 /// SystemC delta cycles of the last run_both() with fast paths on and off (from run_info).
 std::pair<std::uint64_t, std::uint64_t> last_delta_cycles;
+/// Flows the network folded (run_info.network_folded_flows) in the last run_both(), on and off.
+std::pair<std::uint64_t, std::uint64_t> last_folded;
 
 /// Runs `ipusim run config --set ...` with fast paths on and off; returns both reports
 /// without run_info.
@@ -37,6 +39,8 @@ std::pair<Json, Json> run_both(const std::string& config, const std::vector<std:
     REQUIRE(report.contains("run_info"));
     const auto deltas = report.at("run_info").at("systemc_delta_cycles").get<std::uint64_t>();
     (fast ? last_delta_cycles.first : last_delta_cycles.second) = deltas;
+    (fast ? last_folded.first : last_folded.second) =
+        report.at("run_info").value("network_folded_flows", std::uint64_t{0});
     report.erase("run_info");
     (fast ? out.first : out.second) = std::move(report);
   }
@@ -133,6 +137,29 @@ TEST_CASE("fast paths: mlperf_v1.1_resnet50_pod16 is byte-identical", "[fast_pat
 }
 TEST_CASE("fast paths: mlperf_v1.1_resnet50_pod64 is byte-identical", "[fast_paths]") {
   check_same(source_path("configs/workloads/mlperf_v1.1_resnet50_pod64.json"));
+}
+
+// Symmetry folding (models/network/flow_fold.hpp): a training step whose replicas fill identical
+// IPU-Link domains is played folded, byte for byte the general path's report.
+TEST_CASE("fast paths: a symmetric 4-domain training step is folded and byte-identical",
+          "[fast_paths][fold]") {
+  // GPT-3 175B's session on a Pod256 (4 Pod64 domains, TP 64, data-parallel groups of 4
+  // replicas across the GW-Links), 2 layers: its remote loads, TP collectives inside the
+  // domains and RTS collectives across them all fold.
+  const std::string config = source_path("configs/workloads/gpt3_175b_pod256.json");
+  const std::vector<std::string> sets = {"workload.model.transformer.layers=2"};
+  check_same(config, sets);
+  CHECK(last_folded.first > 0);
+  CHECK(last_folded.second == 0);  // fast paths off: the general path
+}
+
+TEST_CASE("fast paths: remote IO on the first machine only is not folded", "[fast_paths][fold]") {
+  // Only machine 0's IPUs load and store: the traffic is not the same in every domain, so the
+  // executor does not fold (the general path, as with fast paths off).
+  check_same(
+      source_path("configs/workloads/gpt3_175b_pod256.json"),
+      {"workload.model.transformer.layers=2", "workload.executor.simulate_replicas=first_machine"});
+  CHECK(last_folded.first == 0);
 }
 
 }  // namespace ipusim::test
