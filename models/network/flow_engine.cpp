@@ -131,6 +131,19 @@ std::uint32_t FlowEngine::alloc_slot() {
   return static_cast<std::uint32_t>(flows_.size() - 1);
 }
 
+void FlowEngine::init_flow(Flow& f, double now_ns, std::uint64_t bytes, void* tag) {
+  f.finish_ns = kInf;
+  f.heap_pos = kNotInHeap;
+  f.bytes = bytes;
+  f.remaining = static_cast<double>(bytes);
+  f.rate = 0;
+  f.t_ref = now_ns;
+  f.start_ns = now_ns;
+  f.tag = tag;
+  f.repeats_left = 0;
+  f.report_departure = false;
+}
+
 std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) {
   validate_route(route);
   // A grouped flow on this route stops being independent: give it back its own state first.
@@ -140,18 +153,9 @@ std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t
   const std::uint32_t slot = alloc_slot();
   Flow& f = flows_[slot];
   f.id = next_id_++;
-  f.finish_ns = kInf;
-  f.heap_pos = kNotInHeap;
+  init_flow(f, now_ns, bytes, tag);
   f.route.assign(route.begin(), route.end());
   f.pos.resize(route.size());
-  f.bytes = bytes;
-  f.remaining = static_cast<double>(bytes);
-  f.rate = 0;
-  f.t_ref = now_ns;
-  f.start_ns = now_ns;
-  f.tag = tag;
-  f.repeats_left = 0;
-  f.report_departure = false;
   f.mult.clear();
   f.count = 1;
   ++active_;

@@ -380,6 +380,10 @@ class FlowEngine {
   void ungroup(std::uint32_t group);
   /// A flow slot: a freed one if any, else a new one at the end of flows_.
   std::uint32_t alloc_slot();
+  /// Sets the fields every new flow starts with (bytes left, no rate, no heap position, no
+  /// repeats or departure report), for start() and start_folded() alike; route, multiplicities,
+  /// id and count are the caller's.
+  void init_flow(Flow& f, double now_ns, std::uint64_t bytes, void* tag);
   void validate_route(const Route& route) const;
   /// Drops group heap entries whose group has since ended or been ungrouped.
   void clean_group_heaps();

@@ -69,8 +69,7 @@ void FlowEngine::start_folded(double now_ns, const std::vector<const Route*>& ro
     f.id = next_id_;
     next_id_ += c.count;  // the class's flows use up their ids
     folded_flows_ += c.count;
-    f.finish_ns = kInf;
-    f.heap_pos = kNotInHeap;
+    init_flow(f, now_ns, c.bytes, tag);
     f.route.clear();
     f.mult.clear();
     for (const auto& [rid, w] : c.weights) {
@@ -78,14 +77,6 @@ void FlowEngine::start_folded(double now_ns, const std::vector<const Route*>& ro
       f.mult.push_back(w);
     }
     f.pos.resize(f.route.size());
-    f.bytes = c.bytes;
-    f.remaining = static_cast<double>(c.bytes);
-    f.rate = 0;
-    f.t_ref = now_ns;
-    f.start_ns = now_ns;
-    f.tag = tag;
-    f.repeats_left = 0;
-    f.report_departure = false;
     f.count = c.count;
     active_ += c.count;
     // Latency, chunk fill and credit cap from a real member's route (every member's is the same:

@@ -24,6 +24,15 @@ std::uint32_t get_u32(ConfigNode& n, const std::string& key) {
 
 bool is_power_of_two(std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
+/// Fails at `key` unless `value` is a non-zero divisor of the chip's tile count (tiles split
+/// into whole supertiles and whole exchange columns).
+void require_divides_tiles(ConfigNode& n, const std::string& key, std::uint32_t value,
+                           std::uint32_t tiles) {
+  if (value == 0 || tiles % value != 0)
+    n.fail(key,
+           std::to_string(value) + " does not divide /chip/tiles (" + std::to_string(tiles) + ")");
+}
+
 /// Reads the keys of every link tier whose row names `section` (the node `n` reads): its
 /// flow control (`<prefix>chunk_bytes`, `<prefix>credits_bytes`, `<prefix>arbitration`) and
 /// its rate, efficiency and latency keys.
@@ -91,16 +100,10 @@ ChipParams read_chip(ConfigNode n) {
   c.tiles_per_supertile = get_u32(n, "tiles_per_supertile");
   // A supertile is a group of neighbouring tiles sharing an exchange bus: the tiles split into
   // whole supertiles.
-  if (c.tiles_per_supertile == 0 || c.tiles % c.tiles_per_supertile != 0)
-    n.fail("tiles_per_supertile", std::to_string(c.tiles_per_supertile) +
-                                      " does not divide /chip/tiles (" + std::to_string(c.tiles) +
-                                      ")");
+  require_divides_tiles(n, "tiles_per_supertile", c.tiles_per_supertile, c.tiles);
   c.exchange_fixed_cycles = n.get_uint("exchange_fixed_cycles");
   c.exchange_columns = get_u32(n, "exchange_columns");
-  if (c.exchange_columns == 0 || c.tiles % c.exchange_columns != 0)
-    n.fail("exchange_columns", std::to_string(c.exchange_columns) +
-                                   " does not divide /chip/tiles (" + std::to_string(c.tiles) +
-                                   ")");
+  require_divides_tiles(n, "exchange_columns", c.exchange_columns, c.tiles);
   c.exchange_cycles_per_column = n.get_double("exchange_cycles_per_column");
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");

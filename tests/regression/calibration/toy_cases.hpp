@@ -73,4 +73,27 @@ inline std::string write_case(const Scratch& s, const std::string& folder, const
   return s.write(folder + "/" + doc["name"].get<std::string>() + ".json", doc.dump(2));
 }
 
+/// Writes one calibration case per ratio into `cases/`: case j is the host write of 64 MiB >> j
+/// (its own set-up) with every latency and chunking off, so simulated = bytes / (15.75 GB/s x
+/// eff), "measured" as that at eff = 1 divided by r[j]; fitting eff on a set of them gives the
+/// geometric mean of their r. Case names are toy_<j>.
+inline void write_bandwidth_cases(const Scratch& s, const std::string& config,
+                                  const std::vector<double>& r) {
+  const std::vector<std::string> common = {"machine.host_link.latency_ns=0",
+                                           "machine.gateway.ddr_latency_ns=0",
+                                           "machine.gateway.ipu_gateway_link_latency_ns=0",
+                                           "machine.host_link.chunk_bytes=0",
+                                           "machine.gateway.ddr_chunk_bytes=0",
+                                           "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
+  for (std::size_t j = 0; j < r.size(); ++j) {
+    const long bytes = 67108864L >> j;
+    std::vector<std::string> sets = common;
+    sets.insert(sets.begin(), "workload.steps.0.bytes=" + std::to_string(bytes));
+    const double d = simulate(s, config, sets);
+    REQUIRE(d == Approx(bytes / 15.75).epsilon(1e-6));
+    write_case(s, "cases",
+               case_doc("toy_" + std::to_string(j), "calibration", config, sets, d / r[j]));
+  }
+}
+
 }  // namespace ipusim::test

@@ -64,22 +64,8 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
   // simulated = d_j / eff. Case j (its own set-up: another size) is "measured" as d_j / r_j, so
   // fitting eff on the others gives ln eff = mean of their ln r (the geometric mean), and the
   // left-out prediction errs by r_i / eff - 1.
-  const std::vector<std::string> common = {"machine.host_link.latency_ns=0",
-                                           "machine.gateway.ddr_latency_ns=0",
-                                           "machine.gateway.ipu_gateway_link_latency_ns=0",
-                                           "machine.host_link.chunk_bytes=0",
-                                           "machine.gateway.ddr_chunk_bytes=0",
-                                           "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
   const std::vector<double> r = {0.5, 0.6, 0.8};
-  for (std::size_t j = 0; j < r.size(); ++j) {
-    const long bytes = 67108864L >> j;
-    std::vector<std::string> sets = common;
-    sets.insert(sets.begin(), "workload.steps.0.bytes=" + std::to_string(bytes));
-    const double d = simulate(s, config, sets);
-    REQUIRE(d == Approx(bytes / 15.75).epsilon(1e-6));
-    write_case(s, "cases",
-               case_doc("toy_" + std::to_string(j), "calibration", config, sets, d / r[j]));
-  }
+  write_bandwidth_cases(s, config, r);
   const CliResult out = run_cli(s, {"validate", s.path("cases"), "--cross-validate", "--params",
                                     kEfficiency, "--json", "--quiet"});
   INFO(out.out << out.err);
@@ -111,22 +97,8 @@ TEST_CASE("a leave-one-out fold fits a parameter the one remaining set-up moves"
   // r_i / r_other - 1: -37.5 % and +60 %. Held at its start (eff = 1) the errors would be
   // r_i - 1, -50 % and -20 %. The IPU-Link latency moves neither case: it keeps its start, the
   // 100 ns of configs/machines/m2000.json.
-  const std::vector<std::string> common = {"machine.host_link.latency_ns=0",
-                                           "machine.gateway.ddr_latency_ns=0",
-                                           "machine.gateway.ipu_gateway_link_latency_ns=0",
-                                           "machine.host_link.chunk_bytes=0",
-                                           "machine.gateway.ddr_chunk_bytes=0",
-                                           "machine.gateway.ipu_gateway_link_chunk_bytes=0"};
   const std::vector<double> r = {0.5, 0.8};
-  for (std::size_t j = 0; j < r.size(); ++j) {
-    const long bytes = 67108864L >> j;
-    std::vector<std::string> sets = common;
-    sets.insert(sets.begin(), "workload.steps.0.bytes=" + std::to_string(bytes));
-    const double d = simulate(s, config, sets);
-    REQUIRE(d == Approx(bytes / 15.75).epsilon(1e-6));
-    write_case(s, "cases",
-               case_doc("toy_" + std::to_string(j), "calibration", config, sets, d / r[j]));
-  }
+  write_bandwidth_cases(s, config, r);
   const CliResult out =
       run_cli(s, {"validate", s.path("cases"), "--cross-validate", "--params",
                   std::string(kEfficiency) + "," + kUnrelated, "--json", "--quiet"});

@@ -40,6 +40,17 @@ struct Fabric {
   static Route leaf(int d) { return {out(d), sw(d), in(d ^ 1)}; }
 };
 
+/// The batch both hand-worked cases use: every domain's spine-ring and leaf-ring flow, 1000 B
+/// each, in domain order (spine then leaf).
+void spine_and_leaf_batch(std::vector<Route>& routes, std::vector<std::uint64_t>& bytes) {
+  for (int d = 0; d < 4; ++d) {
+    routes.push_back(Fabric::spine(d));
+    bytes.push_back(1000);
+    routes.push_back(Fabric::leaf(d));
+    bytes.push_back(1000);
+  }
+}
+
 std::vector<const Route*> pointers(const std::vector<Route>& routes) {
   std::vector<const Route*> out;
   for (const Route& r : routes) out.push_back(&r);
@@ -53,12 +64,7 @@ TEST_CASE("fold: a spine and a leaf ring over 4 domains fold to two classes, rat
   const Fabric f;
   std::vector<Route> routes;
   std::vector<std::uint64_t> bytes;
-  for (int d = 0; d < 4; ++d) {
-    routes.push_back(Fabric::spine(d));
-    bytes.push_back(1000);
-    routes.push_back(Fabric::leaf(d));
-    bytes.push_back(1000);
-  }
+  spine_and_leaf_batch(routes, bytes);
   const ResourceCells cells(f.candidate, f.specs);
   CHECK(cells.num_cells() == 5);
   CHECK(cells.rep(cells.cell_of(Fabric::up(3))) == Fabric::up(0));
@@ -192,11 +198,7 @@ TEST_CASE("fold: the engine plays a folded batch as the whole batch, times and s
   const Fabric f;
   std::vector<Route> routes;
   std::vector<std::uint64_t> bytes;
-  for (int d = 0; d < 4; ++d) {
-    routes.push_back(Fabric::spine(d));
-    routes.push_back(Fabric::leaf(d));
-    bytes.insert(bytes.end(), {1000, 1000});
-  }
+  spine_and_leaf_batch(routes, bytes);
   // By hand (latency 0): spine flows at 4 GB/s (uplinks 8 / 2), leaf flows at 6 (out_d 10 - 4)
   // end at 1000 / 6 ns; the spine flows stay at 4 (the uplinks) and end at 1000 / 4 = 250 ns.
   FlowEngine folded, full;
