@@ -8,7 +8,9 @@ Runs the MLPerf ResNet-50 and BERT-Large set-ups on Pod16, Pod64, Pod128 and Pod
 prints, per model and system, the step time, the throughput per IPU and its fall-off from
 one Pod64 in points (100 x (1 - per-IPU throughput / Pod64's); Pod16's is negative), simulated
 and, where a
-measurement is in shared/reference/measurements.md (sections 2 and 6), measured.
+measurement is in shared/reference/measurements.md (sections 2 and 6), measured; and the
+simulated BSP syncs per step that cross the GW-Links, with their time (stats.system.sync.gw_link:
+with one graph compile domain over several IPU-Link domains every collective superstep's).
 Pod256 set-ups follow training_results_v1.1: ResNet-50 mk2_resnet50_mlperf_pod256_lars
 (256 replicas, micro-batch 20, accumulation 2) and BERT pod256-closed.json (32 replicas of 8
 IPUs, accumulation 96) with one graph compile domain per IPU-Link domain as on Pod128
@@ -48,26 +50,32 @@ def run(ipusim: str, root: str, config: str, extra: list) -> dict:
     out = subprocess.run([ipusim, "run", os.path.join(root, config), "--json", "--quiet"] + extra,
                          check=True, capture_output=True, text=True,
                          env=dict(os.environ, SC_COPYRIGHT_MESSAGE="DISABLE"))
-    return json.loads(out.stdout)["workload"]
+    return json.loads(out.stdout)
 
 
 def main() -> int:
     ipusim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/ci/tools/ipusim")
     root = sys.argv[2] if len(sys.argv) > 2 else ROOT
     print("| model | system | step time | per IPU, simulated | fall-off from Pod64, simulated "
-          "| per IPU, measured | fall-off from Pod64, measured |")
-    print("|---|---|---|---|---|---|---|")
+          "| per IPU, measured | fall-off from Pod64, measured | GW-Link syncs per step |")
+    print("|---|---|---|---|---|---|---|---|")
     rows = []
     for model, system, ipus, config, extra, key, measured in RUNS:
-        w = run(ipusim, root, config, extra)
+        report = run(ipusim, root, config, extra)
+        w = report["workload"]
+        steps = w["run_time_ns"] / w["step_time_ns"]
+        gw = report.get("stats", {}).get("system", {}).get("sync", {}).get("gw_link", {})
+        clock = report["simulated"]["clock_GHz"]
+        gw_syncs = (gw.get("syncs", 0) / steps, gw.get("cycles", 0) / clock / steps)
         rows.append((model, system, w["step_time_ns"], w[key] / ipus,
-                     measured / ipus if measured else None))
-    base = {model: (sim, meas) for model, system, _, sim, meas in rows if system == "Pod64"}
-    for model, system, step_ns, sim, meas in rows:
+                     measured / ipus if measured else None, gw_syncs))
+    base = {model: (sim, meas) for model, system, _, sim, meas, _ in rows if system == "Pod64"}
+    for model, system, step_ns, sim, meas, (n_gw, gw_ns) in rows:
         fall = 100 * (1 - sim / base[model][0])
         mfall = f"{100 * (1 - meas / base[model][1]):.1f}" if meas else "–"
         print(f"| {model} | {system} | {step_ns / 1e6:.2f} ms | {sim:.1f}/s | "
-              f"{fall:.1f} | {f'{meas:.1f}/s' if meas else '–'} | {mfall} |")
+              f"{fall:.1f} | {f'{meas:.1f}/s' if meas else '–'} | {mfall} | "
+              f"{n_gw:.0f} ({gw_ns / 1e6:.2f} ms) |")
     return 0
 
 

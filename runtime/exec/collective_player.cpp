@@ -34,6 +34,17 @@ coll::CollectiveTopology collective_topology(const System& system, std::uint32_t
   return topo;
 }
 
+void record_collective_syncs(System& system, const std::vector<std::uint32_t>& ipus,
+                             std::uint64_t steps, std::uint64_t gw_syncs) {
+  if (gw_syncs > 0) system.sync(ipus, gw_syncs);
+  if (steps <= gw_syncs) return;
+  // The other steps synced each GCD on its own (concurrently): one sync of each GCD's members,
+  // so a GCD that stays inside a domain records a domain sync, not one across the GW-Links.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> by_gcd;
+  for (std::uint32_t ipu : ipus) by_gcd[system.gcd_of(ipu)].push_back(ipu);
+  for (const auto& [gcd, members] : by_gcd) system.sync(members, steps - gw_syncs);
+}
+
 CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
 
 void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0,
@@ -130,7 +141,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
   const bool memo_on = exclusive_network_ && network.can_replay() &&
                        network.engine().params().fast_paths && !TraceWriter::instance().enabled();
   StepMemo memo(network);
-  // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
+  // Syncs are recorded together at the end, by the scope each step paid (record_collective_syncs).
   std::uint64_t syncs = 0;
   std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
   auto play_step = [&](const coll::Superstep& step) {
@@ -178,6 +189,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
     // BSP: sync (domain-local unless the exchange crosses GW-Links), then the exchange.
     const SyncCost& sync = highest == LinkTier::GwLink ? sync_cost : local_sync_cost;
     ++syncs;
+    if (highest == LinkTier::GwLink) ++timing.gw_syncs;
     sc_core::wait(ns_to_sc(sync.ns));
     timing.sync_ns += sync.ns;
     sc_core::wait(ns_to_sc(fixed_ns));
@@ -231,7 +243,7 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
   replayed_steps_ += memo.replayed();
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
-  if (syncs > 0) system_.sync(ipus, syncs);
+  record_collective_syncs(system_, ipus, syncs, timing.gw_syncs);
   if (summary) *summary = std::move(s);
   timing.end_ns = now_ns();
   return timing;

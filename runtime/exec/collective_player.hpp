@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "models/network/routing.hpp"
@@ -28,6 +29,7 @@ struct CollectiveTiming {
   double on_chip_ns = 0;         ///< extra time when the per-tile exchange bound dominates
   double reduce_ns = 0;          ///< on-tile reduction compute
   std::uint64_t steps = 0;
+  std::uint64_t gw_syncs = 0;  ///< steps whose sync crossed the GW-Links (the rest: per GCD)
   std::uint64_t transfers = 0;
   std::uint64_t flows = 0;  ///< network flows started (transfers whose route is not empty)
   std::map<std::string, double> phase_ns;  ///< by schedule phase, in first-seen order names
@@ -35,6 +37,12 @@ struct CollectiveTiming {
   /// {"sync":..,"exchange_fixed":..,"ipu_link":..,"gw_link":..,"on_chip":..,"reduce":..}
   Json tiers_json() const;
 };
+
+/// Records a collective's `steps` BSP syncs in the system's sync stats as they were paid:
+/// `gw_syncs` of them across the GW-Links over all of `ipus` (sorted), the others by each graph
+/// compile domain on its own (one sync per GCD, over that GCD's members of `ipus`).
+void record_collective_syncs(System& system, const std::vector<std::uint32_t>& ipus,
+                             std::uint64_t steps, std::uint64_t gw_syncs);
 
 /// Extra on-chip exchange bound of a step: given the bytes one IPU sends in the step,
 /// the cycles its busiest tile needs (0 = no bound beyond the links).

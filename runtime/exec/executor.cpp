@@ -275,7 +275,7 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
     std::vector<std::uint32_t> ipus;
     for (const auto& g : req.groups) ipus.insert(ipus.end(), g.begin(), g.end());
     std::sort(ipus.begin(), ipus.end());
-    if (c.timing.steps > 0) system_.sync(ipus, c.timing.steps);
+    record_collective_syncs(system_, ipus, c.timing.steps, c.timing.gw_syncs);
     cached = true;
     ++cached_;
     return c.timing;

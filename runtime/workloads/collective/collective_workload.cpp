@@ -170,6 +170,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     timing_.on_chip_ns += t.on_chip_ns;
     timing_.reduce_ns += t.reduce_ns;
     timing_.steps += t.steps;
+    timing_.gw_syncs += t.gw_syncs;
     timing_.transfers += t.transfers;
     for (const auto& [p, ns] : t.phase_ns) timing_.phase_ns[p] += ns;
   }

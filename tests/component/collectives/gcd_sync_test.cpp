@@ -15,8 +15,15 @@ using namespace ipusim::test;
 
 namespace {
 
-/// Runs a 1 MiB hierarchical AllReduce on `num_ilds` Pod4 domains in `num_gcds` GCDs.
-Run run_pod4s(unsigned num_ilds, unsigned num_gcds) {
+/// The sync stats a run leaves: the sync controller's (by scope) and IPU 0's.
+struct SyncStats {
+  Json by_scope;
+  Json ipu0;
+};
+
+/// Runs a 1 MiB hierarchical AllReduce on `num_ilds` Pod4 domains in `num_gcds` GCDs; the
+/// sync stats go to `stats` when non-null.
+Run run_pod4s(unsigned num_ilds, unsigned num_gcds, SyncStats* stats = nullptr) {
   register_sim_params();
   register_model_params();
   register_runtime_params();
@@ -32,6 +39,12 @@ Run run_pod4s(unsigned num_ilds, unsigned num_gcds) {
   auto w = make_workload(*system, ConfigNode(doc, "").child("workload"));
   sc_core::sc_start();
   REQUIRE(w->finished());
+  if (stats) {
+    stats->by_scope = Json::object();
+    stats->ipu0 = Json::object();
+    system->sync_controller().collect_stats(stats->by_scope);
+    system->ipu(0).collect_stats(stats->ipu0);
+  }
   return {w->results(), doc.resolved(), w->total_time_ns(), w->memory()};
 }
 
@@ -76,4 +89,30 @@ TEST_CASE("one domain: num_gcds adds nothing, every superstep is a domain sync",
   const double steps = run.results["steps"].get<double>();
   REQUIRE(steps > 0);
   CHECK(sync_ns(run) == Approx(steps * external_sync_ns(run.resolved, 4)).epsilon(1e-9));
+}
+
+TEST_CASE("sync stats count each superstep's sync at the scope it paid, by hand", "[oracle][gcd]") {
+  // One GCD per domain: the 2 supersteps across the domains sync all 8 IPUs over the GW-Links
+  // (80 + 5,300 = 5,380 cycles each); the 4 inside the domains sync each domain's GCD on its
+  // own, 2 GCDs x 4 domain syncs of 80 cycles. Recording all 6 against all 8 IPUs (as before)
+  // would claim 6 GW-Link syncs of 32,280 cycles that the collective never paid.
+  SyncStats stats;
+  run_pod4s(2, 2, &stats);
+  CHECK(stats.by_scope["gw_link"]["syncs"] == 2);
+  CHECK(stats.by_scope["gw_link"]["cycles"] == 2 * 5380);
+  CHECK(stats.by_scope["external"]["syncs"] == 2 * 4);
+  CHECK(stats.by_scope["external"]["cycles"] == 2 * 4 * 80);
+  // IPU 0 takes part in all 6: 2 x 5,380 + 4 x 80 = 11,080 cycles.
+  CHECK(stats.ipu0["syncs"] == 6);
+  CHECK(stats.ipu0["sync_cycles"] == 11080);
+}
+
+TEST_CASE("sync stats with one GCD over two domains: every superstep across the GW-Links",
+          "[oracle][gcd]") {
+  SyncStats stats;
+  run_pod4s(2, 1, &stats);
+  CHECK(stats.by_scope["gw_link"]["syncs"] == 6);
+  CHECK(stats.by_scope["gw_link"]["cycles"] == 6 * 5380);
+  CHECK_FALSE(stats.by_scope.contains("external"));
+  CHECK(stats.ipu0["sync_cycles"] == 6 * 5380);
 }

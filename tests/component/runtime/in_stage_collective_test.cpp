@@ -151,4 +151,14 @@ TEST_CASE("in-stage all-reduce with one GCD per domain syncs each domain alone",
   const TrainingRun run = run_case(2, 2, 8, r);
   // The cycle's closing sync still spans every IPU of the program (the executor's phase sync).
   check(run, r, external_sync_ns(r, 4), cross_domain_sync_ns(r));
+  // The sync stats say so too, also for the all-reduces replayed from the executor's cache:
+  // 4 all-reduces x 2 supersteps, each synced by the 2 GCDs on their own = 16 domain syncs of
+  // 80 cycles; only the executor's phase syncs cross the GW-Links (80 + 5,300 cycles each).
+  Json stats = Json::object();
+  run.system->sync_controller().collect_stats(stats);
+  CHECK(stats["external"]["syncs"] == 2 * kMicroBatches * 2 * 2);
+  CHECK(stats["external"]["cycles"] == 2 * kMicroBatches * 2 * 2 * 80);
+  REQUIRE(stats.contains("gw_link"));
+  CHECK(stats["gw_link"]["cycles"].get<std::uint64_t>() ==
+        stats["gw_link"]["syncs"].get<std::uint64_t>() * 5380);
 }
