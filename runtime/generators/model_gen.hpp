@@ -45,6 +45,14 @@ struct TransformerSpec {
   /// Pipelining (PopART virtualGraph / pipelineStage): encoder layers per IPU, e.g. [3, 7, 7, 7]
   /// or [0, 3, 3, 3, 3, 4, 4, 4] (embedding alone on IPU 0). Empty = phased placement.
   std::vector<std::int64_t> layers_per_ipu;
+  /// Pipelining with attention and feed-forward placed apart (Graphcore's PopART BERT
+  /// `att_ffn_placement`, MLPerf v1.1): one entry per pipeline stage after the embedding's stage
+  /// 0, in pipeline order: the IPU, then how many attention and how many feed-forward sub-layers
+  /// the stage runs (each sum over the entries = layers). Replaces layers_per_ipu.
+  struct SublayerStage {
+    std::int64_t ipu = 0, attention = 0, ffn = 0;
+  };
+  std::vector<SublayerStage> att_ffn_placement;
   std::int64_t embedding_ipu = 0;  ///< IPU of the embedding (pipeline stage 0)
   /// IPU of the heads; -1 = the embedding's IPU (the MLM decoder is tied to the word
   /// embedding, so the heads share its IPU and form the last pipeline stage).

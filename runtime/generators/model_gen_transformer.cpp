@@ -132,51 +132,86 @@ LayerShapes layer_shapes(const TransformerSpec& s) {
 // efficiency absorbs what this count misses). Softmax: max, subtract, exp, sum, divide.
 constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10;
 
+/// Where one layer's feed-forward half goes when it is placed apart from its attention half
+/// (att_ffn_placement): its Place, its weights and the activation between the halves (`mid`;
+/// empty = the whole layer at the attention's Place, as layers_per_ipu places it).
+struct FfnHalf {
+  Place at;
+  std::vector<std::string> weights;
+  std::string mid;
+};
+
 /// Emits one layer's forward sub-ops (`suffix` "" for the forward, "/recompute" inside the
-/// backward). The first sub-op reads `in`, the last writes `out`.
+/// backward). The first sub-op reads `in`, the last writes `out`; a split layer's attention
+/// half writes `ffn.mid` and its feed-forward half (at `ffn.at`) reads it.
 void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
                    const std::string& suffix, const std::vector<std::string>& weights,
-                   const std::string& in, const std::string& out, std::uint64_t temp_bytes,
-                   std::uint64_t stash_bytes) {
+                   const std::string& in, const std::string& out, std::uint64_t attn_temp,
+                   std::uint64_t ffn_temp, std::uint64_t stash_bytes, const FfnHalf& ffn) {
   const LayerShapes l = layer_shapes(b.s);
+  const bool split = !ffn.mid.empty();
   ModelOp& q = b.gemm(p + "qkv" + suffix, pass, at, l.qkv);
   q.inputs = weights;
   if (!in.empty()) q.inputs.push_back(in);
-  q.temp_bytes = temp_bytes;
+  q.temp_bytes = split ? attn_temp : attn_temp + ffn_temp;
   q.stash_bytes = stash_bytes;
   b.gemm(p + "scores" + suffix, pass, at, l.scores);
   b.vec(p + "softmax" + suffix, pass, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 2);
   b.gemm(p + "context" + suffix, pass, at, l.context);
   b.gemm(p + "attn_out" + suffix, pass, at, l.attn_out);
   b.tp_allreduce(p + "attn_out/tp_allreduce" + suffix, pass, at, 1);
-  b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
-  b.gemm(p + "ff1" + suffix, pass, at, l.ff1);
-  b.vec(p + "gelu" + suffix, pass, at, OpClass::Elementwise, l.ffn_elements, kGeluFlops, 2);
-  b.gemm(p + "ff2" + suffix, pass, at, l.ff2);
-  b.tp_allreduce(p + "ff2/tp_allreduce" + suffix, pass, at, 1);
+  ModelOp& n1 =
+      b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
+  const Place& fa = split ? ffn.at : at;
+  if (split) n1.outputs = {ffn.mid};
+  ModelOp& f1 = b.gemm(p + "ff1" + suffix, pass, fa, l.ff1);
+  if (split) {
+    f1.inputs = ffn.weights;
+    f1.inputs.push_back(ffn.mid);
+    f1.temp_bytes = ffn_temp;
+  }
+  b.vec(p + "gelu" + suffix, pass, fa, OpClass::Elementwise, l.ffn_elements, kGeluFlops, 2);
+  b.gemm(p + "ff2" + suffix, pass, fa, l.ff2);
+  b.tp_allreduce(p + "ff2/tp_allreduce" + suffix, pass, fa, 1);
   ModelOp& n =
-      b.vec(p + "add_norm2" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
+      b.vec(p + "add_norm2" + suffix, pass, fa, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
   if (!out.empty()) n.outputs = {out};
 }
 
 /// Emits one layer's backward sub-ops in reverse order (twice the vector work of the forward).
+/// `extra_inputs` are the layer input and its output's gradient; a split layer's feed-forward
+/// half (at `ffn.at`) reads `ffn.mid` and the output gradient and writes d`ffn.mid`, which the
+/// attention half reads with the layer input.
 void layer_backward(Builder& b, const std::string& p, const Place& at,
                     const std::vector<std::string>& weights,
                     const std::vector<std::string>& extra_inputs, const std::string& out,
-                    std::uint64_t temp_bytes) {
+                    std::uint64_t temp_bytes, const FfnHalf& ffn) {
   const LayerShapes l = layer_shapes(b.s);
-  ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements,
+  const bool split = !ffn.mid.empty();
+  const Place& fa = split ? ffn.at : at;
+  ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, fa, OpClass::Norm, l.hidden_elements,
                          2 * kNormFlops, 4);
-  first.inputs = weights;
-  first.inputs.insert(first.inputs.end(), extra_inputs.begin(), extra_inputs.end());
+  first.inputs = split ? ffn.weights : weights;
+  if (split) {
+    first.inputs.push_back(ffn.mid);
+    if (extra_inputs.size() > 1) first.inputs.push_back(extra_inputs.back());
+  } else {
+    first.inputs.insert(first.inputs.end(), extra_inputs.begin(), extra_inputs.end());
+  }
   first.temp_bytes = temp_bytes;
-  b.gemm_backward(p + "ff2", at, l.ff2);
-  b.vec(p + "gelu/bwd", Pass::Backward, at, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops,
+  b.gemm_backward(p + "ff2", fa, l.ff2);
+  b.vec(p + "gelu/bwd", Pass::Backward, fa, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops,
         3);
-  b.gemm_backward(p + "ff1", at, l.ff1);
-  b.tp_allreduce(p + "ff1/tp_allreduce/bwd", Pass::Backward, at, 1);
-  b.vec(p + "add_norm1/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements, 2 * kNormFlops,
-        4);
+  b.gemm_backward(p + "ff1", fa, l.ff1);
+  b.tp_allreduce(p + "ff1/tp_allreduce/bwd", Pass::Backward, fa, 1);
+  if (split) b.m.ops.back().outputs.push_back("d" + ffn.mid);
+  ModelOp& n1 = b.vec(p + "add_norm1/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements,
+                      2 * kNormFlops, 4);
+  if (split) {
+    n1.inputs = weights;
+    if (!extra_inputs.empty()) n1.inputs.push_back(extra_inputs.front());
+    n1.inputs.push_back("d" + ffn.mid);
+  }
   b.gemm_backward(p + "attn_out", at, l.attn_out);
   // Scores and context: both operands are activations, so both products are "input" gradients.
   b.gemm(p + "context/dgrad_probs", Pass::Backward, at,
@@ -205,6 +240,39 @@ std::uint64_t layer_stash_bytes(const TransformerSpec& s) {
   const double per = sbh * (34.0 + 5.0 * static_cast<double>(s.heads * s.sequence_length) /
                                        static_cast<double>(s.hidden));
   return static_cast<std::uint64_t>(per * dtype_bytes(s.dtype) / 2.0);
+}
+
+/// Each layer's attention and feed-forward Place (empty unless att_ffn_placement is given).
+struct HalfPlaces {
+  std::vector<Place> attention, ffn;
+};
+
+/// Checks `att_ffn_placement` and returns where each layer's two halves go: entry i is pipeline
+/// stage i + 1 (the embedding's is 0), filled in order with attention and feed-forward halves.
+HalfPlaces half_places(const TransformerSpec& s) {
+  HalfPlaces h;
+  if (s.att_ffn_placement.empty()) return h;
+  if (!s.layers_per_ipu.empty())
+    throw std::invalid_argument("att_ffn_placement replaces layers_per_ipu: give one of them");
+  for (std::size_t i = 0; i < s.att_ffn_placement.size(); ++i) {
+    const TransformerSpec::SublayerStage& e = s.att_ffn_placement[i];
+    if (e.ipu < 0 || e.attention < 0 || e.ffn < 0)
+      throw std::invalid_argument("att_ffn_placement entries must be non-negative");
+    const Place at{0, static_cast<int>(e.ipu), static_cast<int>(i) + 1};
+    h.attention.insert(h.attention.end(), static_cast<std::size_t>(e.attention), at);
+    h.ffn.insert(h.ffn.end(), static_cast<std::size_t>(e.ffn), at);
+  }
+  if (static_cast<std::int64_t>(h.attention.size()) != s.layers ||
+      static_cast<std::int64_t>(h.ffn.size()) != s.layers)
+    throw std::invalid_argument("att_ffn_placement places " + std::to_string(h.attention.size()) +
+                                " attention and " + std::to_string(h.ffn.size()) +
+                                " feed-forward halves but the model has " +
+                                std::to_string(s.layers) + " layers");
+  for (std::size_t l = 0; l < h.ffn.size(); ++l)
+    if (h.ffn[l].stage < h.attention[l].stage)
+      throw std::invalid_argument("att_ffn_placement puts layer " + std::to_string(l) +
+                                  "'s feed-forward before its attention in the pipeline");
+  return h;
 }
 
 /// Checks `layers_per_ipu` and returns the IPU of each layer (empty when phased).
@@ -267,8 +335,12 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   if (s.partials_type != "half" && s.partials_type != "float")
     throw std::invalid_argument("partials_type must be half or float");
   const std::vector<int> ipu_of_layer = layer_ipus(s);
-  const bool pipelined = !ipu_of_layer.empty();
-  const int ipus = static_cast<int>(s.layers_per_ipu.size());
+  const HalfPlaces halves = half_places(s);
+  const bool placed_halves = !halves.attention.empty();
+  const bool pipelined = !ipu_of_layer.empty() || placed_halves;
+  int ipus = static_cast<int>(s.layers_per_ipu.size());
+  for (const TransformerSpec::SublayerStage& e : s.att_ffn_placement)
+    ipus = std::max(ipus, static_cast<int>(e.ipu) + 1);
   if (pipelined &&
       (s.embedding_ipu < 0 || s.embedding_ipu >= ipus || s.head_ipu < -1 || s.head_ipu >= ipus))
     throw std::invalid_argument("embedding_ipu and head_ipu must name one of the " +
@@ -287,14 +359,20 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   // Placement: phases, or (pipelined) IPU i = pipeline stage i; heads on another IPU than the
   // last layer's form one more stage after it.
   const int head_ipu = static_cast<int>(s.head_ipu >= 0 ? s.head_ipu : s.embedding_ipu);
-  const int last_layer_ipu = pipelined ? ipu_of_layer.back() : 0;
-  const int head_stage = pipelined ? (head_ipu == last_layer_ipu ? last_layer_ipu : ipus) : -1;
+  // layers_per_ipu: stage = IPU; att_ffn_placement: stage = entry + 1 (next free: entries + 1).
+  const int last_layer_ipu =
+      placed_halves ? halves.ffn.back().vgraph : (pipelined ? ipu_of_layer.back() : 0);
+  const int last_layer_stage = placed_halves ? halves.ffn.back().stage : last_layer_ipu;
+  const int next_stage = placed_halves ? static_cast<int>(s.att_ffn_placement.size()) + 1 : ipus;
+  const int head_stage =
+      pipelined ? (head_ipu == last_layer_ipu ? last_layer_stage : next_stage) : -1;
   auto embed_at = [&] {
     return pipelined
                ? Place{0, static_cast<int>(s.embedding_ipu), static_cast<int>(s.embedding_ipu)}
                : Place{0, -1, -1};
   };
   auto layer_at = [&](std::int64_t l) {
+    if (placed_halves) return halves.attention[static_cast<std::size_t>(l)];
     if (pipelined)
       return Place{0, ipu_of_layer[static_cast<std::size_t>(l)],
                    ipu_of_layer[static_cast<std::size_t>(l)]};
@@ -374,9 +452,28 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     return (l + 1) % s.layers_per_phase == 0 ? "x" + std::to_string(l / s.layers_per_phase + 2)
                                              : "";
   };
-  for (std::int64_t l = 0; l < s.layers; ++l)
+  // A layer whose halves sit on different stages: the attention half keeps qkv, attn_out and
+  // the biases/norms, the feed-forward half ff1 and ff2; y<l> crosses between them.
+  auto ffn_half = [&](std::int64_t l) {
+    const auto i = static_cast<std::size_t>(l);
+    if (!placed_halves || halves.ffn[i].stage == halves.attention[i].stage) return FfnHalf{};
+    const std::string p = "layer" + std::to_string(l) + "/";
+    return FfnHalf{halves.ffn[i], {p + "ff1", p + "ff2"}, "y" + std::to_string(l)};
+  };
+  auto attention_weights = [&](std::int64_t l) {
+    if (ffn_half(l).mid.empty()) return layer_weights(l);
+    const std::string p = "layer" + std::to_string(l) + "/";
+    return std::vector<std::string>{p + "qkv", p + "attn_out", p + "bias_norm"};
+  };
+  for (std::int64_t l = 0; l < s.layers; ++l) {
+    const FfnHalf f = ffn_half(l);
+    if (!f.mid.empty()) {
+      b.activation(f.mid);
+      b.activation("d" + f.mid);
+    }
     layer_forward(b, "layer" + std::to_string(l) + "/", layer_at(l), Pass::Forward, "",
-                  layer_weights(l), layer_in(l), layer_out(l), attn_temp + ffn_temp, stash);
+                  attention_weights(l), layer_in(l), layer_out(l), attn_temp, ffn_temp, stash, f);
+  }
 
   // Heads: forward, loss and backward.
   const std::string head_in = "x" + std::to_string(boundaries);
@@ -458,9 +555,11 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     if (!in.empty()) extra.push_back(in);
     if (!out_grad.empty()) extra.push_back(out_grad);
     const std::size_t recompute_first = m.ops.size();  // this layer's recompute ops start here
-    if (recompute > 0) layer_forward(b, p, at, Pass::Backward, "/recompute", {}, "", "", 0, 0);
+    if (recompute > 0)
+      layer_forward(b, p, at, Pass::Backward, "/recompute", {}, "", "", 0, 0, 0, FfnHalf{});
     const std::string grad_out = in.empty() ? "" : "d" + in;
-    layer_backward(b, p, at, layer_weights(l), extra, grad_out, attn_temp + ffn_temp);
+    layer_backward(b, p, at, attention_weights(l), extra, grad_out, attn_temp + ffn_temp,
+                   ffn_half(l));
     // The recompute ops come first; the weights and activations must be inputs of the first op
     // of this layer's backward for the phased passes (loads) to see them.
     if (recompute > 0) {

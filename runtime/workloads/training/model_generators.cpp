@@ -108,6 +108,28 @@ Model build_mlp(GeneratorInput& in) {
   return generate_mlp(s);
 }
 
+/// Reads /workload/model/transformer/att_ffn_placement (Graphcore's PopART BERT key):
+/// [[ipu, [attention, ffn]], ...], one entry per pipeline stage after the embedding's.
+void read_att_ffn_placement(ConfigNode& g, TransformerSpec& s, std::int64_t ipus_per_replica) {
+  const Json a = g.get_json("att_ffn_placement");
+  if (a.is_null()) return;
+  const std::string want =
+      "expected [[ipu, [attention layers, feed-forward layers]], ...] with non-negative integers "
+      "and ipu < ipusPerReplica (" +
+      std::to_string(ipus_per_replica) + "), e.g. [[1, [2, 2]], [2, [3, 3]]]";
+  if (!a.is_array() || a.empty()) g.fail("att_ffn_placement", want);
+  auto count = [](const Json& v) { return v.is_number_integer() && v.get<std::int64_t>() >= 0; };
+  for (const Json& e : a) {
+    if (!e.is_array() || e.size() != 2 || !count(e[0]) || !e[1].is_array() || e[1].size() != 2 ||
+        !count(e[1][0]) || !count(e[1][1]) || e[0].get<std::int64_t>() >= ipus_per_replica)
+      g.fail("att_ffn_placement", want + "; got " + e.dump());
+    s.att_ffn_placement.push_back(
+        {e[0].get<std::int64_t>(), e[1][0].get<std::int64_t>(), e[1][1].get<std::int64_t>()});
+  }
+  if (!s.layers_per_ipu.empty())
+    g.fail("att_ffn_placement", "replaces layers_per_ipu: give one of them");
+}
+
 Model build_transformer(GeneratorInput& in) {
   ConfigNode& node = in.model;
   TrainingState& st = in.st;
@@ -145,6 +167,7 @@ Model build_transformer(GeneratorInput& in) {
       s.layers_per_ipu.push_back(v.get<std::int64_t>());
     }
   }
+  read_att_ffn_placement(g, s, st.session.ipusPerReplica);
   s.embedding_ipu = g.get_int("embedding_ipu");
   s.head_ipu = g.get_int("head_ipu");
   s.optimizer = opt;
@@ -160,10 +183,10 @@ Model build_transformer(GeneratorInput& in) {
     for (std::int64_t i = 0; i < s.layers % ipr; ++i)
       s.layers_per_ipu[static_cast<std::size_t>(ipr - 1 - i)] += 1;
   }
-  if (st.session.enablePipelining && s.layers_per_ipu.empty())
+  if (st.session.enablePipelining && s.layers_per_ipu.empty() && s.att_ffn_placement.empty())
     g.fail("layers_per_ipu",
            "enablePipelining with virtualGraphMode manual needs layers_per_ipu (encoder layers "
-           "per IPU, e.g. [3, 7, 7, 7])");
+           "per IPU, e.g. [3, 7, 7, 7]) or att_ffn_placement");
   if (!s.layers_per_ipu.empty() && !st.session.enablePipelining)
     g.fail("layers_per_ipu",
            "layers_per_ipu places layers on pipeline stages: set "

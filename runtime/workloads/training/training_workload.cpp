@@ -204,6 +204,11 @@ void register_training_params() {
       raw(t + "layers_per_ipu", Json(),
           "Pipelining: encoder layers per IPU, one entry per IPU of the replica, e.g. [3, 7, 7, 7] "
           "or [0, 3, 3, 3, 3, 4, 4, 4]"),
+      raw(t + "att_ffn_placement", Json(),
+          "Pipelining with attention and feed-forward halves placed apart (Graphcore's PopART "
+          "BERT key, MLPerf v1.1 pod128-closed.json): [[ipu, [attention, ffn]], ...], one entry "
+          "per pipeline stage after the embedding's stage 0, filled in layer order; replaces "
+          "layers_per_ipu"),
       integer(t + "embedding_ipu", "", 0, 0, 63,
               "Pipelining: IPU of the embedding (pipeline stage of that IPU)"),
       integer(t + "head_ipu", "", -1, -1, 63,

@@ -54,8 +54,9 @@ TEST_CASE("plan enumerates the space and balances the pipeline as worked by hand
               e["config"]["accumulation_factor"].get<int>() ==
           1536);
   }
-  // h = 1024, vocab 30522, 76 head tokens, seq 512: IPU 0's embedding + heads weigh 2.57
-  // layers of parameters -> [4, 6, 7, 7]; 0.35 layers of flops -> [6, 6, 6, 6].
+  // h = 1024, vocab 30400 (the v1.0 config's), 76 head tokens, seq 512: IPU 0's embedding +
+  // heads weigh (30400 h + h^2) / 12 h^2 = 2.56 layers of parameters -> [4, 6, 7, 7]; 0.35
+  // layers of flops -> [6, 6, 6, 6].
   CHECK(splits == std::set<std::string>{"[4,6,7,7]", "[6,6,6,6]"});
 }
 

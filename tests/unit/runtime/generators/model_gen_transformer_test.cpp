@@ -1,4 +1,5 @@
 // Transformer generator: BERT-Large parameter count and the pipelined placement.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "runtime/generators/model_gen.hpp"
@@ -79,4 +80,61 @@ TEST_CASE("partials_type float marks every matmul for the FP16.32 AMP rate", "[t
   }
   // Per layer 6 forward GEMMs + 12 backward (two per forward GEMM); heads: 4 forward + 8 backward.
   CHECK(matmuls == 24 * 18 + 12);
+}
+
+TEST_CASE("att_ffn_placement places attention and feed-forward halves apart", "[transformer]") {
+  // MLPerf v1.1 pod128-closed.json: stage i + 1 is entry i. Attention halves fill 2, 3, 4, 3,
+  // 4, 3, 4, 1 layers (0-1, 2-4, 5-8, 9-11, 12-15, 16-18, 19-22, 23); feed-forward halves 2, 3,
+  // 3, 4, 3, 4, 3, 2 (0-1, 2-4, 5-7, 8-11, 12-14, 15-18, 19-21, 22-23).
+  TransformerSpec s = bert_large_mlperf();
+  s.layers_per_ipu.clear();
+  s.att_ffn_placement = {{1, 2, 2}, {2, 3, 3}, {3, 4, 3}, {4, 3, 4},
+                         {5, 4, 3}, {6, 3, 4}, {7, 4, 3}, {0, 1, 2}};
+  const Model m = generate_transformer(s, 16);
+  auto find = [&](const std::string& name) -> const ModelOp& {
+    for (const ModelOp& o : m.ops)
+      if (o.name == name) return o;
+    FAIL("no op " << name);
+    return m.ops.front();
+  };
+  // Layer 8: attention on IPU 3 (stage 3), feed-forward on IPU 4 (stage 4), y8 between them.
+  CHECK(find("layer8/qkv").vgraph == 3);
+  CHECK(find("layer8/add_norm1").pipeline_stage == 3);
+  CHECK(find("layer8/add_norm1").outputs == std::vector<std::string>{"y8"});
+  CHECK(find("layer8/ff1").vgraph == 4);
+  CHECK(find("layer8/ff1").pipeline_stage == 4);
+  CHECK(find("layer8/ff1").inputs == std::vector<std::string>{"layer8/ff1", "layer8/ff2", "y8"});
+  // Backward: the feed-forward half (stage 4) writes dy8, the attention half (stage 3) reads it.
+  CHECK(find("layer8/add_norm2/bwd").pipeline_stage == 4);
+  CHECK(find("layer8/add_norm1/bwd").pipeline_stage == 3);
+  const std::vector<std::string>& in = find("layer8/add_norm1/bwd").inputs;
+  CHECK(std::find(in.begin(), in.end(), "dy8") != in.end());
+  CHECK(std::find(in.begin(), in.end(), "layer8/qkv") != in.end());
+  CHECK(std::find(in.begin(), in.end(), "layer8/ff1") == in.end());
+  // A layer whose halves share a stage is not split: layer 0 has no y0.
+  CHECK(find("layer0/add_norm1").outputs.empty());
+  // Layer 22's feed-forward and layer 23 run on IPU 0 as stage 8, where the heads (on the
+  // embedding's IPU 0) join them; the embedding stays stage 0.
+  CHECK(find("layer22/qkv").pipeline_stage == 7);
+  CHECK(find("layer22/ff2").vgraph == 0);
+  CHECK(find("layer22/ff2").pipeline_stage == 8);
+  CHECK(find("layer23/qkv").pipeline_stage == 8);
+  CHECK(find("head/mlm_decoder").vgraph == 0);
+  CHECK(find("head/mlm_decoder").pipeline_stage == 8);
+  CHECK(find("embedding/fwd").pipeline_stage == 0);
+  // Same parameters as the layers_per_ipu model (placement moves no weight).
+  CHECK(count_parameters(m) == count_parameters(generate_transformer(bert_large_mlperf(), 16)));
+}
+
+TEST_CASE("att_ffn_placement must place every half, attention first", "[transformer]") {
+  TransformerSpec s = bert_large_mlperf();
+  s.layers_per_ipu.clear();
+  s.att_ffn_placement = {{1, 12, 12}, {2, 12, 11}};
+  CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("23 feed-forward halves"));
+  // Layer 0's feed-forward on stage 1, its attention on stage 2.
+  s.att_ffn_placement = {{1, 0, 1}, {2, 24, 23}};
+  CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("layer 0's feed-forward before"));
+  s.att_ffn_placement = {{1, 12, 12}, {2, 12, 12}};
+  s.layers_per_ipu = {0, 12, 12};
+  CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("replaces layers_per_ipu"));
 }
