@@ -221,6 +221,8 @@ class FlowEngine {
   /// Batches started folded so far, and the flows they stood for (for tests and benchmarks).
   std::uint64_t folded_batches() const { return folded_batches_; }
   std::uint64_t folded_flows() const { return folded_flows_; }
+  /// Flows unfolded from folded flows still draining when the symmetry broke (unfold()).
+  std::uint64_t unfolded_flows() const { return unfolded_flows_; }
 
  private:
   enum class State : std::uint8_t { Free, Draining, InFlight };
@@ -518,7 +520,7 @@ class FlowEngine {
   // folding's scratch with its recent batches (reused while batches repeat them).
   std::shared_ptr<const ResourceCells> cells_;
   std::vector<ResourceId> rep_of_;
-  std::uint64_t folded_batches_ = 0, folded_flows_ = 0;
+  std::uint64_t folded_batches_ = 0, folded_flows_ = 0, unfolded_flows_ = 0;
   std::shared_ptr<FoldScratch> fold_scratch_;
   ResourceId stats_id(ResourceId id) const { return rep_of_.empty() ? id : rep_of_[id]; }
 };

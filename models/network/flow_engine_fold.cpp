@@ -74,6 +74,7 @@ void FlowEngine::unfold() {
       Flow& f = flows_[m];
       f = from;  // bytes, remaining, rate, t_ref, start, latency, cap, epochs, finish, tag
       f.id = from.fold_base + i;
+      ++unfolded_flows_;
       f.route.assign(rec.res.begin() + rec.off[i], rec.res.begin() + rec.off[i + 1]);
       f.pos.resize(f.route.size());
       f.mult.clear();
