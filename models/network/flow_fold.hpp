@@ -16,9 +16,10 @@
 // times (equal bytes, equal rates), so the batch stays equitable until it ends, and sums of
 // equitable batches are equitable.
 //
-// Nothing here plays flows: the flow engine does not take weights yet. fold_batch() is the
-// check a runtime fast path needs before folding (it fails on any asymmetry, and the general
-// path is taken), weighted_max_min() the allocation the folded engine must reproduce.
+// Nothing here plays flows (the flow engine does: flow_engine_fold.cpp). fold_batch() is the
+// check before folding (it fails on any asymmetry, and the engine unfolds and takes the general
+// path), weighted_max_min() the allocation the folded engine must reproduce, bit for bit: both
+// go by levels and take each level's capacity off once per resource and value.
 #include <cstdint>
 #include <functional>
 #include <memory>
