@@ -142,10 +142,13 @@ void FlowEngine::init_flow(Flow& f, double now_ns, std::uint64_t bytes, void* ta
   f.tag = tag;
   f.repeats_left = 0;
   f.report_departure = false;
+  f.fold_src.reset();
 }
 
 std::uint32_t FlowEngine::start(double now_ns, const Route& route, std::uint64_t bytes, void* tag) {
   validate_route(route);
+  // Folded flows stand for symmetric traffic only: a single flow over resources breaks it.
+  if (cells_ && !route.empty()) unfold();
   // A grouped flow on this route stops being independent: give it back its own state first.
   for (ResourceId rid : route) {
     if (res_[rid].group != kNoGroup) ungroup(res_[rid].group);
@@ -342,6 +345,7 @@ void FlowEngine::advance(double now_ns, std::vector<Arrival>& arrivals) {
     Flow& f = flows_[e.slot];
     arrivals.push_back({f.id, e.slot, f.start_ns, e.t, f.bytes, f.tag, f.count});
     f.state = State::Free;
+    if (f.fold_src) f.fold_src.reset();  // its batch's record is needed no more
     free_slots_.push_back(e.slot);
     active_ -= f.count;
   }

@@ -34,7 +34,7 @@
 namespace ipusim {
 
 class ResourceCells;
-struct FoldedBatch;
+struct FoldRecord;
 struct FoldScratch;
 
 using ResourceId = std::uint32_t;
@@ -211,16 +211,18 @@ class FlowEngine {
   /// Symmetry folding (models/network/flow_fold.hpp): from now on every batch that is
   /// equitable for `cells` starts one weighted flow per class on the cells' representatives
   /// instead of all its flows, and a resource's stats are its representative's. Call on an
-  /// idle engine, with fast paths on. A batch that is not equitable on an idle engine ends
-  /// folding (every resource gets its representative's stats so far) and takes the general
-  /// path; on a busy engine it throws SimulationError (folded flows in flight cannot be
-  /// unfolded), so the caller must fold only traffic it knows to be symmetric.
+  /// idle engine, with fast paths on and no fifo resource (fifo shares depend on the start
+  /// order within a class: not foldable); else nothing changes. The first batch that is not
+  /// equitable, or any start() of a flow that crosses a resource, unfolds (unfold()) and
+  /// folding stays off.
   void set_fold(std::shared_ptr<const ResourceCells> cells);
   /// True while folding is on.
   bool folding() const { return cells_ != nullptr; }
   /// Batches started folded so far, and the flows they stood for (for tests and benchmarks).
   std::uint64_t folded_batches() const { return folded_batches_; }
   std::uint64_t folded_flows() const { return folded_flows_; }
+  /// Flows unfolded from folded flows still draining when the symmetry broke (unfold()).
+  std::uint64_t unfolded_flows() const { return unfolded_flows_; }
 
  private:
   enum class State : std::uint8_t { Free, Draining, InFlight };
@@ -247,6 +249,11 @@ class FlowEngine {
     /// the hop's cell (its weight); empty for an ordinary flow (weight 1 everywhere).
     std::vector<std::uint32_t> mult;
     std::uint32_t count = 1;  ///< flows it stands for (a folded class), reported in its Arrival
+    /// Folded flow: the batch it came from, its class there, and the id of the batch's first
+    /// flow (member i of the batch has id fold_base + i, as on the general path). For unfold().
+    std::shared_ptr<const FoldRecord> fold_src;
+    std::uint32_t fold_class = 0;
+    FlowId fold_base = 0;
   };
   /// Weight of hop `i` of flow `f`.
   static std::uint32_t mult_at(const Flow& f, std::size_t i) {
@@ -293,6 +300,11 @@ class FlowEngine {
     std::uint64_t shared_mark = 0;           ///< scratch of start_batch(): batch of shared_key
     std::uint32_t shared_key = 0xffffffffu;  ///< scratch: group key of the flows sharing it
     std::uint32_t group_members = 0;         ///< members of `group` crossing it
+    // Scratch of allocate_fair(): the level that found it tight and its share then, and the
+    // level that last took capacity off it with the weight taken.
+    std::uint64_t level_mark = 0, cut_mark = 0;
+    double level_share = 0;
+    std::uint32_t level_w = 0;
     ResourceStats st;
     /// Exact totals, so that a report does not depend on the order of floating-point sums (a
     /// collective replayed from the executor's cache credits its totals at once): bytes of
@@ -363,16 +375,21 @@ class FlowEngine {
   /// key (cache_key_) or kNoGroup; false when a route names an unknown resource.
   bool analyse_batch(const std::vector<const Route*>& routes,
                      const std::vector<std::uint64_t>& bytes);
-  /// Folding on: folds the batch (reusing the last folding while batches repeat it) and starts
-  /// it folded; false when it is not equitable on an idle engine (folding has then ended and
-  /// the batch takes the general path). Throws SimulationError when folded flows are in flight.
+  /// Folding on: folds the batch (reusing a recent folding while batches repeat it) and starts
+  /// it folded; false when it is not equitable (folding has then been undone by unfold() and
+  /// the batch takes the general path).
   bool start_folded_if_equitable(double now_ns, const std::vector<const Route*>& routes,
                                  const std::vector<std::uint64_t>& bytes, void* tag);
-  /// Folding on: starts `folded`'s classes, one weighted flow each on the representatives.
+  /// Folding on: starts the record's classes, one weighted flow each on the representatives.
   void start_folded(double now_ns, const std::vector<const Route*>& routes,
-                    const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded, void* tag);
-  /// Ends folding on an idle engine: every resource takes its representative's stats.
-  void end_fold();
+                    const std::vector<std::uint64_t>& bytes,
+                    const std::shared_ptr<const FoldRecord>& record, void* tag);
+  /// Ends folding at any time, leaving the state the general path would have had: every
+  /// resource takes its representative's stats, reference time, total rate and dirty mark,
+  /// and every draining folded flow becomes the flows of its class (real routes, the general
+  /// path's ids, its remaining bytes, rate, times and drain-heap key). Folded flows already
+  /// in flight stay as they are: they only arrive, as one entry for their count.
+  void unfold();
   /// Starts the analysed batch: flows still independent join their key's group, others start().
   void start_groups(double now_ns, const std::vector<const Route*>& routes,
                     const std::vector<std::uint64_t>& bytes, void* tag);
@@ -405,6 +422,10 @@ class FlowEngine {
   /// Starts the next repeat of a stream in its slot (what start() does for a new flow).
   void restart(std::uint32_t slot, double now_ns);
   void allocate_fair(double now_ns);
+  /// One level of allocate_fair(): freezes the unfrozen flows of the tight resources (marked
+  /// `mark`) and of capped_ at the smallest tight share they cross (or their cap), then takes
+  /// their rates off every resource they cross, per resource and value in ascending value.
+  void freeze_level(std::uint64_t mark);
   /// The rate every flow gets when all flows of the component cross the same resources, all
   /// fair (then the max-min allocation is one closed form); false for any other component.
   bool uniform_rate(double& rate) const;
@@ -485,11 +506,21 @@ class FlowEngine {
   std::vector<ResourceId> comp_res_;
   std::vector<ResourceId> stack_;
   std::vector<ShareEntry> heap_;
+  // Scratch of allocate_fair() (see freeze_level()).
+  struct Cut {
+    ResourceId rid;
+    double value;
+    std::uint32_t w;
+  };
+  std::vector<ResourceId> tight_;
+  std::vector<std::uint32_t> capped_, level_flows_;
+  std::vector<Cut> cuts_;
+  std::uint64_t level_counter_ = 0;
   // Folding (set_fold()): the cells, each resource's representative, counters, and the
   // folding's scratch with its recent batches (reused while batches repeat them).
   std::shared_ptr<const ResourceCells> cells_;
   std::vector<ResourceId> rep_of_;
-  std::uint64_t folded_batches_ = 0, folded_flows_ = 0;
+  std::uint64_t folded_batches_ = 0, folded_flows_ = 0, unfolded_flows_ = 0;
   std::shared_ptr<FoldScratch> fold_scratch_;
   ResourceId stats_id(ResourceId id) const { return rep_of_.empty() ? id : rep_of_[id]; }
 };

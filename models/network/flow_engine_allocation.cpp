@@ -104,8 +104,11 @@ void FlowEngine::allocate_fair(double /*now_ns*/) {
     }
     if (alone) freeze(slot, rate);
   }
-  // Progressive filling: repeatedly saturate the resource (or credit cap) with the smallest
-  // fair share. Shares only grow as flows freeze, so stale heap entries are re-pushed.
+  // Progressive filling by levels: the smallest fair share (or credit cap) is the level; every
+  // resource whose share is within 1e-12 (relative) of it is tight, and every unfrozen flow on a
+  // tight resource (or whose cap is the level) freezes at the smallest tight share it crosses,
+  // all from the state before the level (freeze_level()). Shares only grow as flows freeze, so
+  // stale heap entries are re-pushed with their current share before they count.
   std::vector<ShareEntry>& heap = heap_;
   heap.clear();
   const auto cmp = std::greater<ShareEntry>();
@@ -118,25 +121,126 @@ void FlowEngine::allocate_fair(double /*now_ns*/) {
     if (f.frozen_epoch != epoch_ && f.cap < kInf) heap.push_back({f.cap, slot, true});
   }
   std::make_heap(heap.begin(), heap.end(), cmp);
-  while (!heap.empty()) {
+  auto pop = [&heap, &cmp] {
     std::pop_heap(heap.begin(), heap.end(), cmp);
     const ShareEntry e = heap.back();
     heap.pop_back();
+    return e;
+  };
+  auto push = [&heap, &cmp](const ShareEntry& e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end(), cmp);
+  };
+  while (!heap.empty()) {
+    const ShareEntry e = pop();
+    const std::uint64_t mark = ++level_counter_;
+    tight_.clear();
+    capped_.clear();
+    double level = e.share;
     if (e.is_flow) {
-      if (flows_[e.index].frozen_epoch != epoch_) freeze(e.index, flows_[e.index].cap);
-      continue;
+      if (flows_[e.index].frozen_epoch == epoch_) continue;
+      capped_.push_back(e.index);
+    } else {
+      Res& r = res_[e.index];
+      if (r.unf == 0) continue;
+      level = r.rem / r.unf;
+      if (level > e.share) {  // stale: count it at its current share
+        push({level, e.index, false});
+        continue;
+      }
+      r.level_mark = mark;
+      r.level_share = level;
+      tight_.push_back(e.index);
     }
-    Res& r = res_[e.index];
-    if (r.unf == 0) continue;
-    const double share = r.rem / r.unf;
-    if (share > e.share * (1 + 1e-12) + 1e-18) {
-      heap.push_back({share, e.index, false});
-      std::push_heap(heap.begin(), heap.end(), cmp);
-      continue;
+    const double limit = level * (1 + 1e-12) + 1e-18;
+    while (!heap.empty() && heap.front().share <= limit) {
+      const ShareEntry t = pop();
+      if (t.is_flow) {
+        if (flows_[t.index].frozen_epoch != epoch_) capped_.push_back(t.index);
+        continue;
+      }
+      Res& r = res_[t.index];
+      if (r.unf == 0 || r.level_mark == mark) continue;
+      const double share = r.rem / r.unf;
+      if (share > limit) {
+        push({share, t.index, false});  // above the limit: not popped again in this level
+        continue;
+      }
+      r.level_mark = mark;
+      r.level_share = share;
+      tight_.push_back(t.index);
     }
-    for (std::uint32_t slot : r.flows) {
-      if (flows_[slot].frozen_epoch != epoch_) freeze(slot, share);
+    freeze_level(mark);
+  }
+}
+
+void FlowEngine::freeze_level(std::uint64_t mark) {
+  // Rates first, every one from the state before the level, so the order of the tight
+  // resources and of their flows cannot change a bit.
+  level_flows_.clear();
+  auto take = [this, mark](std::uint32_t slot) {
+    Flow& f = flows_[slot];
+    if (f.frozen_epoch == epoch_) return;
+    double v = f.cap;
+    for (ResourceId rid : f.route) {
+      const Res& r = res_[rid];
+      if (r.level_mark == mark) v = std::min(v, r.level_share);
     }
+    f.rate = v;
+    f.frozen_epoch = epoch_;
+    level_flows_.push_back(slot);
+  };
+  for (ResourceId rid : tight_)
+    for (std::uint32_t slot : res_[rid].flows) take(slot);
+  for (std::uint32_t slot : capped_) take(slot);
+  if (level_flows_.empty()) return;
+  // Then the capacity they take: on each resource, value x (summed weight of the flows frozen
+  // at that value) once per value, in ascending value. A folded flow of weight m and m flows
+  // give the same bits (m subtractions of one value in a row would not: 10 - 3 x (1.0/3) is 9,
+  // three subtractions give 8.999999999999998).
+  const double v0 = flows_[level_flows_.front()].rate;
+  bool one_value = true;
+  for (std::uint32_t slot : level_flows_) one_value = one_value && flows_[slot].rate == v0;
+  if (one_value) {   // the usual level: one value, weights summed per resource
+    tight_.clear();  // reused: the resources the level's flows cross
+    for (std::uint32_t slot : level_flows_) {
+      const Flow& f = flows_[slot];
+      for (std::size_t i = 0; i < f.route.size(); ++i) {
+        Res& r = res_[f.route[i]];
+        if (r.cut_mark != mark) {
+          r.cut_mark = mark;
+          r.level_w = 0;
+          tight_.push_back(f.route[i]);
+        }
+        r.level_w += mult_at(f, i);
+      }
+    }
+    for (ResourceId rid : tight_) {
+      Res& r = res_[rid];
+      r.rem = std::max(0.0, r.rem - v0 * static_cast<double>(r.level_w));
+      r.unf -= r.level_w;
+    }
+    return;
+  }
+  cuts_.clear();
+  for (std::uint32_t slot : level_flows_) {
+    const Flow& f = flows_[slot];
+    for (std::size_t i = 0; i < f.route.size(); ++i)
+      cuts_.push_back({f.route[i], f.rate, mult_at(f, i)});
+  }
+  std::sort(cuts_.begin(), cuts_.end(), [](const Cut& a, const Cut& b) {
+    return a.rid != b.rid ? a.rid < b.rid : a.value < b.value;
+  });
+  for (std::size_t i = 0; i < cuts_.size();) {
+    std::uint32_t w = 0;
+    std::size_t j = i;
+    for (; j < cuts_.size() && cuts_[j].rid == cuts_[i].rid && cuts_[j].value == cuts_[i].value;
+         ++j)
+      w += cuts_[j].w;
+    Res& r = res_[cuts_[i].rid];
+    r.rem = std::max(0.0, r.rem - cuts_[i].value * static_cast<double>(w));
+    r.unf -= w;
+    i = j;
   }
 }
 

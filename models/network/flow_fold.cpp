@@ -150,13 +150,13 @@ std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
   return out;
 }
 
-const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
-                                     const std::vector<const Route*>& routes,
-                                     const std::vector<std::uint64_t>& bytes,
-                                     FoldScratch& scratch) {
+std::shared_ptr<const FoldRecord> fold_batch_cached(const ResourceCells& cells,
+                                                    const std::vector<const Route*>& routes,
+                                                    const std::vector<std::uint64_t>& bytes,
+                                                    FoldScratch& scratch) {
   auto& recent = scratch.recent;
   for (std::size_t k = 0; k < recent.size(); ++k) {
-    const FoldScratch::Entry& e = recent[k];
+    const FoldRecord& e = *recent[k];
     bool same = e.off.size() == routes.size() + 1 && bytes == e.bytes;
     for (std::size_t i = 0; same && i < routes.size(); ++i) {
       const Route& route = *routes[i];
@@ -166,13 +166,16 @@ const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
     if (!same) continue;
     std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(k),
                 recent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-    return &recent.front().folded;
+    return recent.front();
   }
   std::optional<FoldedBatch> folded = fold_batch(cells, routes, bytes, &scratch);
   if (!folded) return nullptr;
   if (recent.size() < FoldScratch::kRecent) recent.emplace_back();
   std::rotate(recent.begin(), recent.end() - 1, recent.end());  // the oldest (or new) first
-  FoldScratch::Entry& e = recent.front();
+  // Folded flows in flight may still hold the oldest record: then it is theirs, not reused.
+  std::shared_ptr<FoldRecord>& slot = recent.front();
+  if (!slot || slot.use_count() > 1) slot = std::make_shared<FoldRecord>();
+  FoldRecord& e = *slot;
   e.folded = std::move(*folded);
   e.bytes = bytes;
   e.res.clear();
@@ -181,7 +184,7 @@ const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
     e.res.insert(e.res.end(), route->begin(), route->end());
     e.off.push_back(static_cast<std::uint32_t>(e.res.size()));
   }
-  return &e.folded;
+  return slot;
 }
 
 std::vector<double> weighted_max_min(const FoldedBatch& batch,
@@ -213,14 +216,20 @@ std::vector<double> weighted_max_min(const FoldedBatch& batch,
         if (share <= level * (1 + 1e-12) + 1e-18) at[c] = std::min(at[c], share);
       }
     }
+    // The capacity they take, per resource and value in ascending value: value x summed
+    // weight once (the flow engine's freeze_level(), bit for bit).
+    std::map<ResourceId, std::map<double, std::uint64_t>> cuts;
     for (std::size_t c = 0; c < n; ++c) {
       if (frozen[c] || !(at[c] < std::numeric_limits<double>::infinity())) continue;
       frozen[c] = 1;
       rate[c] = at[c];
       --left;
-      for (const auto& [id, w] : batch.classes[c].weights) {
-        auto& r = res.at(id);
-        r.first = std::max(0.0, r.first - static_cast<double>(w) * at[c]);
+      for (const auto& [id, w] : batch.classes[c].weights) cuts[id][at[c]] += w;
+    }
+    for (const auto& [id, by_value] : cuts) {
+      auto& r = res.at(id);
+      for (const auto& [value, w] : by_value) {
+        r.first = std::max(0.0, r.first - value * static_cast<double>(w));
         r.second -= w;
       }
     }

@@ -16,11 +16,13 @@
 // times (equal bytes, equal rates), so the batch stays equitable until it ends, and sums of
 // equitable batches are equitable.
 //
-// Nothing here plays flows: the flow engine does not take weights yet. fold_batch() is the
-// check a runtime fast path needs before folding (it fails on any asymmetry, and the general
-// path is taken), weighted_max_min() the allocation the folded engine must reproduce.
+// Nothing here plays flows (the flow engine does: flow_engine_fold.cpp). fold_batch() is the
+// check before folding (it fails on any asymmetry, and the engine unfolds and takes the general
+// path), weighted_max_min() the allocation the folded engine must reproduce, bit for bit: both
+// go by levels and take each level's capacity off once per resource and value.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -69,19 +71,22 @@ struct FoldedBatch {
   std::vector<std::uint32_t> class_of;
 };
 
+/// A batch folded before: its routes (flattened: flow i's is res[off[i], off[i+1])), sizes and
+/// folding. Shared by the folded flows started from it, which need the real routes of their
+/// class's members if they are ever unfolded (FlowEngine: a batch that cannot be folded).
+struct FoldRecord {
+  std::vector<ResourceId> res;
+  std::vector<std::uint32_t> off;
+  std::vector<std::uint64_t> bytes;
+  FoldedBatch folded;
+};
+
 /// Scratch of fold_batch(), kept between calls to avoid allocations (per-resource and per-cell
 /// marks, so a batch costs its hops, not the system's size).
 struct FoldScratch {
-  /// A batch folded before: its routes (flattened), sizes and folding.
-  struct Entry {
-    std::vector<ResourceId> res;
-    std::vector<std::uint32_t> off;
-    std::vector<std::uint64_t> bytes;
-    FoldedBatch folded;
-  };
   /// The last few equitable batches, most recent first (fold_batch_cached()): a collective's
   /// steps repeat their routes and sizes while other lanes' batches come in between.
-  std::vector<Entry> recent;
+  std::vector<std::shared_ptr<FoldRecord>> recent;
   static constexpr std::size_t kRecent = 4;
   std::unordered_multimap<std::uint64_t, std::uint32_t> by_hash;
   std::vector<std::uint32_t> start, order, fill, res_count, cell_members, cell_per;
@@ -102,11 +107,12 @@ std::optional<FoldedBatch> fold_batch(const ResourceCells& cells,
                                       FoldScratch* scratch = nullptr);
 
 /// fold_batch() with the last kRecent equitable batches remembered in `scratch`: a batch with
-/// the routes and sizes of one of them reuses its folding. nullptr when not equitable. The
-/// pointer is valid until the next call.
-const FoldedBatch* fold_batch_cached(const ResourceCells& cells,
-                                     const std::vector<const Route*>& routes,
-                                     const std::vector<std::uint64_t>& bytes, FoldScratch& scratch);
+/// the routes and sizes of one of them reuses its record. nullptr when not equitable. A record
+/// still held elsewhere is never overwritten.
+std::shared_ptr<const FoldRecord> fold_batch_cached(const ResourceCells& cells,
+                                                    const std::vector<const Route*>& routes,
+                                                    const std::vector<std::uint64_t>& bytes,
+                                                    FoldScratch& scratch);
 
 /// Class of a flow with an empty route in FoldedBatch::class_of.
 inline constexpr std::uint32_t kNoClass = 0xffffffffu;
@@ -116,8 +122,9 @@ inline constexpr std::uint32_t kNoClass = 0xffffffffu;
 /// frozen on it. Each level freezes, from the state before the level, every class on the
 /// resources whose share is within 1e-12 (relative) of the smallest, at the smallest such share
 /// it crosses, so which classes freeze at which level does not depend on the order of resources
-/// or classes (the capacity they leave is then taken off in class order). `capacity_Bpns` is
-/// indexed by resource id.
+/// or classes; the capacity they take is then taken off each resource once per value (value x
+/// summed weight, ascending value), as the flow engine does. `capacity_Bpns` is indexed by
+/// resource id.
 std::vector<double> weighted_max_min(const FoldedBatch& batch,
                                      const std::vector<double>& capacity_Bpns);
 

@@ -32,6 +32,8 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   report["run_info"] = info.to_json(result.num_ipus);
   // How much of the traffic the symmetry folding played as representatives (a speed fact).
   if (result.folded_flows > 0) report["run_info"]["network_folded_flows"] = result.folded_flows;
+  if (result.unfolded_flows > 0)
+    report["run_info"]["network_unfolded_flows"] = result.unfolded_flows;
   // The page sees the SRAM histogram; report.json stays as it is without --html.
   const Json page_report = html ? report : Json();
   if (html) html::strip_sram_histograms(report);
