@@ -218,6 +218,13 @@ class FlowEngine {
   void set_fold(std::shared_ptr<const ResourceCells> cells);
   /// True while folding is on.
   bool folding() const { return cells_ != nullptr; }
+  /// The cells folding uses (nullptr while folding is off).
+  const ResourceCells* fold_cells() const { return cells_.get(); }
+  /// Folding on: starts `folded`'s classes, one weighted flow each on the representatives;
+  /// `folded` must be fold_batch() of (`routes`, `bytes`) on fold_cells(). A caller that knows
+  /// a batch's folding already (a collective step played before) starts it without the check.
+  void start_folded(double now_ns, const std::vector<const Route*>& routes,
+                    const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded, void* tag);
   /// Batches started folded so far, and the flows they stood for (for tests and benchmarks).
   std::uint64_t folded_batches() const { return folded_batches_; }
   std::uint64_t folded_flows() const { return folded_flows_; }
@@ -368,9 +375,6 @@ class FlowEngine {
   /// the batch takes the general path). Throws SimulationError when folded flows are in flight.
   bool start_folded_if_equitable(double now_ns, const std::vector<const Route*>& routes,
                                  const std::vector<std::uint64_t>& bytes, void* tag);
-  /// Folding on: starts `folded`'s classes, one weighted flow each on the representatives.
-  void start_folded(double now_ns, const std::vector<const Route*>& routes,
-                    const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded, void* tag);
   /// Ends folding on an idle engine: every resource takes its representative's stats.
   void end_fold();
   /// Starts the analysed batch: flows still independent join their key's group, others start().

@@ -90,6 +90,17 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   void transfer_batch(const std::vector<const Route*>& routes,
                       const std::vector<std::uint64_t>& bytes);
 
+  /// Blocking: starts a batch whose folding is known (FlowEngine::start_folded: `folded` is
+  /// fold_batch() of the whole batch on fold_cells(); `routes` and `bytes` need only hold the
+  /// entries its classes and class_of index) and waits until its `flows` flows have arrived.
+  /// Only while folding(): the caller (a collective played before) skips listing and checking
+  /// the whole batch again. SimulationError when folding is off.
+  void transfer_batch_folded(const std::vector<const Route*>& routes,
+                             const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded,
+                             std::uint64_t flows);
+  /// True while the fluid engine folds symmetric batches (set_fold()).
+  bool folding() const { return engine_.folding(); }
+
   /// The resource table (names, capacities, flow control) in every model; in the fluid model
   /// also its solver, in the others it carries no flows.
   const FlowEngine& engine() const { return engine_; }

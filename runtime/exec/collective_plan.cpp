@@ -1,0 +1,35 @@
+#include "runtime/exec/collective_plan.hpp"
+
+#include "models/system/system.hpp"
+
+namespace ipusim {
+
+std::shared_ptr<const CompactFoldedBatch> compact_folding(const FoldedBatch& folded,
+                                                          const std::vector<const Route*>& routes,
+                                                          const std::vector<std::uint64_t>& bytes) {
+  auto out = std::make_shared<CompactFoldedBatch>();
+  for (std::uint32_t c : folded.class_of) {
+    if (c == kNoClass) return nullptr;
+  }
+  out->folded.classes = folded.classes;
+  out->routes.reserve(folded.classes.size());
+  out->bytes.reserve(folded.classes.size());
+  for (std::size_t i = 0; i < folded.classes.size(); ++i) {
+    FoldedClass& c = out->folded.classes[i];
+    out->routes.push_back(routes[c.first]);
+    out->bytes.push_back(bytes[c.first]);
+    out->flows += c.count;
+    c.first = static_cast<std::uint32_t>(i);
+    out->folded.class_of.push_back(static_cast<std::uint32_t>(i));
+  }
+  return out;
+}
+
+void CollectivePlans::flush_syncs(System& system) {
+  for (auto& [key, plan] : plans_) {
+    if (plan.pending_syncs > 0) system.sync(plan.ipus, plan.pending_syncs);
+    plan.pending_syncs = 0;
+  }
+}
+
+}  // namespace ipusim
