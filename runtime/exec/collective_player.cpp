@@ -78,6 +78,32 @@ const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
   return it->second;
 }
 
+namespace {
+
+/// True when a one-to-one map takes `a[i]` to `b[i]` for every i (the sizes of a step's
+/// transfers take few distinct values: a short list of pairs is enough).
+bool relabels_one_to_one(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  if (a.size() != b.size()) return false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> map;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    bool found = false;
+    for (const auto& [x, y] : map) {
+      if (x == a[i] || y == b[i]) {
+        if (x != a[i] || y != b[i]) return false;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if (map.size() >= 64) return false;  // many sizes: fold the step afresh
+      map.emplace_back(a[i], b[i]);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
                                         coll::Schedule* summary, const TileBoundFn& tile_bound) {
   return play_impl(request, summary, tile_bound, nullptr);
@@ -226,6 +252,12 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   if (recording) plan->steps.clear();
   std::shared_ptr<const CompactFoldedBatch> last_batch;
   std::uint64_t traffic_version = 0, last_batch_version = ~0ull;
+  // The last folding's routes (by version), bytes and each class's first flow: a step with the
+  // same routes whose sizes relabel the last one's one to one folds the same way (classes are
+  // equal sizes and cells, so only the partition of the sizes matters), with its sizes.
+  std::uint64_t routes_version = 0, last_fold_routes_version = ~0ull;
+  std::vector<std::uint64_t> last_fold_bytes;
+  std::vector<std::uint32_t> last_fold_first;
 
   // The traffic of the previous step: routes (of the transfers that cross links), bytes,
   // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
@@ -250,6 +282,7 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
         pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
       const bool same_pairs = have_prev && pairs == prev_pairs;
       if (!same_pairs) {
+        ++routes_version;
         step_routes.clear();
         crosses_links.clear();
         prev_highest = LinkTier::Local;
@@ -293,9 +326,23 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
           } else if (recording && !plan->recording_failed && network.folding()) {
             // Fold the step once (repeats of its traffic share the folding), start it folded.
             if (!step_routes.empty() && last_batch_version != traffic_version) {
-              const std::optional<FoldedBatch> f =
-                  fold_batch(*network.engine().fold_cells(), step_routes, step_bytes);
-              last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;
+              if (last_batch && last_fold_routes_version == routes_version &&
+                  relabels_one_to_one(last_fold_bytes, step_bytes)) {
+                auto b = std::make_shared<CompactFoldedBatch>(*last_batch);
+                for (std::size_t c = 0; c < b->bytes.size(); ++c)
+                  b->bytes[c] = b->folded.classes[c].bytes = step_bytes[last_fold_first[c]];
+                last_batch = std::move(b);
+              } else {
+                const std::optional<FoldedBatch> f = fold_batch(
+                    *network.engine().fold_cells(), step_routes, step_bytes, &fold_scratch_);
+                last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;
+                last_fold_first.clear();
+                if (last_batch) {
+                  for (const FoldedClass& c : f->classes) last_fold_first.push_back(c.first);
+                }
+              }
+              last_fold_routes_version = routes_version;
+              last_fold_bytes = step_bytes;
               last_batch_version = traffic_version;
             }
             if (step_routes.empty() || last_batch) {

@@ -84,6 +84,7 @@ class CollectivePlayer {
   std::uint64_t replayed_steps_ = 0;
   std::uint64_t planned_steps_ = 0;
   std::unordered_map<std::uint64_t, Route> routes_;
+  FoldScratch fold_scratch_;  ///< fold_batch()'s scratch for recording plans
 };
 
 /// Collective topology facts of a system for `ipus_per_replica`.

@@ -274,7 +274,7 @@ CollectiveTiming Executor::run_collective(const CollectiveOp& cop, const std::st
     // syncs the player would record) instead of simulating every superstep.
     const CachedCollective& c = it->second;
     sc_core::wait(ns_to_sc(c.timing.total_ns()));
-    net.credit_replay(c.timing.flows, 0, c.resources);
+    net.credit_replay(c.timing.flows, 0, net.folding() ? c.rep_resources : c.resources);
     if (plans_ && plans_->plan(key).members_known) {
       // The same sorted IPUs the plan syncs: credited with its syncs at the end.
       plans_->plan(key).pending_syncs += c.timing.steps;
@@ -315,6 +315,11 @@ CollectiveTiming Executor::run_collective(const CollectiveOp& cop, const std::st
     d.transfers = after.transfers - before[id].transfers;
     d.max_concurrent = after.max_concurrent;
     c.resources.emplace_back(id, d);
+  }
+  if (const ResourceCells* cells = net.engine().fold_cells()) {
+    for (const auto& e : c.resources) {
+      if (cells->rep(cells->cell_of(e.first)) == e.first) c.rep_resources.push_back(e);
+    }
   }
   cache_[key] = std::move(c);
   return cache_[key].timing;

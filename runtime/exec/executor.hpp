@@ -103,6 +103,8 @@ class Executor : public sc_core::sc_module {
     CollectiveTiming timing;
     bool crosses = false;  ///< spans IPU-Link domains: all resources were recorded
     std::vector<std::pair<ResourceId, ResourceStats>> resources;  ///< deltas of the links it used
+    /// The same for the representatives only (the network credits nobody else while it folds).
+    std::vector<std::pair<ResourceId, ResourceStats>> rep_resources;
   };
   /// True if no other op of the current phase can touch the resources a collective on lane
   /// (vg, l) uses while it runs: every unfinished collective and IpuCopy of the phase is on
