@@ -282,19 +282,27 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
         pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
       const bool same_pairs = have_prev && pairs == prev_pairs;
       if (!same_pairs) {
+        prev_pairs.swap(pairs);
         ++routes_version;
         step_routes.clear();
         crosses_links.clear();
         prev_highest = LinkTier::Local;
-        for (const auto& t : step.transfers) {
-          const Route& r = route(t.src_ipu, t.dst_ipu);
-          crosses_links.push_back(!r.empty());
-          if (r.empty()) continue;
-          step_routes.push_back(&r);
-          const LinkTier tier = system_.tier(r);
-          if (static_cast<int>(tier) > static_cast<int>(prev_highest)) prev_highest = tier;
+        // A pair's transfers often follow each other (the runs of one fragment): the route
+        // and tier of the last pair are reused.
+        std::uint64_t last_pair = ~0ull;
+        const Route* r = nullptr;
+        for (std::size_t k = 0; k < step.transfers.size(); ++k) {
+          if (prev_pairs[k] != last_pair) {
+            last_pair = prev_pairs[k];
+            r = &route(step.transfers[k].src_ipu, step.transfers[k].dst_ipu);
+            if (!r->empty()) {
+              const LinkTier tier = system_.tier(*r);
+              if (static_cast<int>(tier) > static_cast<int>(prev_highest)) prev_highest = tier;
+            }
+          }
+          crosses_links.push_back(!r->empty());
+          if (!r->empty()) step_routes.push_back(r);
         }
-        prev_pairs.swap(pairs);
       }
       new_bytes.clear();
       prev_max_sent = 0;
