@@ -134,6 +134,7 @@ void Network::transfer_batch_folded(const std::vector<const Route*>& routes,
   if (!engine_.folding())
     throw SimulationError("transfer_batch_folded: the network does not fold (set_fold())");
   if (flows == 0) return;
+  ++prefolded_batches_;
   Batch batch;
   batch.pending = flows;
   // What transfer_batch() does for a batch the engine finds equitable, without the check.

@@ -100,6 +100,8 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
                              std::uint64_t flows);
   /// True while the fluid engine folds symmetric batches (set_fold()).
   bool folding() const { return engine_.folding(); }
+  /// Batches started through transfer_batch_folded() so far (for run_info and tests).
+  std::uint64_t prefolded_batches() const { return prefolded_batches_; }
 
   /// The resource table (names, capacities, flow control) in every model; in the fluid model
   /// also its solver, in the others it carries no flows.
@@ -184,6 +186,7 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool in_wake_ = false;
   bool delta_pending_ = false;
   std::uint64_t wakeups_ = 0;
+  std::uint64_t prefolded_batches_ = 0;
   std::uint64_t origin_ps_ = 0;  ///< simulated time (ps) of the engine's time 0
 };
 

@@ -25,6 +25,27 @@ std::shared_ptr<const CompactFoldedBatch> compact_folding(const FoldedBatch& fol
   return out;
 }
 
+bool sizes_relabel_one_to_one(const std::vector<std::uint64_t>& a,
+                              const std::vector<std::uint64_t>& b) {
+  if (a.size() != b.size()) return false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> map;  // few sizes: a short list
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    bool found = false;
+    for (const auto& [x, y] : map) {
+      if (x == a[i] || y == b[i]) {
+        if (x != a[i] || y != b[i]) return false;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if (map.size() >= 64) return false;
+      map.emplace_back(a[i], b[i]);
+    }
+  }
+  return true;
+}
+
 void CollectivePlans::flush_syncs(System& system) {
   for (auto& [key, plan] : plans_) {
     if (plan.pending_syncs > 0) system.sync(plan.ipus, plan.pending_syncs);

@@ -36,6 +36,13 @@ std::shared_ptr<const CompactFoldedBatch> compact_folding(const FoldedBatch& fol
                                                           const std::vector<const Route*>& routes,
                                                           const std::vector<std::uint64_t>& bytes);
 
+/// True when a one-to-one map takes `a[i]` to `b[i]` for every i: two batches on the same
+/// routes whose sizes relate so fold the same way (classes are equal sizes and cells, so only
+/// the partition of the sizes matters), each class with its own size. False also beyond 64
+/// distinct sizes (a step's transfers take few; such a step is simply folded afresh).
+bool sizes_relabel_one_to_one(const std::vector<std::uint64_t>& a,
+                              const std::vector<std::uint64_t>& b);
+
 /// One exchange step of a recorded collective: what the player needs to time it again.
 struct PlannedStep {
   std::string phase;

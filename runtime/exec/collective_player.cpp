@@ -78,32 +78,6 @@ const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
   return it->second;
 }
 
-namespace {
-
-/// True when a one-to-one map takes `a[i]` to `b[i]` for every i (the sizes of a step's
-/// transfers take few distinct values: a short list of pairs is enough).
-bool relabels_one_to_one(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
-  if (a.size() != b.size()) return false;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> map;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    bool found = false;
-    for (const auto& [x, y] : map) {
-      if (x == a[i] || y == b[i]) {
-        if (x != a[i] || y != b[i]) return false;
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      if (map.size() >= 64) return false;  // many sizes: fold the step afresh
-      map.emplace_back(a[i], b[i]);
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
                                         coll::Schedule* summary, const TileBoundFn& tile_bound) {
   return play_impl(request, summary, tile_bound, nullptr);
@@ -335,7 +309,7 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
             // Fold the step once (repeats of its traffic share the folding), start it folded.
             if (!step_routes.empty() && last_batch_version != traffic_version) {
               if (last_batch && last_fold_routes_version == routes_version &&
-                  relabels_one_to_one(last_fold_bytes, step_bytes)) {
+                  sizes_relabel_one_to_one(last_fold_bytes, step_bytes)) {
                 auto b = std::make_shared<CompactFoldedBatch>(*last_batch);
                 for (std::size_t c = 0; c < b->bytes.size(); ++c)
                   b->bytes[c] = b->folded.classes[c].bytes = step_bytes[last_fold_first[c]];

@@ -95,9 +95,10 @@ SimulationResult simulate(ConfigDoc& doc) {
   summary << workload->summary();
   const std::uint32_t num_ipus = system->num_ipus();
   const std::uint64_t folded = system->network().engine().folded_flows();
+  const std::uint64_t prefolded = system->network().prefolded_batches();
   workload.reset();
   retire_system(std::move(system));
-  return {std::move(report), summary.str(), "", 0, num_ipus, folded};
+  return {std::move(report), summary.str(), "", 0, num_ipus, folded, prefolded};
 }
 
 }  // namespace ipusim

@@ -21,6 +21,8 @@ struct SimulationResult {
   std::uint32_t num_ipus = 0;
   /// Flows the network played folded onto representatives (symmetric replicas; run_info).
   std::uint64_t folded_flows = 0;
+  /// Batches handed to the network already folded (collective plans, remote exchanges).
+  std::uint64_t prefolded_batches = 0;
 };
 
 /// Runs the config once. Throws ConfigError for bad input found before simulating; anything

@@ -17,6 +17,9 @@ namespace {
 std::pair<std::uint64_t, std::uint64_t> last_delta_cycles;
 /// Flows the network folded (run_info.network_folded_flows) in the last run_both(), on and off.
 std::pair<std::uint64_t, std::uint64_t> last_folded;
+/// Batches handed to the network already folded (run_info.network_prefolded_batches: collective
+/// plans and remote exchanges played before), on and off.
+std::pair<std::uint64_t, std::uint64_t> last_prefolded;
 
 /// Runs `ipusim run config --set ...` with fast paths on and off; returns both reports
 /// without run_info.
@@ -41,6 +44,8 @@ std::pair<Json, Json> run_both(const std::string& config, const std::vector<std:
     (fast ? last_delta_cycles.first : last_delta_cycles.second) = deltas;
     (fast ? last_folded.first : last_folded.second) =
         report.at("run_info").value("network_folded_flows", std::uint64_t{0});
+    (fast ? last_prefolded.first : last_prefolded.second) =
+        report.at("run_info").value("network_prefolded_batches", std::uint64_t{0});
     report.erase("run_info");
     (fast ? out.first : out.second) = std::move(report);
   }
@@ -151,6 +156,10 @@ TEST_CASE("fast paths: a symmetric 4-domain training step is folded and byte-ide
   check_same(config, sets);
   CHECK(last_folded.first > 0);
   CHECK(last_folded.second == 0);  // fast paths off: the general path
+  // The collectives and remote exchanges played before were handed over folded
+  // (runtime/exec/collective_plan.hpp): their schedules were not generated again.
+  CHECK(last_prefolded.first > 0);
+  CHECK(last_prefolded.second == 0);
 }
 
 TEST_CASE("fast paths: remote IO on the first machine only is not folded", "[fast_paths][fold]") {
@@ -160,6 +169,7 @@ TEST_CASE("fast paths: remote IO on the first machine only is not folded", "[fas
       source_path("configs/workloads/gpt3_175b_pod256.json"),
       {"workload.model.transformer.layers=2", "workload.executor.simulate_replicas=first_machine"});
   CHECK(last_folded.first == 0);
+  CHECK(last_prefolded.first == 0);  // no plans either: every step through the general path
 }
 
 }  // namespace ipusim::test
