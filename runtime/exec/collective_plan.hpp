@@ -62,6 +62,9 @@ struct CollectivePlan {
   /// True once a play recorded every step folded; false while none did or one did not fold.
   bool complete = false;
   bool recording_failed = false;  ///< a step did not fold: the collective is never replayed
+  /// A play is recording the steps (another lane playing the same collective meanwhile must
+  /// not record too: it plays without recording).
+  bool recording = false;
   std::vector<PlannedStep> steps;
   /// Syncs of this collective's plays not yet credited to its IPUs (CollectivePlans::flush).
   std::uint64_t pending_syncs = 0;

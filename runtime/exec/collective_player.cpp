@@ -222,8 +222,12 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     }
   }
   // Recording: this play lists each step's folded batch in the plan.
-  const bool recording = plan && !plan->complete && !plan->recording_failed && skip == 0;
-  if (recording) plan->steps.clear();
+  const bool recording =
+      plan && !plan->complete && !plan->recording_failed && !plan->recording && skip == 0;
+  if (recording) {
+    plan->steps.clear();
+    plan->recording = true;
+  }
   std::shared_ptr<const CompactFoldedBatch> last_batch;
   std::uint64_t traffic_version = 0, last_batch_version = ~0ull;
   // The last folding's routes (by version), bytes and each class's first flow: a step with the
@@ -354,7 +358,10 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
   memo.flush();
   replayed_steps_ += memo.replayed();
-  if (recording && !plan->recording_failed) plan->complete = true;
+  if (recording) {
+    plan->recording = false;
+    plan->complete = !plan->recording_failed;
+  }
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
   if (plan) {
