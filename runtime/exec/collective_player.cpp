@@ -303,8 +303,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     const LinkTier highest = prev_highest;
     const std::uint64_t max_sent = prev_max_sent;
     if (!(i == skip && resume_mid_step)) begin_step(num_transfers, highest);
-    const auto [tx0, t1] = finish_step(
-        step.phase, highest, max_sent, step.reduce, step.max_reduce_elems_per_ipu, [&] {
+    const auto [tx0, t1] =
+        finish_step(step.phase, highest, max_sent, step.reduce, step.max_reduce_elems_per_ipu, [&] {
           if (memo_on && memo.can_replay()) {
             memo.replay();
           } else if (memo_on) {
@@ -332,9 +332,9 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
               last_batch_version = traffic_version;
             }
             if (step_routes.empty() || last_batch) {
-              PlannedStep ps{step.phase,  highest,       step.reduce,
-                             step.max_reduce_elems_per_ipu, num_transfers,
-                             step_routes.empty() ? nullptr : last_batch};
+              PlannedStep ps{step.phase,    highest,
+                             step.reduce,   step.max_reduce_elems_per_ipu,
+                             num_transfers, step_routes.empty() ? nullptr : last_batch};
               plan->steps.push_back(std::move(ps));
               if (!step_routes.empty())
                 network.transfer_batch_folded(last_batch->routes, last_batch->bytes,

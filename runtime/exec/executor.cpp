@@ -289,7 +289,9 @@ CollectiveTiming Executor::run_collective(const CollectiveOp& cop, const std::st
     return c.timing;
   }
   ++played_;
-  auto play = [&] { return plans_ ? player.play_planned(req, plans_->plan(key)) : player.play(req); };
+  auto play = [&] {
+    return plans_ ? player.play_planned(req, plans_->plan(key)) : player.play(req);
+  };
   if (!alone) return play();
   // Record what the play adds to the network's stats (nothing else runs meanwhile).
   const std::size_t n = net.engine().num_resources();

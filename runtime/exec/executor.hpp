@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/ipu/ipu.hpp"

@@ -70,7 +70,7 @@ TEST_CASE("plan: sizes that relabel one to one reuse a folding, others do not", 
   CHECK(sizes_relabel_one_to_one({10, 10, 20}, {7, 7, 9}));
   CHECK(sizes_relabel_one_to_one({10, 20}, {20, 10}));
   CHECK_FALSE(sizes_relabel_one_to_one({10, 10, 20}, {7, 8, 9}));  // 10 -> 7 and 10 -> 8
-  CHECK_FALSE(sizes_relabel_one_to_one({10, 20}, {7, 7}));          // two classes would merge
+  CHECK_FALSE(sizes_relabel_one_to_one({10, 20}, {7, 7}));         // two classes would merge
   CHECK_FALSE(sizes_relabel_one_to_one({10}, {10, 10}));
   // The relation the reuse rests on: equal routes and related sizes fold alike.
   const ResourceCells cells = two_domains();
