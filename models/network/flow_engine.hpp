@@ -35,6 +35,7 @@ namespace ipusim {
 
 class ResourceCells;
 struct FoldRecord;
+struct FoldedBatch;
 struct FoldScratch;
 
 using ResourceId = std::uint32_t;
@@ -218,6 +219,25 @@ class FlowEngine {
   void set_fold(std::shared_ptr<const ResourceCells> cells);
   /// True while folding is on.
   bool folding() const { return cells_ != nullptr; }
+  /// The cells folding uses (nullptr while folding is off).
+  const ResourceCells* fold_cells() const { return cells_.get(); }
+  /// Folding on: the folding of a batch (its classes and routes, kept for unfold()), or nullptr
+  /// when the batch is not equitable or folding is off. Nothing starts, nothing unfolds.
+  std::shared_ptr<const FoldRecord> fold_record(const std::vector<const Route*>& routes,
+                                                const std::vector<std::uint64_t>& bytes);
+  /// Folding on: starts `record`'s classes, one weighted flow each on the representatives;
+  /// `record` must be fold_record() of (`routes`, `bytes`). A caller that folded a batch before
+  /// (a remote exchange repeated every step) starts it again without the check.
+  void start_folded(double now_ns, const std::vector<const Route*>& routes,
+                    const std::vector<std::uint64_t>& bytes,
+                    const std::shared_ptr<const FoldRecord>& record, void* tag);
+  /// Folding on: starts a batch whose folding the caller recorded before, given compactly: one
+  /// route and size per class (routes[i] and bytes[i] are class i's representative flow's,
+  /// folded.class_of[i] == i). Its flows keep no member routes, so unfold() while one drains
+  /// stops the run (SimulationError naming sim.fast_paths=false).
+  void start_prefolded(double now_ns, const std::vector<const Route*>& routes,
+                       const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded,
+                       void* tag);
   /// Batches started folded so far, and the flows they stood for (for tests and benchmarks).
   std::uint64_t folded_batches() const { return folded_batches_; }
   std::uint64_t folded_flows() const { return folded_flows_; }
@@ -380,10 +400,6 @@ class FlowEngine {
   /// the batch takes the general path).
   bool start_folded_if_equitable(double now_ns, const std::vector<const Route*>& routes,
                                  const std::vector<std::uint64_t>& bytes, void* tag);
-  /// Folding on: starts the record's classes, one weighted flow each on the representatives.
-  void start_folded(double now_ns, const std::vector<const Route*>& routes,
-                    const std::vector<std::uint64_t>& bytes,
-                    const std::shared_ptr<const FoldRecord>& record, void* tag);
   /// Ends folding at any time, leaving the state the general path would have had: every
   /// resource takes its representative's stats, reference time, total rate and dirty mark,
   /// and every draining folded flow becomes the flows of its class (real routes, the general

@@ -7,6 +7,7 @@
 
 #include "models/network/flow_engine.hpp"
 #include "models/network/flow_fold.hpp"
+#include "sim/errors.hpp"
 
 namespace ipusim {
 
@@ -19,6 +20,14 @@ void FlowEngine::set_fold(std::shared_ptr<const ResourceCells> cells) {
 }
 
 void FlowEngine::unfold() {
+  // A compact batch (start_prefolded) keeps no member routes: its draining flows cannot become
+  // their members. Stop rather than guess (no shipped config reaches this).
+  for (const Flow& f : flows_) {
+    if (f.state == State::Draining && f.fold_src && f.fold_src->compact)
+      throw SimulationError(
+          "a batch that is not symmetric arrived while a collective replayed from its recorded "
+          "folding was in flight; run with --set sim.fast_paths=false");
+  }
   // Resources: while folded, a member's state is its representative's (the whole batch put the
   // same load on every member of a cell), so each member takes it over. A dirty representative
   // stands for all its members: the whole batch touched them all.
@@ -111,6 +120,29 @@ bool FlowEngine::start_folded_if_equitable(double now_ns, const std::vector<cons
   }
   unfold();
   return false;
+}
+
+std::shared_ptr<const FoldRecord> FlowEngine::fold_record(const std::vector<const Route*>& routes,
+                                                          const std::vector<std::uint64_t>& bytes) {
+  if (!cells_) return nullptr;
+  if (!fold_scratch_) fold_scratch_ = std::make_shared<FoldScratch>();
+  return fold_batch_cached(*cells_, routes, bytes, *fold_scratch_);
+}
+
+void FlowEngine::start_prefolded(double now_ns, const std::vector<const Route*>& routes,
+                                 const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded,
+                                 void* tag) {
+  auto record = std::make_shared<FoldRecord>();
+  record->bytes = bytes;
+  record->folded = folded;
+  record->compact = true;
+  // Ids as on the general path: the batch stands for every flow its classes count, so the
+  // next batch's ids (and flows_started()) follow them all, not only the representatives.
+  const FlowId base = next_id_;
+  std::uint64_t flows = 0;
+  for (const FoldedClass& c : folded.classes) flows += c.count;
+  start_folded(now_ns, routes, bytes, record, tag);
+  next_id_ = base + flows;
 }
 
 void FlowEngine::start_folded(double now_ns, const std::vector<const Route*>& routes,

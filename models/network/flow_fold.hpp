@@ -79,6 +79,9 @@ struct FoldRecord {
   std::vector<std::uint32_t> off;
   std::vector<std::uint64_t> bytes;
   FoldedBatch folded;
+  /// A compact record (FlowEngine::start_prefolded): one entry per class, no member routes
+  /// (res and off empty), so its flows cannot be unfolded member by member.
+  bool compact = false;
 };
 
 /// Scratch of fold_batch(), kept between calls to avoid allocations (per-resource and per-cell

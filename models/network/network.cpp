@@ -128,6 +128,36 @@ void Network::transfer_batch(const std::vector<const Route*>& routes,
   sc_core::wait(batch.done);
 }
 
+void Network::transfer_batch_folded(const std::vector<const Route*>& routes,
+                                    const std::vector<std::uint64_t>& bytes,
+                                    const FoldedBatch& folded, std::uint64_t flows) {
+  play_folded(flows, [&](void* tag) {
+    engine_.start_prefolded(engine_now_ns(), routes, bytes, folded, tag);
+  });
+}
+
+void Network::transfer_batch_folded(const std::vector<const Route*>& routes,
+                                    const std::vector<std::uint64_t>& bytes,
+                                    const std::shared_ptr<const FoldRecord>& record,
+                                    std::uint64_t flows) {
+  play_folded(
+      flows, [&](void* tag) { engine_.start_folded(engine_now_ns(), routes, bytes, record, tag); });
+}
+
+void Network::play_folded(std::uint64_t flows, const std::function<void(void*)>& start) {
+  if (!engine_.folding())
+    throw SimulationError("transfer_batch_folded: the network does not fold (set_fold())");
+  if (flows == 0) return;
+  ++prefolded_batches_;
+  Batch batch;
+  batch.pending = flows;
+  // What transfer_batch() does for a batch the engine finds equitable, without the check.
+  rebase_if_idle();
+  start(&batch);
+  notify_delta();
+  sc_core::wait(batch.done);
+}
+
 double Network::engine_now_ns() const {
   return static_cast<double>(sc_core::sc_time_stamp().value() - origin_ps_) * 1e-3;
 }

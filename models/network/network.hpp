@@ -90,6 +90,29 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   void transfer_batch(const std::vector<const Route*>& routes,
                       const std::vector<std::uint64_t>& bytes);
 
+  /// Blocking: starts a batch whose folding the caller recorded before, in compact form
+  /// (FlowEngine::start_prefolded: one route and size per class) and waits until its `flows`
+  /// flows have arrived. Only while folding(): the caller (a collective played before) skips
+  /// listing and checking the whole batch again. SimulationError when folding is off.
+  void transfer_batch_folded(const std::vector<const Route*>& routes,
+                             const std::vector<std::uint64_t>& bytes, const FoldedBatch& folded,
+                             std::uint64_t flows);
+  /// Blocking: the same for a whole batch folded before (`record` is FlowEngine::fold_record()
+  /// of `routes` and `bytes`, which stay valid until it arrives); its flows can be unfolded.
+  void transfer_batch_folded(const std::vector<const Route*>& routes,
+                             const std::vector<std::uint64_t>& bytes,
+                             const std::shared_ptr<const FoldRecord>& record, std::uint64_t flows);
+  /// The folding of a whole batch for transfer_batch_folded() (FlowEngine::fold_record()):
+  /// nullptr when it is not symmetric or the network does not fold.
+  std::shared_ptr<const FoldRecord> fold_record(const std::vector<const Route*>& routes,
+                                                const std::vector<std::uint64_t>& bytes) {
+    return engine_.fold_record(routes, bytes);
+  }
+  /// True while the fluid engine folds symmetric batches (set_fold()).
+  bool folding() const { return engine_.folding(); }
+  /// Batches started through transfer_batch_folded() so far (for run_info and tests).
+  std::uint64_t prefolded_batches() const { return prefolded_batches_; }
+
   /// The resource table (names, capacities, flow control) in every model; in the fluid model
   /// also its solver, in the others it carries no flows.
   const FlowEngine& engine() const { return engine_; }
@@ -173,6 +196,10 @@ class Network : public sc_core::sc_module, public StatsProvider, private Network
   bool in_wake_ = false;
   bool delta_pending_ = false;
   std::uint64_t wakeups_ = 0;
+  /// Starts a batch folded before (`start` is given the batch's tag) and waits for its
+  /// `flows` arrivals: the common part of both transfer_batch_folded().
+  void play_folded(std::uint64_t flows, const std::function<void(void*)>& start);
+  std::uint64_t prefolded_batches_ = 0;
   std::uint64_t origin_ps_ = 0;  ///< simulated time (ps) of the engine's time 0
 };
 

@@ -91,102 +91,76 @@ const Route& CollectivePlayer::route(std::uint32_t src, std::uint32_t dst) {
 
 CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
                                         coll::Schedule* summary, const TileBoundFn& tile_bound) {
+  return play_impl(request, summary, tile_bound, nullptr);
+}
+
+CollectiveTiming CollectivePlayer::play_planned(const coll::CollectiveRequest& request,
+                                                CollectivePlan& plan) {
+  return play_impl(request, nullptr, nullptr, &plan);
+}
+
+CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& request,
+                                             coll::Schedule* summary, const TileBoundFn& tile_bound,
+                                             CollectivePlan* plan) {
   CollectiveTiming timing;
   timing.start_ns = now_ns();
   const ChipParams& chip = system_.chip();
   const ClockDomain& clock = system_.clock();
+  Network& network = system_.network();
+  const bool tracing = trace_steps_ && TraceWriter::instance().enabled();
+  // Steps that repeat the previous step's traffic replay its network outcome (exact; see
+  // step_memo.hpp) when nothing else can use the network meanwhile and nothing traces it.
+  const bool memo_on = exclusive_network_ && network.can_replay() &&
+                       network.engine().params().fast_paths && !TraceWriter::instance().enabled();
+  if (memo_on || tracing) plan = nullptr;
 
-  // Every IPU of every member replica takes part in each BSP sync.
-  std::vector<std::uint32_t> ipus;
-  const std::uint32_t k_ipus = request.topology.ipus_per_replica;
-  for (const auto& group : request.groups)
-    for (std::uint32_t r : group)
-      for (std::uint32_t j = 0; j < k_ipus; ++j) ipus.push_back(r * k_ipus + j);
-  std::sort(ipus.begin(), ipus.end());
-  const SyncCost sync_cost = system_.sync_cost(ipus);
-  // Steps that stay inside IPU-Link domains sync each graph compile domain on its own
-  // (concurrently): a Poplar program's external sync spans its GCD. With one GCD per domain that
-  // is the largest per-domain sync; with one GCD over several domains (the V-IPU default) it is
-  // a sync across the GW-Links even though the data stays on IPU-Links.
-  SyncCost local_sync_cost{};
-  {
+  // Every IPU of every member replica takes part in each BSP sync (a plan keeps them).
+  std::vector<std::uint32_t> own_ipus;
+  SyncCost sync_cost{}, local_sync_cost{};
+  if (plan && plan->members_known) {
+    sync_cost = plan->sync_cost;
+    local_sync_cost = plan->local_sync_cost;
+  } else {
+    const std::uint32_t k_ipus = request.topology.ipus_per_replica;
+    for (const auto& group : request.groups)
+      for (std::uint32_t r : group)
+        for (std::uint32_t j = 0; j < k_ipus; ++j) own_ipus.push_back(r * k_ipus + j);
+    std::sort(own_ipus.begin(), own_ipus.end());
+    sync_cost = system_.sync_cost(own_ipus);
+    // Steps that stay inside IPU-Link domains sync each graph compile domain on its own
+    // (concurrently): a Poplar program's external sync spans its GCD. With one GCD per domain
+    // that is the largest per-domain sync; with one GCD over several domains (the V-IPU
+    // default) it is a sync across the GW-Links even though the data stays on IPU-Links.
     std::map<std::uint32_t, std::vector<std::uint32_t>> by_gcd;
-    for (std::uint32_t ipu : ipus) by_gcd[system_.gcd_of(ipu)].push_back(ipu);
+    for (std::uint32_t ipu : own_ipus) by_gcd[system_.gcd_of(ipu)].push_back(ipu);
     for (const auto& [gcd, members] : by_gcd) {
       const SyncCost c = system_.sync_cost(members);
       if (c.ns > local_sync_cost.ns) local_sync_cost = c;
     }
+    if (plan) {
+      plan->ipus = std::move(own_ipus);
+      plan->sync_cost = sync_cost;
+      plan->local_sync_cost = local_sync_cost;
+      plan->members_known = true;
+    }
   }
+  const std::vector<std::uint32_t>& ipus = plan ? plan->ipus : own_ipus;
   const double fixed_ns = clock.cycles_to_ns(static_cast<double>(chip.exchange_fixed_cycles));
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
   const ComputeDType compute_dtype =
       request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-  const bool tracing = trace_steps_ && TraceWriter::instance().enabled();
 
-  // The traffic of the previous step: routes (of the transfers that cross links), bytes,
-  // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
-  // the same IPU pairs (ring steps): routes and tiers are then looked up once, and a step that
-  // the schedule marks as repeating the previous step's traffic is not looked at at all.
-  std::vector<const Route*> step_routes;
-  std::vector<std::uint64_t> step_bytes, new_bytes;
-  std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
-  std::vector<std::uint64_t> pairs, prev_pairs;
-  std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
-  LinkTier prev_highest = LinkTier::Local;
-  std::uint64_t prev_max_sent = 0;
-  bool have_prev = false;
-  // Steps that repeat the previous step's traffic replay its network outcome (exact; see
-  // step_memo.hpp) when nothing else can use the network meanwhile and nothing traces it.
-  Network& network = system_.network();
-  const bool memo_on = exclusive_network_ && network.can_replay() &&
-                       network.engine().params().fast_paths && !TraceWriter::instance().enabled();
-  StepMemo memo(network);
-  // Syncs are recorded together at the end, by the scope each step paid (record_collective_syncs).
+  // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
   std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
-  auto play_step = [&](const coll::Superstep& step) {
-    const double t0 = now_ns();
-    const std::uint64_t num_transfers = step.transfers.size() + step.elided_transfers;
+  double t0 = 0;
+  // A step's start: its counters, the BSP sync (domain-local unless the exchange crosses
+  // GW-Links) and the exchange's fixed cost.
+  auto begin_step = [&](std::uint64_t num_transfers, LinkTier highest) {
+    t0 = now_ns();
     ++timing.steps;
     timing.transfers += num_transfers;
     model_event_counter() += num_transfers + 1;
-
-    if (!(have_prev && step.same_traffic_as_previous)) {
-      pairs.clear();
-      for (const auto& t : step.transfers)
-        pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
-      const bool same_pairs = have_prev && pairs == prev_pairs;
-      if (!same_pairs) {
-        step_routes.clear();
-        crosses_links.clear();
-        prev_highest = LinkTier::Local;
-        for (const auto& t : step.transfers) {
-          const Route& r = route(t.src_ipu, t.dst_ipu);
-          crosses_links.push_back(!r.empty());
-          if (r.empty()) continue;
-          step_routes.push_back(&r);
-          const LinkTier tier = system_.tier(r);
-          if (static_cast<int>(tier) > static_cast<int>(prev_highest)) prev_highest = tier;
-        }
-        prev_pairs.swap(pairs);
-      }
-      new_bytes.clear();
-      prev_max_sent = 0;
-      if (tile_bound) sent_per_ipu.clear();
-      for (std::size_t i = 0; i < step.transfers.size(); ++i) {
-        if (!crosses_links[i]) continue;
-        const auto& t = step.transfers[i];
-        new_bytes.push_back(t.bytes);
-        if (tile_bound) prev_max_sent = std::max(prev_max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
-      }
-      // Other traffic than the recorded step's: the memo no longer applies.
-      if (!same_pairs || new_bytes != step_bytes) memo.clear();
-      step_bytes.swap(new_bytes);
-      have_prev = true;
-    }
-    const LinkTier highest = prev_highest;
-    const std::uint64_t max_sent = prev_max_sent;
-    // BSP: sync (domain-local unless the exchange crosses GW-Links), then the exchange.
     const SyncCost& sync = highest == LinkTier::GwLink ? sync_cost : local_sync_cost;
     ++syncs;
     if (highest == LinkTier::GwLink) ++timing.gw_syncs;
@@ -194,17 +168,13 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
     timing.sync_ns += sync.ns;
     sc_core::wait(ns_to_sc(fixed_ns));
     timing.exchange_fixed_ns += fixed_ns;
-
+  };
+  // The rest of a step once its exchange (`exchange`, which plays the transfers) is due.
+  auto finish_step = [&](const std::string& phase, LinkTier highest, std::uint64_t max_sent,
+                         bool reduce, std::uint64_t max_reduce_elems, auto&& exchange) {
     const double tx0 = now_ns();
     const std::uint64_t tx0_ps = sc_core::sc_time_stamp().value();
-    if (memo_on && memo.can_replay()) {
-      memo.replay();
-    } else if (memo_on) {
-      memo.play_and_record(step_routes, step_bytes);
-    } else {
-      network.transfer_batch(step_routes, step_bytes);
-    }
-    timing.flows += step_routes.size();
+    exchange();
     const std::uint64_t link_ps = sc_core::sc_time_stamp().value() - tx0_ps;
     double link_ns = now_ns() - tx0;
     // Summed in whole ps: the totals then do not depend on when the collective ran (the
@@ -218,11 +188,10 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
         timing.on_chip_ns += tile_ns - link_ns;
       }
     }
-
-    if (step.reduce && step.max_reduce_elems_per_ipu > 0) {
+    if (reduce && max_reduce_elems > 0) {
       ComputeSpec spec;
-      spec.flops = static_cast<double>(step.max_reduce_elems_per_ipu);
-      spec.bytes = step.max_reduce_elems_per_ipu * elem_bytes * 3;  // read 2, write 1
+      spec.flops = static_cast<double>(max_reduce_elems);
+      spec.bytes = max_reduce_elems * elem_bytes * 3;  // read 2, write 1
       spec.dtype = compute_dtype;
       spec.unit = ComputeUnit::Vector;
       spec.reduction_vertex = true;  // a reduction vertex, not a training op (issue 25 item 7)
@@ -231,7 +200,168 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
       timing.reduce_ns += reduce_ns;
     }
     const double t1 = now_ns();
-    timing.phase_ns[step.phase] += t1 - t0;
+    timing.phase_ns[phase] += t1 - t0;
+    return std::make_pair(tx0, t1);
+  };
+
+  // A recorded plan: each step's folded batch goes to the network as it is. Should the network
+  // stop folding (a batch that is not symmetric), the schedule is generated from that step on.
+  std::uint64_t skip = 0;  // steps already played from the plan
+  bool resume_mid_step = false;
+  if (plan && plan->complete) {
+    for (const PlannedStep& ps : plan->steps) {
+      begin_step(ps.transfers, ps.highest);
+      if (ps.batch && !network.folding()) {
+        resume_mid_step = true;
+        break;
+      }
+      finish_step(ps.phase, ps.highest, 0, ps.reduce, ps.max_reduce_elems_per_ipu, [&] {
+        if (!ps.batch) return;
+        network.transfer_batch_folded(ps.batch->routes, ps.batch->bytes, ps.batch->folded,
+                                      ps.batch->flows);
+        timing.flows += ps.batch->flows;
+      });
+      RunProgress::instance().done(1, "supersteps");
+      ++skip;
+      ++planned_steps_;
+    }
+    if (!resume_mid_step) {
+      timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
+      timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
+      plan->pending_syncs += syncs;
+      plan->pending_gw_syncs += timing.gw_syncs;
+      timing.end_ns = now_ns();
+      return timing;
+    }
+  }
+  // Recording: this play lists each step's folded batch in the plan.
+  const bool recording =
+      plan && !plan->complete && !plan->recording_failed && !plan->recording && skip == 0;
+  if (recording) {
+    plan->steps.clear();
+    plan->recording = true;
+  }
+  std::shared_ptr<const CompactFoldedBatch> last_batch;
+  std::uint64_t traffic_version = 0, last_batch_version = ~0ull;
+  // The last folding's routes (by version), bytes and each class's first flow: a step with the
+  // same routes whose sizes relabel the last one's one to one folds the same way (classes are
+  // equal sizes and cells, so only the partition of the sizes matters), with its sizes.
+  std::uint64_t routes_version = 0, last_fold_routes_version = ~0ull;
+  std::vector<std::uint64_t> last_fold_bytes;
+  std::vector<std::uint32_t> last_fold_first;
+
+  // The traffic of the previous step: routes (of the transfers that cross links), bytes,
+  // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
+  // the same IPU pairs (ring steps): routes and tiers are then looked up once, and a step that
+  // the schedule marks as repeating the previous step's traffic is not looked at at all.
+  std::vector<const Route*> step_routes;
+  std::vector<std::uint64_t> step_bytes, new_bytes;
+  std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
+  std::vector<std::uint64_t> pairs, prev_pairs;
+  std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
+  LinkTier prev_highest = LinkTier::Local;
+  std::uint64_t prev_max_sent = 0;
+  bool have_prev = false;
+  StepMemo memo(network);
+  std::uint64_t index = 0;
+  auto play_step = [&](const coll::Superstep& step) {
+    const std::uint64_t i = index++;
+    const std::uint64_t num_transfers = step.transfers.size() + step.elided_transfers;
+    if (!(have_prev && step.same_traffic_as_previous)) {
+      pairs.clear();
+      for (const auto& t : step.transfers)
+        pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
+      const bool same_pairs = have_prev && pairs == prev_pairs;
+      if (!same_pairs) {
+        prev_pairs.swap(pairs);
+        ++routes_version;
+        step_routes.clear();
+        crosses_links.clear();
+        prev_highest = LinkTier::Local;
+        // A pair's transfers often follow each other (the runs of one fragment): the route
+        // and tier of the last pair are reused.
+        std::uint64_t last_pair = ~0ull;
+        const Route* r = nullptr;
+        for (std::size_t k = 0; k < step.transfers.size(); ++k) {
+          if (prev_pairs[k] != last_pair) {
+            last_pair = prev_pairs[k];
+            r = &route(step.transfers[k].src_ipu, step.transfers[k].dst_ipu);
+            if (!r->empty()) {
+              const LinkTier tier = system_.tier(*r);
+              if (static_cast<int>(tier) > static_cast<int>(prev_highest)) prev_highest = tier;
+            }
+          }
+          crosses_links.push_back(!r->empty());
+          if (!r->empty()) step_routes.push_back(r);
+        }
+      }
+      new_bytes.clear();
+      prev_max_sent = 0;
+      if (tile_bound) sent_per_ipu.clear();
+      for (std::size_t k = 0; k < step.transfers.size(); ++k) {
+        if (!crosses_links[k]) continue;
+        const auto& t = step.transfers[k];
+        new_bytes.push_back(t.bytes);
+        if (tile_bound) prev_max_sent = std::max(prev_max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
+      }
+      // Other traffic than the recorded step's: the memo no longer applies.
+      if (!same_pairs || new_bytes != step_bytes) {
+        memo.clear();
+        ++traffic_version;
+      }
+      step_bytes.swap(new_bytes);
+      have_prev = true;
+    }
+    if (i < skip) return;  // played from the plan
+    const LinkTier highest = prev_highest;
+    const std::uint64_t max_sent = prev_max_sent;
+    if (!(i == skip && resume_mid_step)) begin_step(num_transfers, highest);
+    const auto [tx0, t1] =
+        finish_step(step.phase, highest, max_sent, step.reduce, step.max_reduce_elems_per_ipu, [&] {
+          if (memo_on && memo.can_replay()) {
+            memo.replay();
+          } else if (memo_on) {
+            memo.play_and_record(step_routes, step_bytes);
+          } else if (recording && !plan->recording_failed && network.folding()) {
+            // Fold the step once (repeats of its traffic share the folding), start it folded.
+            if (!step_routes.empty() && last_batch_version != traffic_version) {
+              if (last_batch && last_fold_routes_version == routes_version &&
+                  sizes_relabel_one_to_one(last_fold_bytes, step_bytes)) {
+                auto b = std::make_shared<CompactFoldedBatch>(*last_batch);
+                for (std::size_t c = 0; c < b->bytes.size(); ++c)
+                  b->bytes[c] = b->folded.classes[c].bytes = step_bytes[last_fold_first[c]];
+                last_batch = std::move(b);
+              } else {
+                const std::optional<FoldedBatch> f = fold_batch(
+                    *network.engine().fold_cells(), step_routes, step_bytes, &fold_scratch_);
+                last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;
+                last_fold_first.clear();
+                if (last_batch) {
+                  for (const FoldedClass& c : f->classes) last_fold_first.push_back(c.first);
+                }
+              }
+              last_fold_routes_version = routes_version;
+              last_fold_bytes = step_bytes;
+              last_batch_version = traffic_version;
+            }
+            if (step_routes.empty() || last_batch) {
+              PlannedStep ps{step.phase,    highest,
+                             step.reduce,   step.max_reduce_elems_per_ipu,
+                             num_transfers, step_routes.empty() ? nullptr : last_batch};
+              plan->steps.push_back(std::move(ps));
+              if (!step_routes.empty())
+                network.transfer_batch_folded(last_batch->routes, last_batch->bytes,
+                                              last_batch->folded, last_batch->flows);
+            } else {
+              plan->recording_failed = true;  // not symmetric: the network's general path
+              network.transfer_batch(step_routes, step_bytes);
+            }
+          } else {
+            if (recording) plan->recording_failed = true;
+            network.transfer_batch(step_routes, step_bytes);
+          }
+          timing.flows += step_routes.size();
+        });
     if (tracing) trace_step(step, highest, t0, tx0, t1);
     RunProgress::instance().done(1, "supersteps");
   };
@@ -241,9 +371,18 @@ CollectiveTiming CollectivePlayer::play(const coll::CollectiveRequest& request,
       request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
   memo.flush();
   replayed_steps_ += memo.replayed();
+  if (recording) {
+    plan->recording = false;
+    plan->complete = !plan->recording_failed;
+  }
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
-  record_collective_syncs(system_, ipus, syncs, timing.gw_syncs);
+  if (plan) {
+    plan->pending_syncs += syncs;
+    plan->pending_gw_syncs += timing.gw_syncs;
+  } else {
+    record_collective_syncs(system_, ipus, syncs, timing.gw_syncs);
+  }
   if (summary) *summary = std::move(s);
   timing.end_ns = now_ns();
   return timing;

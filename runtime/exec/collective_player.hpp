@@ -12,6 +12,7 @@
 
 #include "collectives/algorithms/algorithm.hpp"
 #include "models/network/routing.hpp"
+#include "runtime/exec/collective_plan.hpp"
 #include "sim/json.hpp"
 
 namespace ipusim {
@@ -67,8 +68,19 @@ class CollectivePlayer {
   void set_exclusive_network(bool on) { exclusive_network_ = on; }
   /// Exchange steps replayed from the step memo so far (for tests and benchmarks).
   std::uint64_t replayed_steps() const { return replayed_steps_; }
+  /// Plays `request` as the collective `plan` records (collective_plan.hpp): while the network
+  /// folds, the first play records each step's folded batch and later plays hand the network
+  /// those batches instead of generating the schedule. The plan also keeps the members' sync
+  /// costs, and the syncs are credited later (CollectivePlans::flush_syncs). Not with a step
+  /// memo (set_exclusive_network) or a trace of the steps: then as play().
+  CollectiveTiming play_planned(const coll::CollectiveRequest& request, CollectivePlan& plan);
+  /// Steps played from a plan without generating the schedule (for tests and benchmarks).
+  std::uint64_t planned_steps() const { return planned_steps_; }
 
  private:
+  /// play() and play_planned(): `plan` is null for play().
+  CollectiveTiming play_impl(const coll::CollectiveRequest& request, coll::Schedule* summary,
+                             const TileBoundFn& tile_bound, CollectivePlan* plan);
   const Route& route(std::uint32_t src, std::uint32_t dst);
   /// Trace events of one step: the collective's phase track, and per IPU and link tracks.
   void trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0, double t1);
@@ -78,7 +90,9 @@ class CollectivePlayer {
   bool trace_steps_ = true;
   bool exclusive_network_ = false;
   std::uint64_t replayed_steps_ = 0;
+  std::uint64_t planned_steps_ = 0;
   std::unordered_map<std::uint64_t, Route> routes_;
+  FoldScratch fold_scratch_;  ///< fold_batch()'s scratch for recording plans
 };
 
 /// Collective topology facts of a system for `ipus_per_replica`.

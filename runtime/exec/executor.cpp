@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <tuple>
 
 #include "models/ipu/compute.hpp"
 #include "models/network/flow_fold.hpp"
@@ -62,8 +64,11 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
   // machine does IO, nor when a trace needs every flow.
   if (!opt_.first_machine_only && replicas_ * ipr_ == system_.num_ipus() &&
       system_.topology().num_ilds() > 1 && !TraceWriter::instance().enabled()) {
-    system_.network().set_fold(std::make_shared<ResourceCells>(system_.topology().symmetry_cells(),
-                                                               system_.network().engine()));
+    // While it folds, collectives and remote transfers played before hand it their folded
+    // batches directly (collective_plan.hpp): per-step cost by classes, not replicas.
+    if (system_.network().set_fold(std::make_shared<ResourceCells>(
+            system_.topology().symmetry_cells(), system_.network().engine())))
+      plans_ = std::make_shared<CollectivePlans>();
   }
   std::uint64_t ops = 0;
   for (const auto& phase : program.phases) ops += phase.ops.size();
@@ -129,6 +134,7 @@ void Executor::master() {
                                      now_ns() - t0);
   }
   end_ns_ = now_ns();
+  if (plans_) plans_->flush_syncs(system_);
   if (!stop_) replicate_activity();
   done_ = !stop_;
   ++generation_;
@@ -254,15 +260,12 @@ bool Executor::network_alone(std::size_t index, bool crosses) {
   return true;
 }
 
-CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
-                                          const std::string& key, std::size_t index,
-                                          CollectivePlayer& player, bool& cached) {
+CollectiveTiming Executor::run_collective(const CollectiveOp& cop, const std::string& key,
+                                          std::size_t index, CollectivePlayer& player,
+                                          bool& cached) {
   Network& net = system_.network();
-  bool crosses = false;
-  for (const auto& g : req.groups) {
-    for (std::uint32_t ipu : g)
-      crosses = crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
-  }
+  const coll::CollectiveRequest& req = cop.request;
+  const bool crosses = cop.crosses;
   const bool alone = opt_.collective_cache && network_alone(index, crosses);
   auto it = alone ? cache_.find(key) : cache_.end();
   if (it != cache_.end()) {
@@ -271,17 +274,26 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
     // syncs the player would record) instead of simulating every superstep.
     const CachedCollective& c = it->second;
     sc_core::wait(ns_to_sc(c.timing.total_ns()));
-    net.credit_replay(c.timing.flows, 0, c.resources);
-    std::vector<std::uint32_t> ipus;
-    for (const auto& g : req.groups) ipus.insert(ipus.end(), g.begin(), g.end());
-    std::sort(ipus.begin(), ipus.end());
-    record_collective_syncs(system_, ipus, c.timing.steps, c.timing.gw_syncs);
+    net.credit_replay(c.timing.flows, 0, net.folding() ? c.rep_resources : c.resources);
+    if (plans_ && plans_->plan(key).members_known) {
+      // The same sorted IPUs the plan syncs: credited with its syncs at the end.
+      plans_->plan(key).pending_syncs += c.timing.steps;
+      plans_->plan(key).pending_gw_syncs += c.timing.gw_syncs;
+    } else {
+      std::vector<std::uint32_t> ipus;
+      for (const auto& g : req.groups) ipus.insert(ipus.end(), g.begin(), g.end());
+      std::sort(ipus.begin(), ipus.end());
+      record_collective_syncs(system_, ipus, c.timing.steps, c.timing.gw_syncs);
+    }
     cached = true;
     ++cached_;
     return c.timing;
   }
   ++played_;
-  if (!alone) return player.play(req);
+  auto play = [&] {
+    return plans_ ? player.play_planned(req, plans_->plan(key)) : player.play(req);
+  };
+  if (!alone) return play();
   // Record what the play adds to the network's stats (nothing else runs meanwhile).
   const std::size_t n = net.engine().num_resources();
   std::vector<ResourceStats> before(n);
@@ -295,7 +307,7 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
   }
   CachedCollective c;
   c.crosses = crosses;
-  c.timing = player.play(req);
+  c.timing = play();
   for (ResourceId id = 0; id < n; ++id) {
     if (!recorded(id)) continue;
     const ResourceStats after = net.resource_stats(id);
@@ -306,6 +318,11 @@ CollectiveTiming Executor::run_collective(const coll::CollectiveRequest& req,
     d.transfers = after.transfers - before[id].transfers;
     d.max_concurrent = after.max_concurrent;
     c.resources.emplace_back(id, d);
+  }
+  if (const ResourceCells* cells = net.engine().fold_cells()) {
+    for (const auto& e : c.resources) {
+      if (cells->rep(cells->cell_of(e.first)) == e.first) c.rep_resources.push_back(e);
+    }
   }
   cache_[key] = std::move(c);
   return cache_[key].timing;
@@ -328,6 +345,60 @@ void Executor::run_transfers(std::vector<TransferRequest>& reqs) {
     bytes.push_back(r.bytes);
   }
   system_.network().transfer_batch(routes, bytes);
+}
+
+void Executor::run_remote(int vg, std::uint64_t load, std::uint64_t store) {
+  auto build = [&] {
+    std::vector<TransferRequest> reqs;
+    const std::vector<std::uint32_t> ipus = replica_ipus(vg, true);
+    reqs.reserve(2 * ipus.size());
+    for (std::uint32_t ipu : ipus) {
+      if (load) reqs.push_back({system_.remote_load_route(ipu), load});
+      if (store) reqs.push_back({system_.remote_store_route(ipu), store});
+    }
+    return reqs;
+  };
+  Network& net = system_.network();
+  if (!plans_ || !net.folding()) {
+    std::vector<TransferRequest> reqs = build();
+    run_transfers(reqs);
+    return;
+  }
+  // Folding: the batch of every replica's loads and stores is folded once per (virtual graph,
+  // sizes) and handed to the network folded from then on (collective_plan.hpp).
+  const std::tuple<int, std::uint64_t, std::uint64_t> key{vg, load, store};
+  auto it = remote_batches_.find(key);
+  if (it == remote_batches_.end()) {
+    std::vector<TransferRequest> reqs = build();
+    reqs.erase(
+        std::remove_if(reqs.begin(), reqs.end(),
+                       [](const TransferRequest& r) { return r.bytes == 0 || r.route.empty(); }),
+        reqs.end());
+    RemoteBatch rb;
+    if (!reqs.empty()) {
+      // The whole batch is kept (routes copied): its flows can then be unfolded should another
+      // lane's batch break the symmetry while they drain.
+      for (const TransferRequest& r : reqs) {
+        rb.routes.push_back(r.route);
+        rb.bytes.push_back(r.bytes);
+      }
+      for (const Route& r : rb.routes) rb.route_ptrs.push_back(&r);
+      rb.record = net.fold_record(rb.route_ptrs, rb.bytes);
+    }
+    if (!rb.record) rb = RemoteBatch{};
+    it = remote_batches_.emplace(key, std::move(rb)).first;
+    if (!it->second.record) {
+      run_transfers(reqs);  // not symmetric (or empty): the network's general path
+      return;
+    }
+  }
+  const RemoteBatch& rb = it->second;
+  if (!rb.record) {
+    std::vector<TransferRequest> reqs = build();
+    run_transfers(reqs);
+    return;
+  }
+  net.transfer_batch_folded(rb.route_ptrs, rb.bytes, rb.record, rb.route_ptrs.size());
 }
 
 void Executor::hold_compute_tiles(int vg, double duration_ns) {
@@ -370,13 +441,7 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
     case LKind::RemoteExchange: {
       std::uint64_t load = 0, store = 0;
       for (const LTransfer& x : op.transfers) (x.store ? store : load) += x.bytes;
-      const std::vector<std::uint32_t> ipus = replica_ipus(op.vg, true);
-      reqs.reserve(2 * ipus.size());
-      for (std::uint32_t ipu : ipus) {
-        if (load) reqs.push_back({system_.remote_load_route(ipu), load});
-        if (store) reqs.push_back({system_.remote_store_route(ipu), store});
-      }
-      run_transfers(reqs);
+      run_remote(op.vg, load, store);
       t.category = t.tier = to_string(LinkTier::StreamingMemory);
       break;
     }
@@ -408,22 +473,32 @@ void Executor::run_op(std::size_t p, std::size_t i, CollectivePlayer& player) {
       t.category = to_string(LinkTier::IpuLink);
       t.tier = to_string(LinkTier::Local);
       if (!op.group || op.group->getGroupSize() <= 1 || op.elements == 0) break;
-      coll::CollectiveRequest req;
-      req.op = op.cop;
-      req.reduce = coll::ReduceOp::Add;
-      req.dtype = coll_dtype(op.dtype);
-      req.elements_per_replica = op.elements;
-      req.topology = collective_topology(system_, 1, coll::LinkConfig::Default);
-      // Members are the vg-th IPU of each replica, played as one-IPU "replicas".
-      for (const auto& g : op.group->getGroups()) {
-        std::vector<std::uint32_t> ipus;
-        for (unsigned r : g) ipus.push_back(r * ipr_ + static_cast<std::uint32_t>(op.vg));
-        req.groups.push_back(std::move(ipus));
-      }
       const std::string key = coll::to_string(op.cop) + "|" + op.group->str() + "|" +
                               std::to_string(op.elements) + "|" + to_string(op.dtype) + "|" +
                               std::to_string(op.vg);
-      const CollectiveTiming ct = run_collective(req, key, i, player, t.cached);
+      // The request depends on the key alone: built once (its groups list every member).
+      auto it = collective_ops_.find(key);
+      if (it == collective_ops_.end()) {
+        CollectiveOp c;
+        coll::CollectiveRequest& req = c.request;
+        req.op = op.cop;
+        req.reduce = coll::ReduceOp::Add;
+        req.dtype = coll_dtype(op.dtype);
+        req.elements_per_replica = op.elements;
+        req.topology = collective_topology(system_, 1, coll::LinkConfig::Default);
+        // Members are the vg-th IPU of each replica, played as one-IPU "replicas".
+        for (const auto& g : op.group->getGroups()) {
+          std::vector<std::uint32_t> ipus;
+          for (unsigned r : g) ipus.push_back(r * ipr_ + static_cast<std::uint32_t>(op.vg));
+          req.groups.push_back(std::move(ipus));
+        }
+        for (const auto& g : req.groups) {
+          for (std::uint32_t ipu : g)
+            c.crosses = c.crosses || system_.ild_of(ipu) != system_.ild_of(g.front());
+        }
+        it = collective_ops_.emplace(key, std::move(c)).first;
+      }
+      const CollectiveTiming ct = run_collective(it->second, key, i, player, t.cached);
       t.category = t.tier = to_string(ct.gw_link_ns > 0 ? LinkTier::GwLink : LinkTier::IpuLink);
       t.gw_link_ns = ct.gw_link_ns;
       break;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/ipu/ipu.hpp"
@@ -102,6 +103,8 @@ class Executor : public sc_core::sc_module {
     CollectiveTiming timing;
     bool crosses = false;  ///< spans IPU-Link domains: all resources were recorded
     std::vector<std::pair<ResourceId, ResourceStats>> resources;  ///< deltas of the links it used
+    /// The same for the representatives only (the network credits nobody else while it folds).
+    std::vector<std::pair<ResourceId, ResourceStats>> rep_resources;
   };
   /// True if no other op of the current phase can touch the resources a collective on lane
   /// (vg, l) uses while it runs: every unfinished collective and IpuCopy of the phase is on
@@ -115,9 +118,29 @@ class Executor : public sc_core::sc_module {
   /// An unfinished op of the phase that must wait for op `index` (through its dependencies or
   /// its lane's order) cannot interfere either: such ops are allowed too.
   bool network_alone(std::size_t index, bool crosses);
-  /// Plays `req` (recording its network use when it runs alone) or replays a cached play.
-  CollectiveTiming run_collective(const coll::CollectiveRequest& req, const std::string& key,
+  /// A collective op's request (by key: it depends on nothing else) and whether its groups
+  /// span IPU-Link domains.
+  struct CollectiveOp {
+    coll::CollectiveRequest request;
+    bool crosses = false;
+  };
+  /// Plays `cop` (recording its network use when it runs alone) or replays a cached play.
+  CollectiveTiming run_collective(const CollectiveOp& cop, const std::string& key,
                                   std::size_t index, CollectivePlayer& player, bool& cached);
+  /// A remote exchange of `load` and `store` bytes on every replica's IPU of virtual graph `vg`.
+  void run_remote(int vg, std::uint64_t load, std::uint64_t store);
+  std::map<std::string, CollectiveOp> collective_ops_;
+  /// While the network folds: the plans of the collectives played (collective_plan.hpp).
+  std::shared_ptr<CollectivePlans> plans_;
+  /// While the network folds: each remote exchange's batch folded (by virtual graph, load and
+  /// store bytes), with its classes' routes; no batch when it did not fold.
+  struct RemoteBatch {
+    std::vector<Route> routes;  ///< every replica's transfers (route_ptrs point into it)
+    std::vector<const Route*> route_ptrs;
+    std::vector<std::uint64_t> bytes;
+    std::shared_ptr<const FoldRecord> record;  ///< FlowEngine::fold_record() of the batch
+  };
+  std::map<std::tuple<int, std::uint64_t, std::uint64_t>, RemoteBatch> remote_batches_;
   std::map<std::string, CachedCollective> cache_;
   /// Effect on the IPU model of each compute op's parts, by parts list: the same parts recur
   /// every micro-batch and layer, and every IPU of the system has the same chip and fidelity

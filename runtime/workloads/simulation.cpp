@@ -96,9 +96,10 @@ SimulationResult simulate(ConfigDoc& doc) {
   const std::uint32_t num_ipus = system->num_ipus();
   const std::uint64_t folded = system->network().engine().folded_flows();
   const std::uint64_t unfolded = system->network().engine().unfolded_flows();
+  const std::uint64_t prefolded = system->network().prefolded_batches();
   workload.reset();
   retire_system(std::move(system));
-  return {std::move(report), summary.str(), "", 0, num_ipus, folded, unfolded};
+  return {std::move(report), summary.str(), "", 0, num_ipus, folded, unfolded, prefolded};
 }
 
 }  // namespace ipusim

@@ -23,6 +23,8 @@ struct SimulationResult {
   std::uint64_t folded_flows = 0;
   /// Folded flows still draining when a batch broke the symmetry, played on unfolded.
   std::uint64_t unfolded_flows = 0;
+  /// Batches handed to the network already folded (collective plans, remote exchanges).
+  std::uint64_t prefolded_batches = 0;
 };
 
 /// Runs the config once. Throws ConfigError for bad input found before simulating; anything

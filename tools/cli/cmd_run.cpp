@@ -34,6 +34,9 @@ int run_config_doc(ConfigDoc& doc, const std::string& out_dir, bool trace, bool 
   if (result.folded_flows > 0) report["run_info"]["network_folded_flows"] = result.folded_flows;
   if (result.unfolded_flows > 0)
     report["run_info"]["network_unfolded_flows"] = result.unfolded_flows;
+  // Of those, the batches a collective played before (or a remote exchange) handed over folded.
+  if (result.prefolded_batches > 0)
+    report["run_info"]["network_prefolded_batches"] = result.prefolded_batches;
   // The page sees the SRAM histogram; report.json stays as it is without --html.
   const Json page_report = html ? report : Json();
   if (html) html::strip_sram_histograms(report);

@@ -19,6 +19,9 @@ std::pair<std::uint64_t, std::uint64_t> last_delta_cycles;
 std::pair<std::uint64_t, std::uint64_t> last_folded;
 /// Folded flows unfolded (run_info.network_unfolded_flows) in the last run_both(), on and off.
 std::pair<std::uint64_t, std::uint64_t> last_unfolded;
+/// Batches handed to the network already folded (run_info.network_prefolded_batches: collective
+/// plans and remote exchanges played before), on and off.
+std::pair<std::uint64_t, std::uint64_t> last_prefolded;
 
 /// Runs `ipusim run config --set ...` with fast paths on and off; returns both reports
 /// without run_info.
@@ -45,6 +48,8 @@ std::pair<Json, Json> run_both(const std::string& config, const std::vector<std:
         report.at("run_info").value("network_folded_flows", std::uint64_t{0});
     (fast ? last_unfolded.first : last_unfolded.second) =
         report.at("run_info").value("network_unfolded_flows", std::uint64_t{0});
+    (fast ? last_prefolded.first : last_prefolded.second) =
+        report.at("run_info").value("network_prefolded_batches", std::uint64_t{0});
     report.erase("run_info");
     (fast ? out.first : out.second) = std::move(report);
   }
@@ -155,6 +160,10 @@ TEST_CASE("fast paths: a symmetric 4-domain training step is folded and byte-ide
   check_same(config, sets);
   CHECK(last_folded.first > 0);
   CHECK(last_folded.second == 0);  // fast paths off: the general path
+  // The collectives and remote exchanges played before were handed over folded
+  // (runtime/exec/collective_plan.hpp): their schedules were not generated again.
+  CHECK(last_prefolded.first > 0);
+  CHECK(last_prefolded.second == 0);
 }
 
 TEST_CASE("fast paths: a batch that breaks the symmetry while folded flows drain unfolds them",
@@ -176,6 +185,7 @@ TEST_CASE("fast paths: remote IO on the first machine only is not folded", "[fas
       source_path("configs/workloads/gpt3_175b_pod256.json"),
       {"workload.model.transformer.layers=2", "workload.executor.simulate_replicas=first_machine"});
   CHECK(last_folded.first == 0);
+  CHECK(last_prefolded.first == 0);  // no plans either: every step through the general path
 }
 
 }  // namespace ipusim::test

@@ -1,0 +1,81 @@
+// Collective plans on a real system (runtime/exec/collective_plan.hpp): two Pod4 domains joined
+// by GW-Links, 8 replicas of one IPU, a 1 MiB AllReduce over all of them. With the network
+// folding, the first planned play records every step folded, the second hands the network the
+// recorded batches without generating the schedule, and a play after the network stopped
+// folding generates it again and takes the general path: all three give the plain play's
+// timing (the steps' link time is summed in whole ps, so it does not depend on when it ran).
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <catch2/catch.hpp>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "models/network/flow_fold.hpp"
+#include "runtime/exec/collective_player.hpp"
+#include "tests/component/collectives/collective_fixture.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as the plain play",
+          "[plan]") {
+  register_sim_params();
+  register_model_params();
+  register_runtime_params();
+  ConfigDoc doc = ConfigDoc::load_file(test::source_dir() + "/configs/systems/pod4.json");
+  doc.apply_override("/system/num_ilds=2");
+  doc.apply_override("/system/gw_topology=\"ring\"");
+  auto system = build_system(doc);
+  Network& net = system->network();
+  REQUIRE(net.set_fold(
+      std::make_shared<ResourceCells>(system->topology().symmetry_cells(), net.engine())));
+
+  coll::CollectiveRequest req;
+  req.op = coll::CollectiveOp::AllReduce;
+  req.dtype = coll::DType::Float32;
+  req.elements_per_replica = 262144;  // 1 MiB
+  req.topology = collective_topology(*system, 1, coll::LinkConfig::Default);
+  req.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+
+  CollectivePlayer player(*system);
+  player.set_trace_steps(false);
+  CollectivePlan plan;
+  CollectiveTiming plain, recorded, replayed, unfolded;
+  std::uint64_t prefolded_recording = 0, prefolded_replay = 0, planned_after_replay = 0;
+  bool folding_after_odd_batch = true;
+  sc_core::sc_spawn([&] {
+    plain = player.play(req);  // the network checks and folds each batch itself
+    recorded = player.play_planned(req, plan);
+    prefolded_recording = net.prefolded_batches();
+    replayed = player.play_planned(req, plan);
+    prefolded_replay = net.prefolded_batches() - prefolded_recording;
+    planned_after_replay = player.planned_steps();
+    // One transfer inside domain 0 only is not symmetric: on the idle network folding ends.
+    const Route r = system->route(0, 1);
+    net.transfer_batch({&r}, {4096});
+    folding_after_odd_batch = net.folding();
+    unfolded = player.play_planned(req, plan);
+  });
+  sc_core::sc_start();
+
+  REQUIRE(plain.steps > 0);
+  REQUIRE(plan.complete);
+  CHECK(plan.steps.size() == plain.steps);
+  // Recording hands over every step with transfers; the replay exactly as many, none generated.
+  CHECK(prefolded_recording > 0);
+  CHECK(prefolded_replay == prefolded_recording);
+  CHECK(planned_after_replay == plain.steps);
+  CHECK_FALSE(folding_after_odd_batch);
+  // The play after folding ended went through the general path: no step from the plan.
+  CHECK(player.planned_steps() == planned_after_replay);
+  for (const CollectiveTiming* t : {&recorded, &replayed, &unfolded}) {
+    CHECK(t->steps == plain.steps);
+    CHECK(t->transfers == plain.transfers);
+    CHECK(t->flows == plain.flows);
+    CHECK(t->gw_link_ns == plain.gw_link_ns);
+    CHECK(t->ipu_link_ns == plain.ipu_link_ns);
+    CHECK(t->sync_ns == Approx(plain.sync_ns).epsilon(1e-12));
+    CHECK(t->reduce_ns == Approx(plain.reduce_ns).epsilon(1e-12));
+    CHECK(t->total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
+  }
+}
