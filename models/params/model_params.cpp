@@ -261,13 +261,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1667, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1531, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
            "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
-           "configs/calibration/assumptions.json on 2026-11-27 on those three cases: 1667 ns "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host group, "
+           "with the C2 host path's PCIe efficiency): 1531 ns "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
@@ -276,12 +277,15 @@ std::vector<ParamSpec> machine_specs() {
                      "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x "
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
-      real("/machine/gateway/ipu_gateway_link_efficiency", "", 1.0, 0.001, 1,
+      real("/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
            "Usable fraction of an IPU's PCIe link: the IPU <-> gateway link (GC200, Bow) and, "
            "with host_attachment pcie_card, the C2 card's PCIe links to the host and the host "
            "switches' uplinks (the same PCIe endpoint and DMA design: ASSUMPTION, same protocol "
            "overhead per byte on Gen3 and Gen4). ASSUMPTION before the fit: 1.0; moved by "
-           "gc-hosttraffictest's two tile sides and CIT's host -> IPU bandwidth (3 set-ups)."),
+           "gc-hosttraffictest's two tile sides and CIT's host -> IPU bandwidth (3 set-ups); "
+           "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on "
+           "2026-11-27 on those three cases (host group): 0.7503 "
+           "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
@@ -345,13 +349,13 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.2837, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2786, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
            "(this entry of "
            "configs/calibration/assumptions.json) on 2026-11-27 on "
            "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
-           "gateway's posted pushes out of it, a DDR access each): 0.2837 "
+           "gateway's posted pushes out of it, a DDR access each): 0.2786 "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
            "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "
