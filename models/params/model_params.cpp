@@ -280,12 +280,12 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
            "Usable fraction of an IPU's PCIe link: the IPU <-> gateway link (GC200, Bow) and, "
            "with host_attachment pcie_card, the C2 card's PCIe links to the host and the host "
-           "switches' uplinks (the same PCIe endpoint and DMA design: ASSUMPTION, same protocol "
-           "overhead per byte on Gen3 and Gen4). ASSUMPTION before the fit: 1.0; moved by "
-           "gc-hosttraffictest's two tile sides and CIT's host -> IPU bandwidth (3 set-ups); "
-           "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on "
-           "2026-11-27 on those three cases (host group): 0.7503 "
-           "(configs/calibration/fitted.meta.json)."),
+           "switches' uplinks (one parameter for both: the same PCIe endpoint and DMA design, "
+           "taken to lose the same protocol overhead per byte on Gen3 and Gen4). ASSUMPTION "
+           "before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and CIT's host -> "
+           "IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
+           "group): 0.7503 (configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
