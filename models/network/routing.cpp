@@ -62,7 +62,9 @@ Topology::Topology(const HwParams& p)
       machines_per_ild_(p.system.machines_per_ild),
       wraps_(p.system.ipu_link_topology == IpuLinkTopology::Torus && rungs_ >= 3 &&
              p.ipu_link.torus_wrap_links > 0),
-      gw_(p.system.gw_topology) {
+      gw_(p.system.gw_topology),
+      pcie_card_(p.machine.host_attachment == HostAttachment::PcieCard),
+      pcie_per_switch_(std::max<std::uint32_t>(1, p.machine.pcie_card_ipus_per_switch)) {
   const auto n = num_ipus_;
   partner_.assign(n, kNone);
   cross_.assign(n, kNone);
@@ -205,10 +207,13 @@ void Topology::build_machines(const HwParams& p) {
     const std::string mn = machine_name(mi);
     ddr_[mi] = add(mn + ".ddr", ResourceKind::Ddr, "ddr", m.ddr_bandwidth_GBps * m.ddr_efficiency,
                    m.ddr_latency_ns, 1, mi);
-    host_in_[mi] = add("host->" + mn, ResourceKind::HostLink, "host_link",
-                       m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
-    host_out_[mi] = add(mn + "->host", ResourceKind::HostLink, "host_link",
-                        m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
+    // A C2 card has no host link of its own: its IPUs' PCIe links are built below.
+    if (!pcie_card_) {
+      host_in_[mi] = add("host->" + mn, ResourceKind::HostLink, "host_link",
+                         m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
+      host_out_[mi] = add(mn + "->host", ResourceKind::HostLink, "host_link",
+                          m.host_link_GBps * m.host_link_efficiency, m.host_link_latency_ns, 1, mi);
+    }
     for (std::uint32_t i = 0; i < ipm_; ++i) {
       const std::uint32_t ipu = mi * ipm_ + i;
       const double cap = m.ipu_gateway_link_GBps * m.ipu_gateway_link_efficiency;
@@ -217,6 +222,35 @@ void Topology::build_machines(const HwParams& p) {
       ipu_to_gw_[ipu] = add(join_name({"ipu", ipu, "->", mn, ".gw"}), ResourceKind::GatewayLink,
                             "gateway_link", cap, m.ipu_gateway_link_latency_ns, 1, mi);
     }
+  }
+  if (pcie_card_) build_pcie_cards(p);
+}
+
+void Topology::build_pcie_cards(const HwParams& p) {
+  // Each IPU's PCIe link to the host, and each host PCIe switch's uplink shared by the
+  // ipus_per_switch IPUs behind it; the IPUs' PCIe efficiency applies to both (same protocol).
+  const MachineParams& m = p.machine;
+  const double eff = m.ipu_gateway_link_efficiency;
+  const std::uint32_t per_switch = m.pcie_card_ipus_per_switch;
+  const std::uint32_t switches = (num_ipus_ + per_switch - 1) / per_switch;
+  switch_down_.assign(switches, kNone);
+  switch_up_.assign(switches, kNone);
+  for (std::uint32_t s = 0; s < switches; ++s) {
+    // Latency 0: the one-way host <-> IPU latency sits on the IPU's link, switch included.
+    switch_down_[s] = add(join_name({"host->pcie_switch", s}), ResourceKind::HostLink,
+                          "pcie_switch", m.pcie_card_switch_uplink_GBps * eff, 0, 1, kNone);
+    switch_up_[s] = add(join_name({"pcie_switch", s, "->host"}), ResourceKind::HostLink,
+                        "pcie_switch", m.pcie_card_switch_uplink_GBps * eff, 0, 1, kNone);
+  }
+  pcie_in_.assign(num_ipus_, kNone);
+  pcie_out_.assign(num_ipus_, kNone);
+  for (std::uint32_t ipu = 0; ipu < num_ipus_; ++ipu) {
+    pcie_in_[ipu] =
+        add(join_name({"host->ipu", ipu, ".pcie"}), ResourceKind::HostLink, "pcie_card",
+            m.pcie_card_link_GBps * eff, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
+    pcie_out_[ipu] =
+        add(join_name({"ipu", ipu, "->host.pcie"}), ResourceKind::HostLink, "pcie_card",
+            m.pcie_card_link_GBps * eff, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
   }
 }
 
@@ -412,16 +446,21 @@ std::uint32_t Topology::ipu_link_hops(std::uint32_t src, std::uint32_t dst) cons
 }
 
 Route Topology::remote_load_route(std::uint32_t ipu) const {
+  // A C2 card has no streaming memory: remote buffers live in host memory.
+  if (pcie_card_) return host_write_route(ipu);
   return {ddr_[machine_of(ipu)], gw_to_ipu_[ipu]};
 }
 Route Topology::remote_store_route(std::uint32_t ipu) const {
+  if (pcie_card_) return host_read_route(ipu);
   return {ipu_to_gw_[ipu], ddr_[machine_of(ipu)]};
 }
 Route Topology::host_write_route(std::uint32_t ipu) const {
+  if (pcie_card_) return {switch_down_[ipu / pcie_per_switch_], pcie_in_[ipu]};
   const std::uint32_t m = machine_of(ipu);
   return {host_in_[m], ddr_[m], gw_to_ipu_[ipu]};
 }
 Route Topology::host_read_route(std::uint32_t ipu) const {
+  if (pcie_card_) return {pcie_out_[ipu], switch_up_[ipu / pcie_per_switch_]};
   const std::uint32_t m = machine_of(ipu);
   return {ipu_to_gw_[ipu], ddr_[m], host_out_[m]};
 }

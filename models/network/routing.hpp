@@ -63,10 +63,13 @@ class Topology {
   Route remote_load_route(std::uint32_t ipu) const;
   /// IPU -> streaming memory.
   Route remote_store_route(std::uint32_t ipu) const;
-  /// Host -> IPU (host link, DDR buffer, gateway link).
+  /// Host -> IPU: host link, DDR buffer, gateway link; on a C2 card (host_attachment
+  /// pcie_card) the host PCIe switch's uplink, then the IPU's own PCIe link.
   Route host_write_route(std::uint32_t ipu) const;
-  /// IPU -> host.
+  /// IPU -> host (the same resources in the other direction, in reverse order).
   Route host_read_route(std::uint32_t ipu) const;
+  /// True when the host reaches each IPU over its own PCIe link (host_attachment pcie_card).
+  bool pcie_card() const { return pcie_card_; }
   /// The highest tier a route uses (host > GW-Link > streaming memory > IPU-Link).
   LinkTier tier(const Route& route) const;
   ResourceKind kind(ResourceId id) const { return kinds_[id]; }
@@ -110,6 +113,8 @@ class Topology {
   void build_ipu_links(const HwParams& p);
   void build_machines(const HwParams& p);
   void build_gw_links(const HwParams& p);
+  /// pcie_card: each IPU's PCIe link to the host and the host PCIe switches' uplinks.
+  void build_pcie_cards(const HwParams& p);
   /// leaf_spine: per machine an up- and downlink to its leaf, per leaf a switch and an up- and
   /// downlink bundle to the (non-blocking) spine.
   void build_leaf_spine(const HwParams& p);
@@ -120,6 +125,8 @@ class Topology {
   std::uint32_t num_ipus_, num_ilds_, ild_size_, ipm_, rungs_, machines_per_ild_;
   bool wraps_;
   GwTopology gw_;
+  bool pcie_card_;
+  std::uint32_t pcie_per_switch_;
   std::vector<ResourceSpec> specs_;
   std::vector<ResourceKind> kinds_;
   std::vector<std::uint32_t> owner_;
@@ -132,6 +139,7 @@ class Topology {
   ResourceId switch_ = kNone;
   std::uint32_t leaf_ilds_ = 0;
   std::vector<ResourceId> leaf_switch_, leaf_up_, leaf_down_;
+  std::vector<ResourceId> pcie_in_, pcie_out_, switch_down_, switch_up_;  ///< pcie_card
 };
 
 }  // namespace ipusim

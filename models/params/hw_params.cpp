@@ -153,6 +153,8 @@ IpuLinkParams read_ipu_link(ConfigDoc& doc, ConfigNode n, HwParams& p) {
 MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   MachineParams m;
   m.name = n.get_string("name");
+  m.host_attachment = n.get_enum("host_attachment") == "pcie_card" ? HostAttachment::PcieCard
+                                                                   : HostAttachment::Gateway;
   m.ipus_per_machine = get_u32(n, "ipus_per_machine");
   ConfigNode gw = n.child("gateway");
   m.ddr_bandwidth_GBps = gw.get_double("ddr_bandwidth_GBps");
@@ -181,6 +183,12 @@ MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   m.host_link_latency_ns = hl.get_double("latency_ns");
   read_tier_keys(doc, hl, "machine/host_link", p);
   hl.finish();
+  ConfigNode pc = n.child("pcie_card");
+  m.pcie_card_link_GBps = pc.get_double("link_GBps");
+  m.pcie_card_link_latency_ns = pc.get_double("link_latency_ns");
+  m.pcie_card_ipus_per_switch = get_u32(pc, "ipus_per_switch");
+  m.pcie_card_switch_uplink_GBps = pc.get_double("switch_uplink_GBps");
+  pc.finish();
   read_other_machine_tiers(doc, n, p);
   n.finish();
   return m;
@@ -380,6 +388,12 @@ HwParams read_hw_params(ConfigDoc& doc) {
                            "(M2K-DS): expected at most 1024, or gw_topology leaf_spine");
   }
   if (p.system.gw_topology == GwTopology::LeafSpine) check_leaf_spine_radix(root, p);
+  if (p.machine.host_attachment == HostAttachment::PcieCard && p.system.num_ilds > 1) {
+    root.child("machine").fail(
+        "host_attachment", "pcie_card has no gateway, so no GW-Links, but /system/num_ilds is " +
+                               std::to_string(p.system.num_ilds) +
+                               ": expected gateway, or num_ilds 1");
+  }
   p.system.name = name_as_run(p.system.name, p.num_ipus());
   return p;
 }
@@ -404,6 +418,9 @@ std::string to_string(ComputeDType t) {
   return "?";
 }
 std::string to_string(Fidelity f) { return f == Fidelity::PerTile ? "per_tile" : "aggregated"; }
+std::string to_string(HostAttachment a) {
+  return a == HostAttachment::PcieCard ? "pcie_card" : "gateway";
+}
 std::string to_string(IpuLinkTopology t) {
   return t == IpuLinkTopology::Ladder ? "ladder" : "torus";
 }

@@ -22,6 +22,9 @@ enum class ComputeUnit { Amp, Vector };
 enum class Fidelity { PerTile, Aggregated };
 /// IPU-Link wiring inside one IPU-Link domain.
 enum class IpuLinkTopology { Ladder, Torus };
+/// How the host reaches the IPUs: through the IPU-Machine's gateway, or each IPU's own PCIe
+/// link (C2 card in a host server).
+enum class HostAttachment { Gateway, PcieCard };
 /// How IPU-Link domains (Pod64 racks) are joined by GW-Links.
 enum class GwTopology { None, Ring, Switch, LeafSpine };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
@@ -98,6 +101,7 @@ struct IpuLinkParams {
 /// IPU-Machine parameters (`/machine`): gateway, streaming memory, GW-Links and host link.
 struct MachineParams {
   std::string name;
+  HostAttachment host_attachment{};  ///< `/machine/host_attachment`
   std::uint32_t ipus_per_machine{};
   double ddr_bandwidth_GBps{};
   double ddr_efficiency{};
@@ -117,6 +121,10 @@ struct MachineParams {
   double host_link_GBps{};
   double host_link_efficiency{};
   double host_link_latency_ns{};
+  double pcie_card_link_GBps{};               ///< pcie_card: each IPU's PCIe link per direction
+  double pcie_card_link_latency_ns{};         ///< pcie_card: host memory <-> IPU, one way
+  std::uint32_t pcie_card_ipus_per_switch{};  ///< pcie_card: IPUs sharing one switch uplink
+  double pcie_card_switch_uplink_GBps{};      ///< pcie_card: a switch's uplink per direction
   /// Streaming-memory capacity of one machine in bytes.
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);
@@ -175,6 +183,7 @@ HwParams registry_hw_params();
 std::string to_string(ComputeDType t);
 std::string to_string(Fidelity f);
 std::string to_string(IpuLinkTopology t);
+std::string to_string(HostAttachment a);
 std::string to_string(GwTopology t);
 std::string to_string(NetworkModel m);
 std::string to_string(Arbitration a);

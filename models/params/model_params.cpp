@@ -243,6 +243,14 @@ std::vector<ParamSpec> machine_specs() {
   using namespace spec;
   return {
       text("/machine/name", "m2000", "Machine name (m2000, bow2000); informational."),
+      choice("/machine/host_attachment", "gateway", {"gateway", "pcie_card"},
+             "How the host reaches the IPUs: gateway (IPU-M2000, Bow-2000: host link -> the "
+             "gateway's DDR buffer -> the IPU's PCIe link to the gateway; PG 2.4, PODDA) or "
+             "pcie_card (C2 card in a host server: each IPU's own PCIe link straight into the "
+             "host, through the server's PCIe switches; no gateway, no DDR buffer, no RoCE; the "
+             "IPU reads and writes host memory directly, command-line tools doc 'the IPU has "
+             "direct access to the buffer in the host memory'). pcie_card allows one IPU-Link "
+             "domain only (C2 servers have no GW-Links)."),
       integer("/machine/ipus_per_machine", "", 4, 1, 64,
               "IPUs per IPU-Machine: 4 (M2K-DS, BOW-DS) or 2 (C2 card); 1 only for a one-machine "
               "system (IPUs pair into ladder rungs)."),
@@ -253,13 +261,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1667, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1531, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
            "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
-           "configs/calibration/assumptions.json on 2026-11-27 on those three cases: 1667 ns "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host group, "
+           "with the C2 host path's PCIe efficiency): 1531 ns "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
@@ -268,14 +277,46 @@ std::vector<ParamSpec> machine_specs() {
                      "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x "
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
-      real("/machine/gateway/ipu_gateway_link_efficiency", "", 1.0, 0.001, 1,
-           "Usable fraction of the IPU <-> gateway link. ASSUMPTION: 1.0; calibrate."),
+      real("/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
+           "Usable fraction of an IPU's PCIe link: the IPU <-> gateway link (GC200, Bow) and, "
+           "with host_attachment pcie_card, the C2 card's PCIe links to the host and the host "
+           "switches' uplinks (one parameter for both: the same PCIe endpoint and DMA design, "
+           "taken to lose the same protocol overhead per byte on Gen3 and Gen4). ASSUMPTION "
+           "before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and CIT's host -> "
+           "IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
+           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
+           "group): 0.7503 (configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
            "public figure; a PCIe hop is well under the gateway's microsecond-scale latencies). "
            "Not fitted: no calibration case moves it at 0 (the 250 ns once written here as its "
            "assumption was written after a fit and is withdrawn)."),
+      plausible(real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
+                     "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
+                     "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
+                     "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
+                     "128b/130b). Its usable fraction is "
+                     "/machine/gateway/ipu_gateway_link_efficiency, the IPU's PCIe link "
+                     "efficiency: the same PCIe endpoint and DMA design as the GC200's link to "
+                     "the gateway (ASSUMPTION: same protocol overhead per byte)."),
+                1, 64),
+      real("/machine/pcie_card/link_latency_ns", "ns", 500, 0, 1e12,
+           "host_attachment pcie_card: one-way latency between host memory and an IPU over its "
+           "PCIe link and the server's PCIe switch; a read (tiles pulling a host buffer) waits 2 x "
+           "this, a write 1 x. ASSUMPTION: 500 ns (a DMA read round trip of about 1 us through "
+           "a root port and one PCIe Gen3 switch; no public IPU figure). Not fitted: the one "
+           "case it moves (CIT host -> IPU latency of a 4-byte stream) tests it."),
+      integer("/machine/pcie_card/ipus_per_switch", "", 4, 1, 1024,
+              "host_attachment pcie_card: IPUs behind one host PCIe switch, whose one uplink to "
+              "the host they share. ASSUMPTION: 4 = 2 C2 cards per switch: the 8-card C2 server "
+              "of 2019 (Dell DSS 8440, 16 IPUs) has four PCIe switches for its accelerator "
+              "slots (Dell/eeNews product descriptions); CIT's 8 C2 boards in one host."),
+      plausible(real("/machine/pcie_card/switch_uplink_GBps", "GB/s", 15.754, 0.001, 1e6,
+                     "host_attachment pcie_card: a host PCIe switch's uplink to the host CPU, per "
+                     "direction: PCIe Gen3 x16 = 16 x 8 GT/s x 128/130 / 8 (ASSUMPTION: x16, the "
+                     "widest Gen3 root port; same efficiency as the IPUs' links)."),
+                1, 128),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),
       plausible(real("/machine/gw_link/bandwidth_GBps_per_link", "GB/s", 12.5, 0.001, 1e6,
@@ -308,13 +349,13 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.2837, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2786, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
            "(this entry of "
            "configs/calibration/assumptions.json) on 2026-11-27 on "
            "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
-           "gateway's posted pushes out of it, a DDR access each): 0.2837 "
+           "gateway's posted pushes out of it, a DDR access each): 0.2786 "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
            "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "

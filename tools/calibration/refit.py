@@ -61,8 +61,11 @@ GROUPS = {
     },
     "host": {
         "prefix": "/machine/",
+        # gc-hosttraffictest's four sides and the C2 card's host -> IPU bandwidth (the IPUs'
+        # PCIe efficiency; the C2 latency row moves no fitted value and is not in the group).
         "cases": [CASES + "gc_hosttraffictest_%s.json" % n for n in (
-            "d2h_host_side", "d2h_tile_side", "h2d_host_side", "h2d_tile_side")],
+            "d2h_host_side", "d2h_tile_side", "h2d_host_side", "h2d_tile_side")] + [
+            CASES + "citadel_host_to_ipu_bandwidth.json"],
     },
 }
 

@@ -33,8 +33,18 @@ void Microbenchmark::run_host_buffer(Step& s) {
   Network& net = system_.network();
   const Route write = system_.host_write_route(s.ipu);  // host link, DDR, gateway -> IPU
   const Route read = system_.host_read_route(s.ipu);    // IPU -> gateway, DDR, host link
-  const Route host_to_buffer{write[0], write[1]}, buffer_to_tiles{write[1], write[2]};
-  const Route tiles_to_buffer{read[0], read[1]}, buffer_to_host{read[1], read[2]};
+  // On a C2 card (host_attachment pcie_card) the buffer is in host memory, which the IPU reads
+  // and writes directly: the tiles' transfers cross the whole route (the host PCIe switch and
+  // the IPU's PCIe link), and the host side moves nothing over any link.
+  const bool pcie = system_.topology().pcie_card();
+  const Route host_to_buffer = pcie ? Route{} : Route{write[0], write[1]};
+  const Route buffer_to_tiles = pcie ? write : Route{write[1], write[2]};
+  const Route tiles_to_buffer = pcie ? read : Route{read[0], read[1]};
+  const Route buffer_to_host = pcie ? Route{} : Route{read[1], read[2]};
+  // A read's request crosses the IPU's link to the buffer before the data comes back.
+  const double request_ns = pcie ? m.pcie_card_link_latency_ns : m.ipu_gateway_link_latency_ns;
+  const std::uint64_t host_bytes =
+      pcie ? 0 : static_cast<std::uint64_t>(s.tiles) * s.bytes_per_tile;
   const std::uint64_t B = static_cast<std::uint64_t>(s.tiles) * s.bytes_per_tile;
   const std::uint64_t n = s.repeat;
   // The tiles' exchange phase: each of `tiles` tiles sends or receives bytes_per_transfer off
@@ -66,7 +76,7 @@ void Microbenchmark::run_host_buffer(Step& s) {
     const double phase_ns = clock.cycles_to_ns(static_cast<double>(cycles));
     ipu.occupy_compute_tiles(ready, sync_ns + phase_ns);
     sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
-    if (to_tiles) sc_core::wait(ns_to_sc(m.ipu_gateway_link_latency_ns));  // the read request
+    if (to_tiles) sc_core::wait(ns_to_sc(request_ns));  // the read request
     if (B > 0) net.transfer({route, B});
     ++transfers_done_;
     const double end = std::max(now_ns(), phase_start + phase_ns);
@@ -78,11 +88,11 @@ void Microbenchmark::run_host_buffer(Step& s) {
     // tiles may start once the first is in; the last waits for the whole stream). Simultaneous
     // sides: the tiles read the buffer at their own pace, not waiting for the stream.
     sc_core::sc_spawn([&] {
-      if (B > 0) net.transfer({host_to_buffer, B});
+      if (host_bytes > 0) net.transfer({host_to_buffer, B});
       ++transfers_done_;
       in_buffer = 1;
       landed.notify(sc_core::SC_ZERO_TIME);
-      if (n > 1 && B > 0) net.transfer({host_to_buffer, (n - 1) * B});
+      if (n > 1 && host_bytes > 0) net.transfer({host_to_buffer, (n - 1) * B});
       ++transfers_done_;
       in_buffer = n;
       s.host_end_ns = now_ns();
@@ -117,7 +127,7 @@ void Microbenchmark::run_host_buffer(Step& s) {
         while (!s.simultaneous && in_buffer <= i) sc_core::wait(landed);
         if (i == 0) s.host_start_ns = now_ns();
         ++transfers_done_;
-        if (B == 0) {
+        if (host_bytes == 0) {
           ++arrived;
           continue;
         }
@@ -139,6 +149,11 @@ void Microbenchmark::run_host_buffer(Step& s) {
     }
     s.tile_end_ns = now_ns();
     if (!host_finished) sc_core::wait(host_done);
+  }
+  if (pcie) {
+    // The host's side of a C2 card's stream is the tiles' transfers themselves.
+    s.host_start_ns = s.tile_start_ns;
+    s.host_end_ns = s.tile_end_ns;
   }
   s.moved_bytes = n * B;
   s.end_ns = now_ns();

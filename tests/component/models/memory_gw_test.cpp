@@ -100,7 +100,9 @@ TEST_CASE("transfers between domains use GW-Links: ring (Pod128) hops and switch
   const double gwl = resolved(doc, "/machine/gw_link/links_per_machine") *
                      resolved(doc, "/machine/gw_link/bandwidth_GBps_per_link") *
                      resolved(doc, "/machine/gw_link/efficiency");
-  const double gwi = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps");
+  // The IPU <-> gateway link at its rate x the IPUs' PCIe efficiency (fitted, below 1).
+  const double gwi = resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                     resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency");
   const double bottleneck = std::min(gwl, gwi);
   const double chunk = resolved(doc, "/ipu_link/chunk_bytes");
   // Two IPU <-> gateway link crossings (out of the source IPU, into the destination IPU) and the
@@ -134,7 +136,9 @@ TEST_CASE("switched GW-Links: uplink, switch, downlink, each domain one hop away
   const double gwl = resolved(doc, "/machine/gw_link/links_per_machine") *
                      resolved(doc, "/machine/gw_link/bandwidth_GBps_per_link") *
                      resolved(doc, "/machine/gw_link/efficiency");
-  const double bottleneck = std::min(gwl, resolved(doc, "/machine/gateway/ipu_gateway_link_GBps"));
+  const double bottleneck =
+      std::min(gwl, resolved(doc, "/machine/gateway/ipu_gateway_link_GBps") *
+                        resolved(doc, "/machine/gateway/ipu_gateway_link_efficiency"));
   const double lat = resolved(doc, "/machine/gw_link/latency_ns") +
                      resolved(doc, "/machine/gw_link/switch_latency_ns") +
                      2 * resolved(doc, "/machine/gateway/ipu_gateway_link_latency_ns");

@@ -83,8 +83,10 @@ TEST_CASE("validate --cross-validate gives the leave-one-out errors computed by 
     CHECK(rows[i]["fitted"][kEfficiency]["value"].get<double>() == Approx(eff).epsilon(1e-5));
     CHECK(rows[i]["error"].get<double>() == Approx(error).margin(1e-5));
   }
+  // To the rows' own 1e-5: the folds start from the registry's default, where the fit's
+  // tolerance leaves a few 1e-6 of the exact optimum.
   CHECK(doc["cross_validation"]["geomean_abs_error"].get<double>() ==
-        Approx(std::expm1(log_sum / 3)).epsilon(1e-5));
+        Approx(std::expm1(log_sum / 3)).margin(1e-5));
 }
 
 TEST_CASE("a leave-one-out fold fits a parameter the one remaining set-up moves",

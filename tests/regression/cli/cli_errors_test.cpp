@@ -83,3 +83,15 @@ TEST_CASE("PopART's enum spellings are accepted in configs and mean the same", "
   CHECK_THAT(bad.err, Catch::Contains("/location/storage") &&
                           Catch::Contains("on_chip, off_chip") && Catch::Contains("OffChip"));
 }
+
+TEST_CASE("an unknown host attachment exits 2 naming its path and the choices", "[cli][errors]") {
+  Scratch s;
+  const std::string setup = source_path("configs/validation/setups/citadel_gc2_ladder16.json");
+  const CliResult bad = run_cli(
+      s, {"run", setup, "--set", "machine.host_attachment=pci", "--out", s.path("a"), "-q"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/machine/host_attachment") && Catch::Contains("gateway") &&
+                          Catch::Contains("pcie_card"));
+  const CliResult ok = run_cli(s, {"run", setup, "--out", s.path("b"), "-q"});
+  CHECK(ok.exit_code == 0);
+}

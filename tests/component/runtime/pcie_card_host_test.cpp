@@ -1,0 +1,125 @@
+// The C2-card host path (machine.host_attachment pcie_card): host streams cross the host PCIe
+// switch's uplink and the IPU's own PCIe link, no gateway, no DDR buffer, no host link of the
+// machine. Each case against a closed form of the resolved parameters.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "sim/errors.hpp"
+#include "tests/component/models/model_fixture.hpp"
+
+using namespace ipusim;
+using namespace ipusim::test;
+
+namespace {
+
+/// A Pod16 whose host reaches each IPU over PCIe, with round numbers for the hand-worked
+/// cases: links 8 GB/s x 0.75 = 6 B/ns, the switch uplink `uplink_GBps` x 0.75, 500 ns one way.
+ConfigDoc pcie_pod16(const Json& steps, double uplink_GBps) {
+  ConfigDoc doc = preset_config("pod16", workload(steps));
+  doc.apply_override("/machine/host_attachment=pcie_card");
+  doc.apply_override("/machine/pcie_card/link_GBps=8");
+  doc.apply_override("/machine/pcie_card/link_latency_ns=500");
+  doc.apply_override("/machine/pcie_card/ipus_per_switch=4");
+  doc.apply_override("/machine/pcie_card/switch_uplink_GBps=" + std::to_string(uplink_GBps));
+  doc.apply_override("/machine/gateway/ipu_gateway_link_efficiency=0.75");
+  return doc;
+}
+
+Json write_step(std::uint32_t ipu, std::uint32_t tiles, std::uint64_t bytes) {
+  return {
+      {"kind", "host_buffer_write"}, {"ipu", ipu}, {"tiles", tiles}, {"bytes_per_transfer", bytes}};
+}
+
+/// The tiles' side of one host -> tiles repetition alone on its route: the sync, the read
+/// request up the IPU's link (L), then the data back over the uplink (latency 0) and the link
+/// (L) at rate `Bpns`, with one chunk of fill on the second hop (the network's flow), beside
+/// the tiles' exchange phase.
+double tiles_read_ns(const ConfigDoc& doc, double bytes, double bytes_per_tile, double Bpns) {
+  const double L = 500;
+  const double chunk = resolved(doc, "/machine/host_link/chunk_bytes");
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
+  const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
+                        std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9)) *
+                       cycle_ns(doc);
+  return S + std::max(phase, L + L + (std::min(bytes, chunk) + bytes) / Bpns);
+}
+
+}  // namespace
+
+TEST_CASE("pcie_card, idle: a 4-byte host stream pays the PCIe latency twice and 4 B at 6 B/ns",
+          "[microbenchmark][pcie_card]") {
+  ConfigDoc doc = pcie_pod16(Json::array({write_step(0, 1, 4)}), 16);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  // S + max(phase, 500 + 500 + (4 + 4) / 6) = S + 1001.333 ns (the phase of one 4-byte
+  // transfer is far shorter); times are whole ps.
+  const double t = tiles_read_ns(doc, 4, 4, 6);
+  CHECK(t == Approx(resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc) + 1001.333333));
+  const Json w = b.step(0);
+  CHECK(w["tile_transfer_ns"].get<double>() == Approx(t).margin(0.01));
+  // No gateway buffer: the host's side is the tiles' transfer itself.
+  CHECK(w["host_side_GBps"].get<double>() == Approx(w["tile_side_GBps"].get<double>()));
+  // The route is the switch uplink and the IPU's PCIe link, no DDR or gateway link.
+  const Route route = b.system->host_write_route(0);
+  REQUIRE(route.size() == 2);
+  CHECK(b.system->topology().kind(route[0]) == ResourceKind::HostLink);
+  CHECK(b.system->topology().kind(route[1]) == ResourceKind::HostLink);
+}
+
+TEST_CASE("pcie_card, bulk: 1216 tiles x 40 KiB at the link's rate x efficiency",
+          "[microbenchmark][pcie_card]") {
+  ConfigDoc doc = pcie_pod16(Json::array({write_step(0, 1216, 40960)}), 16);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  // 49,807,360 B at min(8, 16) x 0.75 = 6 B/ns: 8,301,227 ns of bytes + one chunk of fill,
+  // plus 1000 ns of latency and the sync: 5.99 GB/s.
+  const double B = 1216.0 * 40960;
+  const double t = tiles_read_ns(doc, B, 40960, 6);
+  const Json w = b.step(0);
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(B / t));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(6.0).epsilon(0.01));
+}
+
+TEST_CASE(
+    "pcie_card, contention: two IPUs behind one switch share its uplink, not two "
+    "behind different switches",
+    "[microbenchmark][pcie_card]") {
+  // Concurrent host -> IPU streams of 16 MiB each over the host write routes. Uplink 8 GB/s x
+  // 0.75 = 6 B/ns: IPUs 0 and 1 (switch 0) get 3 B/ns each; IPU 4 (switch 1) keeps its link's
+  // 6 B/ns. Each: 500 ns on the IPU's link (the uplink has none) + (one chunk of fill + the
+  // bytes) / its rate.
+  const double B = 16.0 * 1048576;
+  auto host_write = [&](std::uint32_t ipu) {
+    return Json{{"kind", "host_write"}, {"ipu", ipu}, {"bytes", 16 * 1048576}};
+  };
+  Json steps =
+      Json::array({{{"kind", "concurrent"},
+                    {"steps", Json::array({host_write(0), host_write(1), host_write(4)})}}});
+  ConfigDoc doc = pcie_pod16(steps, 8);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double chunk = resolved(doc, "/machine/host_link/chunk_bytes");
+  auto alone = [&](double Bpns) { return 500 + (std::min(B, chunk) + B) / Bpns; };
+  const Json kids = b.step(0)["steps"];
+  CHECK(kids[0]["duration_ns"].get<double>() == Approx(alone(3)).margin(0.01));
+  CHECK(kids[1]["duration_ns"].get<double>() == Approx(alone(3)).margin(0.01));
+  CHECK(kids[2]["duration_ns"].get<double>() == Approx(alone(6)).margin(0.01));
+}
+
+TEST_CASE("pcie_card: bad attachment values and a multi-domain system are refused with the path",
+          "[pcie_card][errors]") {
+  ConfigDoc bad = pcie_pod16(Json::array({write_step(0, 1, 4)}), 16);
+  bad.apply_override("/machine/host_attachment=pcie");
+  CHECK_THROWS_WITH(build_system(bad, "bad"),
+                    Catch::Contains("/machine/host_attachment") && Catch::Contains("pcie_card"));
+  ConfigDoc two = preset_config("pod128", workload(Json::array({write_step(0, 1, 4)})));
+  two.apply_override("/machine/host_attachment=pcie_card");
+  CHECK_THROWS_WITH(build_system(two, "two"),
+                    Catch::Contains("/machine/host_attachment") && Catch::Contains("num_ilds"));
+}
