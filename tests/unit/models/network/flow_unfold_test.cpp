@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/network/flow_fold.hpp"
@@ -179,4 +180,39 @@ TEST_CASE("unfold: a single flow started over resources unfolds too", "[fold]") 
     CHECK(x[i].end_ns == y[i].end_ns);
   }
   p.check_stats(f, 400.0);
+}
+
+TEST_CASE("unfold: a compact batch counts every flow it stands for and is never unfolded blindly",
+          "[fold]") {
+  const Fabric f;
+  Pair p(f);
+  std::vector<Route> routes;
+  std::vector<std::uint64_t> bytes;
+  spine_and_leaf_batch(routes, bytes);
+  const std::vector<const Route*> all = pointers(routes);
+  const std::optional<FoldedBatch> folded = fold_batch(*p.folded.fold_cells(), all, bytes);
+  REQUIRE(folded);
+  // The compact form a collective plan keeps: class i's representative route and size only.
+  FoldedBatch compact;
+  std::vector<const Route*> reps;
+  std::vector<std::uint64_t> rep_bytes;
+  for (const FoldedClass& c : folded->classes) {
+    reps.push_back(all[c.first]);
+    rep_bytes.push_back(bytes[c.first]);
+    compact.classes.push_back(c);
+    compact.classes.back().first = static_cast<std::uint32_t>(compact.class_of.size());
+    compact.class_of.push_back(compact.classes.back().first);
+  }
+  REQUIRE(compact.classes.size() == 2);  // the spine-ring class and the leaf-ring class
+  int tag = 1;
+  p.folded.start_prefolded(0.0, reps, rep_bytes, compact, &tag);
+  p.folded.reallocate(0.0);
+  // 8 flows started, as the general path numbers them (the next flow is the 9th).
+  CHECK(p.folded.flows_started() == 8);
+  CHECK(p.folded.folded_flows() == 8);
+  // Domain 3 alone sends while the compact flows drain: they keep no member routes, so the
+  // engine stops with an error naming the switch instead of guessing the members' state.
+  const std::vector<Route> second = {Fabric::leaf(3)};
+  CHECK_THROWS_WITH(p.folded.start_batch(100.0, pointers(second), {600}, &tag),
+                    Catch::Contains("sim.fast_paths=false"));
 }
