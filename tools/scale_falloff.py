@@ -15,6 +15,16 @@ Pod256 set-ups follow training_results_v1.1: ResNet-50 mk2_resnet50_mlperf_pod25
 (256 replicas, micro-batch 20, accumulation 2) and BERT pod256-closed.json (32 replicas of 8
 IPUs, accumulation 96) with one graph compile domain per IPU-Link domain as on Pod128
 (scripts/pod128-run.sh, --num-gcds 2; ASSUMPTION for Pod256: the same one per domain).
+
+A second table splits ResNet-50's step (one configuration at every size; only the
+accumulation count differs) into a time per image per IPU and a time per step, solved through
+Pod16 and Pod64 (one IPU-Link domain each), simulated and measured alike; what Pod128 and Pod256
+take beyond that split is what their second (and further) domains cost per step. Below it, the
+GW-Link latency per traversal at which the simulated Pod128 fall-off would equal the measured
+one. Every GW-Link sync crosses the GW-Links out and back and holds every IPU (BSP), so the step
+is linear in the latency (about 2 x syncs per step ns per ns); the slope is taken from a second
+Pod128 run with 1 us more. A reading of what a source would have to show, not a fit: no
+calibration case crosses the GW-Links.
 """
 import json
 import os
@@ -53,6 +63,65 @@ def run(ipusim: str, root: str, config: str, extra: list) -> dict:
     return json.loads(out.stdout)
 
 
+def per_step_split(small: tuple, large: tuple) -> tuple:
+    """(time per sample per IPU, time per step) of the line step = a x samples + b through two
+    (samples per IPU per step, step time) points of one domain each."""
+    a = (small[1] - large[1]) / (small[0] - large[0])
+    return a, large[1] - a * large[0]
+
+
+def beyond_split(split: tuple, point: tuple) -> float:
+    """Step time of `point` (samples per IPU per step, step time) beyond the per-step split."""
+    return point[1] - (split[0] * point[0] + split[1])
+
+
+def breakeven_latency_ns(latency_ns: float, base: tuple, sim: tuple, fall_off: float,
+                         slope: float) -> float:
+    """GW-Link latency per traversal at which the simulated per-IPU fall-off from `base` to
+    `sim` (each (samples per IPU per step, step time in ns)) equals `fall_off` (a fraction):
+    the step it needs is base step x (sim samples / base samples) / (1 - fall_off), and the
+    step grows `slope` ns per ns of latency."""
+    target_ns = base[1] * (sim[0] / base[0]) / (1.0 - fall_off)
+    return latency_ns + (target_ns - sim[1]) / slope
+
+
+def gw_link_latency_ns(ipusim: str) -> float:
+    """The registry's /machine/gw_link/latency_ns (ipusim params --json)."""
+    out = subprocess.run([ipusim, "params", "--json"], check=True, capture_output=True, text=True,
+                         env=dict(os.environ, SC_COPYRIGHT_MESSAGE="DISABLE"))
+    return next(p["default"] for p in json.loads(out.stdout)
+                if p["path"] == "/machine/gw_link/latency_ns")
+
+
+def print_split(rows: list, ipusim: str, root: str) -> None:
+    """The second table (ResNet-50 only) and the break-even GW-Link latency."""
+    res = {r[1]: r for r in rows if r[0] == "ResNet-50"}
+    print()
+    print("| ResNet-50 | per image per IPU | per step | Pod128 beyond the split "
+          "| Pod256 beyond the split |")
+    print("|---|---|---|---|---|")
+    # Row layout: (model, system, step_ns, per-IPU sim /s, per-IPU measured /s, gw, samples).
+    for label, pick in (("simulated", lambda r: (r[6], r[2])),
+                        ("measured", lambda r: (r[6], r[6] / r[4] * 1e9) if r[4] else None)):
+        pts = {s: pick(res[s]) for s in res}
+        split = per_step_split(pts["Pod16"], pts["Pod64"])
+        extra = [f"{beyond_split(split, pts[s]) / 1e6:+.2f} ms" if pts[s] else "–"
+                 for s in ("Pod128", "Pod256")]
+        print(f"| {label} | {split[0] / 1e6:.4f} ms | {split[1] / 1e6:.2f} ms | {extra[0]} | "
+              f"{extra[1]} |")
+    p64, p128 = res["Pod64"], res["Pod128"]
+    fall = 1 - p128[4] / p64[4]
+    latency = gw_link_latency_ns(ipusim)
+    _, _, _, config, extra, _, _ = next(r for r in RUNS if r[:2] == ("ResNet-50", "Pod128"))
+    more = run(ipusim, root, config, extra + ["--set", f"machine.gw_link.latency_ns={latency + 1000}"])
+    slope = (more["workload"]["step_time_ns"] - p128[2]) / 1000.0
+    need = breakeven_latency_ns(latency, (p64[6], p64[2]), (p128[6], p128[2]), fall, slope)
+    print()
+    print(f"GW-Link latency per traversal at which the simulated Pod128 fall-off equals the "
+          f"measured {100 * fall:.1f} points: {need:.0f} ns (shipped: {latency:.0f} ns; the step "
+          f"grows {slope:.0f} ns per ns, {p128[5][0]:.0f} GW-Link syncs per step counted).")
+
+
 def main() -> int:
     ipusim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/ci/tools/ipusim")
     root = sys.argv[2] if len(sys.argv) > 2 else ROOT
@@ -68,14 +137,16 @@ def main() -> int:
         clock = report["simulated"]["clock_GHz"]
         gw_syncs = (gw.get("syncs", 0) / steps, gw.get("cycles", 0) / clock / steps)
         rows.append((model, system, w["step_time_ns"], w[key] / ipus,
-                     measured / ipus if measured else None, gw_syncs))
-    base = {model: (sim, meas) for model, system, _, sim, meas, _ in rows if system == "Pod64"}
-    for model, system, step_ns, sim, meas, (n_gw, gw_ns) in rows:
+                     measured / ipus if measured else None, gw_syncs,
+                     w["samples_per_step"] / ipus))
+    base = {model: (sim, meas) for model, system, _, sim, meas, _, _ in rows if system == "Pod64"}
+    for model, system, step_ns, sim, meas, (n_gw, gw_ns), _ in rows:
         fall = 100 * (1 - sim / base[model][0])
         mfall = f"{100 * (1 - meas / base[model][1]):.1f}" if meas else "–"
         print(f"| {model} | {system} | {step_ns / 1e6:.2f} ms | {sim:.1f}/s | "
               f"{fall:.1f} | {f'{meas:.1f}/s' if meas else '–'} | {mfall} | "
               f"{n_gw:.0f} ({gw_ns / 1e6:.2f} ms) |")
+    print_split(rows, ipusim, root)
     return 0
 
 
