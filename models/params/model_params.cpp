@@ -326,7 +326,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gw_link/efficiency", "", 0.85, 0.001, 1,
            "Usable fraction of the GW-Link rate. ASSUMPTION: same as IPU-Links."),
       real("/machine/gw_link/latency_ns", "ns", 2000, 0, 1e12,
-           "Latency per GW-Link traversal (direct cable). ASSUMPTION: 2 us."),
+           "Latency per GW-Link traversal (direct cable): machine to machine through both "
+           "gateways, for data and for syncs (a sync across domains pays 2, out and back; "
+           "models/ipu/sync.hpp). ASSUMPTION: 2 us, set without a source. No public figure: none "
+           "in the IPU-M2000, Bow-2000 and Pod datasheets, the switched GW-Links note (SWGW), the "
+           "GCL and Poplar user guides or the V-IPU and PopRun guides. Not fitted: no calibration "
+           "case crosses the GW-Links. It decides what a second domain adds to a step "
+           "(tools/scale_falloff.py prints the value at which ResNet-50 Pod128 meets its measured "
+           "fall-off; README, Two or more IPU-Link domains)."),
       real("/machine/gw_link/switch_latency_ns", "ns", 500, 0, 1e12,
            "Extra latency per GW-Link switch traversal (switched GW-Links, SWGW). ASSUMPTION: 0.5 "
            "us."),
