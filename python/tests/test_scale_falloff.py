@@ -66,10 +66,13 @@ def pod128_step(latency_ns):
 
 def test_pod128_step_is_linear_in_the_gw_link_latency():
     # Each GW-Link sync costs the domain sync plus ceil(2 x L x 1.325 GHz) cycles: 1 us more is
-    # exactly 2,650 cycles = 2,000 ns per sync on the critical path. ResNet-50 Pod128 pays
-    # 424 of them in the batch-norm all-reduces (212 per step x 2 supersteps), 67 in the
-    # gradient all-reduce and 3 phase syncs: 494 x 2,000 = 988,000 ns, the same for each
-    # further microsecond (the slope break-even divides by).
-    s2, s3, s4 = (pod128_step(L)["workload"]["step_time_ns"] for L in (2000, 3000, 4000))
+    # exactly 2,650 cycles = 2,000 ns per sync, all on the critical path (BSP). ResNet-50
+    # Pod128 pays 424 of them in the batch-norm all-reduces (212 per step x 2 supersteps), 66
+    # in the gradient all-reduce (32 + 2 + 32 supersteps) and 3 phase syncs: 493 x 2,000 =
+    # 986,000 ns; the gradient all-reduce's 2 GW-Link data steps cross once each: + 2 x 1,000.
+    # 988,000 ns, the same for each further microsecond (the slope break-even divides by).
+    reports = [pod128_step(L) for L in (2000, 3000, 4000)]
+    s2, s3, s4 = (r["workload"]["step_time_ns"] for r in reports)
     assert s3 - s2 == pytest.approx(988000.0, abs=1.0)
     assert s4 - s3 == pytest.approx(988000.0, abs=1.0)
+    assert all(r["stats"]["system"]["sync"]["gw_link"]["syncs"] == 493 for r in reports)
