@@ -112,8 +112,9 @@ def print_split(rows: list, ipusim: str, root: str) -> None:
     p64, p128 = res["Pod64"], res["Pod128"]
     fall = 1 - p128[4] / p64[4]
     latency = gw_link_latency_ns(ipusim)
-    _, _, _, config, extra, _, _ = next(r for r in RUNS if r[:2] == ("ResNet-50", "Pod128"))
-    more = run(ipusim, root, config, extra + ["--set", f"machine.gw_link.latency_ns={latency + 1000}"])
+    _, _, _, config, sets, _, _ = next(r for r in RUNS if r[:2] == ("ResNet-50", "Pod128"))
+    more = run(ipusim, root, config,
+               sets + ["--set", f"machine.gw_link.latency_ns={latency + 1000}"])
     slope = (more["workload"]["step_time_ns"] - p128[2]) / 1000.0
     need = breakeven_latency_ns(latency, (p64[6], p64[2]), (p128[6], p128[2]), fall, slope)
     print()
