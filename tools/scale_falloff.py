@@ -139,7 +139,7 @@ def main() -> int:
         gw_syncs = (gw.get("syncs", 0) / steps, gw.get("cycles", 0) / clock / steps)
         rows.append((model, system, w["step_time_ns"], w[key] / ipus,
                      measured / ipus if measured else None, gw_syncs,
-                     w["samples_per_step"] / ipus))
+                     w.get("samples_per_step", 0) / ipus))
     base = {model: (sim, meas) for model, system, _, sim, meas, _, _ in rows if system == "Pod64"}
     for model, system, step_ns, sim, meas, (n_gw, gw_ns), _ in rows:
         fall = 100 * (1 - sim / base[model][0])
@@ -147,7 +147,8 @@ def main() -> int:
         print(f"| {model} | {system} | {step_ns / 1e6:.2f} ms | {sim:.1f}/s | "
               f"{fall:.1f} | {f'{meas:.1f}/s' if meas else '–'} | {mfall} | "
               f"{n_gw:.0f} ({gw_ns / 1e6:.2f} ms) |")
-    print_split(rows, ipusim, root)
+    if all(r[6] for r in rows):
+        print_split(rows, ipusim, root)  # older binaries report no samples_per_step
     return 0
 
 
