@@ -44,9 +44,10 @@ struct Microbenchmark::Step {
   std::uint64_t done = 0;
   // host_buffer_*: each side's first start and last end (ns), and the tiles' sync-to-data time.
   double host_start_ns = 0, host_end_ns = 0, tile_start_ns = 0, tile_end_ns = 0;
-  // tile_*: time of the parts of the last repetition (ns): sync (+ external set-up), the
-  // busiest IPU's exchange phase, the network, and the reduction vertex.
-  double sync_ns = 0, exchange_ns = 0, network_ns = 0, reduce_ns = 0;
+  // tile_*: time of the parts of the last repetition (ns): the sync (0 when not host-timed),
+  // the external exchange set-up (0 when no data leaves an IPU), the busiest IPU's exchange
+  // phase, the network, and the reduction vertex.
+  double sync_ns = 0, setup_ns = 0, exchange_ns = 0, network_ns = 0, reduce_ns = 0;
 };
 
 namespace mb {

@@ -192,11 +192,23 @@ static void check_host_timed(bool host) {
   // The sync of 2 IPUs: ceil(15 ns x 1.325 GHz x 1 hop x 2) = 40 cycles.
   REQUIRE(b.system->sync_cost({0, 1}).cycles == 40);
   const double setup = resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
-  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") + 1) * cycle_ns(doc);
+  // The tile's port moves 4 B off chip at 4 x 0.85 = 3.4 B/cycle of payload: 2 cycles.
+  const double port =
+      ceil_div(4, resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile") *
+                      resolved(doc, "/ipu_link/efficiency"));
+  REQUIRE(port == 2);
+  const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") + port) * cycle_ns(doc);
   const double link = resolved(doc, "/ipu_link/latency_ns") +
                       4 / ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links"));
   const double sync = host ? 40 * cycle_ns(doc) : 0.0;
   CHECK(b.duration(0) == Approx(sync + setup + std::max(phase, link)).margin(0.01));
+  // The report's pieces of the latency: the timed sync (40 cycles / 1.325 GHz = 30.19 ns, or
+  // none), the external set-up, and beside each other the exchange phase and the link.
+  CHECK(b.step(0)["sync_ns"].get<double>() == Approx(sync));
+  CHECK(b.step(0)["external_setup_ns"].get<double>() == Approx(setup));
+  CHECK(b.step(0)["sync_and_setup_ns"].get<double>() == Approx(sync + setup));
+  CHECK(b.step(0)["exchange_ns"].get<double>() == Approx(phase));
+  CHECK(b.step(0)["network_ns"].get<double>() == Approx(link).margin(0.01));
 }
 
 TEST_CASE("tile_transfer, host-timed: the sync before the transfer is timed",
