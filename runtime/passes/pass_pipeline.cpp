@@ -40,8 +40,9 @@ int vg_of(const ModelOp& o) { return std::max(0, o.vgraph); }
 /// One weight's gradient accumulation of one micro-batch, accumulator += gradient: a
 /// separate element-wise op per weight in both frameworks. PopART adds an AccumulateOp per
 /// weight (willow/src/popx/op/accumulatex.cpp: popops scaledAddTo / addInPlace into the
-/// accumulator); TensorFlow's IPU pipelining one HloGradientAccumulatorAdd per variable,
-/// "converted into an elementwise add before lowering"
+/// accumulator; SessionOptions.mergeVarUpdate could merge them, its default None does not);
+/// TensorFlow's IPU pipelining one HloGradientAccumulatorAdd per variable, "converted into an
+/// elementwise add before lowering"
 /// (tensorflow/compiler/plugin/poplar/driver/tools/custom_ops/stateful_gradient_accumulate.h),
 /// each its own compute set (its pipelining tests look for one GradientAccumulatorAdd compute
 /// set per accumulated tensor). So each pays /chip/compute/op_overhead_cycles once per
