@@ -37,6 +37,27 @@ int stage_of(const ModelOp& o, const SessionOptions& s) {
 
 int vg_of(const ModelOp& o) { return std::max(0, o.vgraph); }
 
+/// One weight's gradient accumulation of one micro-batch, accumulator += gradient: a
+/// separate element-wise op per weight in both frameworks. PopART adds an AccumulateOp per
+/// weight (willow/src/popx/op/accumulatex.cpp: popops scaledAddTo / addInPlace into the
+/// accumulator; SessionOptions.mergeVarUpdate could merge them, its default None does not);
+/// TensorFlow's IPU pipelining one HloGradientAccumulatorAdd per variable, "converted into an
+/// elementwise add before lowering"
+/// (tensorflow/compiler/plugin/poplar/driver/tools/custom_ops/stateful_gradient_accumulate.h),
+/// each its own compute set (its pipelining tests look for one GradientAccumulatorAdd compute
+/// set per accumulated tensor). So each pays /chip/compute/op_overhead_cycles once per
+/// micro-batch, as every other op. 1 add per element; accumulator read and written, gradient
+/// (the weight's dtype) read.
+ComputePart accumulation_part(const Tensor& accumulator, const Tensor& weight) {
+  ComputePart acc;
+  acc.unit = ComputeUnit::Vector;
+  acc.op_class = OpClass::Elementwise;
+  acc.dtype = weight.dtype;
+  acc.flops = static_cast<double>(accumulator.elements());
+  acc.bytes = accumulator.bytes() * 2 + weight.bytes();
+  return acc;
+}
+
 }  // namespace
 
 int PipelinePlan::pipeline_stages() const {
@@ -258,7 +279,10 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
         so.state_bytes += x.bytes();
         so.state_dtype = x.dtype;
       }
-      if (x.kind == TensorKind::Accumulator) so.accumulator_bytes += x.bytes();
+      if (x.kind == TensorKind::Accumulator) {
+        so.accumulator_bytes += x.bytes();
+        so.accumulations.push_back(accumulation_part(x, wt));
+      }
     }
   }
   for (auto& [vg, so] : opt) plan.optimizers.push_back(so);
@@ -271,14 +295,7 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
       auto st = std::find_if(plan.stages.rbegin(), plan.stages.rend(),
                              [&](const PipelineStage& p) { return p.vg == so.vg; });
       if (st == plan.stages.rend()) continue;
-      ComputePart acc;
-      acc.unit = ComputeUnit::Vector;
-      acc.op_class = OpClass::Elementwise;
-      acc.dtype = so.weight_dtype;
-      acc.flops = static_cast<double>(so.weight_elements);
-      acc.bytes = so.accumulator_bytes * 2 +
-                  so.weight_bytes;  // read accumulator and gradient, write accumulator
-      st->bwd.push_back(acc);
+      st->bwd.insert(st->bwd.end(), so.accumulations.begin(), so.accumulations.end());
     }
   }
   return plan;

@@ -80,6 +80,9 @@ struct StageOptimizer {
   /// The update of each weight: one op per model optimizer op, as the phased lowering runs
   /// them (each pays the per-op cost; `update_flops` / `update_bytes` are their sums).
   std::vector<ComputePart> updates;
+  /// Each micro-batch's addition of one weight's gradient into its accumulator: one op per
+  /// weight that has an accumulator (accumulation_parts()), each paying the per-op cost.
+  std::vector<ComputePart> accumulations;
   DType state_dtype = DType::Float32;
 };
 

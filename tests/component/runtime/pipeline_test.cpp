@@ -265,3 +265,43 @@ TEST_CASE("pipeline optimizer: one update op per weight, each paying the per-op 
   CHECK(r.results["pipeline"]["optimizer_time_ns"].get<double>() ==
         Approx(2 * update_ns + sync_ns(r, 1)).margin(0.01));
 }
+
+TEST_CASE("pipeline gradient accumulation: one accumulate op per weight and micro-batch, by hand",
+          "[pipeline]") {
+  // phased_chain's two layers on one stage (one IPU, N = 2 micro-batches), each weight w<i>
+  // (1,024 FP16 elements) with an FP16 accumulator w<i>/accum read and written by its update.
+  // Each micro-batch adds each weight's gradient into its accumulator with its own op (PopART's
+  // AccumulateOp, TensorFlow's GradientAccumulatorAdd): 1,024 adds, 3 x 2,048 B (accumulator
+  // read and written, gradient read), the op overhead each. A cycle of the accumulation loop is
+  // the stage's forward (fwd0, fwd1) and backward (bwd1, bwd0, then the two accumulations)
+  // one after another, then the sync of the one IPU. One merged accumulation (2,048 adds,
+  // 12,288 B) would pay the overhead once: 2 x acc1 - acc2 = op_overhead_cycles less per cycle.
+  const std::int64_t elements = 1 << 10;
+  Json model = phased_chain(2, {elements}, kFlopsFwd, 2 * kFlopsFwd, true);
+  for (int i = 0; i < 2; ++i) {
+    const std::string w = "w" + std::to_string(i);
+    model["tensors"].push_back({{"name", w + "/accum"},
+                                {"shape", {elements}},
+                                {"dtype", "float16"},
+                                {"kind", "accumulator"}});
+    for (Json& op : model["ops"])
+      if (op["name"] == w + "/update") {
+        op["inputs"].push_back(w + "/accum");
+        op["outputs"].push_back(w + "/accum");
+      }
+  }
+  TrainingRun r = TrainingRun::make("pod4", workload(model, 1, 2));
+  const std::uint32_t tiles = r.system->chip().tiles;
+  ComputeSpec acc;
+  acc.flops = static_cast<double>(elements);
+  acc.bytes = static_cast<std::uint64_t>(elements) * 2 * 3;
+  acc.unit = ComputeUnit::Vector;
+  acc.dtype = ComputeDType::Float16;
+  acc.tiles = tiles;
+  const double acc_ns =
+      r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), acc)));
+  const double f = r.compute_ns(kFlopsFwd, tiles), b = r.compute_ns(2 * kFlopsFwd, tiles);
+  REQUIRE(acc_ns >
+          r.system->clock().cycles_to_ns(static_cast<double>(r.system->chip().op_overhead_cycles)));
+  check_cycles(r, {2 * f + 2 * b + 2 * acc_ns, 2 * f + 2 * b + 2 * acc_ns}, sync_ns(r, 1));
+}
