@@ -198,7 +198,7 @@ void Microbenchmark::run_tile_traffic(Step& s) {
     for (std::uint32_t ipu : ipus)
       ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
     const double phase_start = ready + (s.host_timed ? sync.ns : 0.0) + setup_ns;
-    double exchange_ns = 0;
+    double exchange_ns = 0, ports_phase_ns = 0;
     for (std::size_t i = 0; i < ipus.size(); ++i) {
       Ipu& ipu = system_.ipu(ipus[i]);
       // Timed per tile in both fidelities (a rooted pattern's busiest tile is the point).
@@ -206,21 +206,23 @@ void Microbenchmark::run_tile_traffic(Step& s) {
           system_.fidelity() == Fidelity::PerTile
               ? ipu.exchange(phases[i])
               : exchange_cycles_per_tile(rates, phases[i].per_tile, phases[i].shared_receive);
-      // The phase also lasts while the IPU's link ports move its off-chip bytes.
+      const double ns = clock.cycles_to_ns(static_cast<double>(cycles));
+      // The tiles are held, too, while the IPU's link ports move their off-chip bytes.
       const auto pn = ports_ns.find(ipus[i]);
-      const double ns = std::max(clock.cycles_to_ns(static_cast<double>(cycles)),
-                                 pn == ports_ns.end() ? 0.0 : pn->second);
-      ipu.occupy_compute_tiles(ready, phase_start - ready + ns);
+      const double ports = pn == ports_ns.end() ? 0.0 : pn->second;
+      ipu.occupy_compute_tiles(ready, phase_start - ready + std::max(ns, ports));
       exchange_ns = std::max(exchange_ns, ns);
+      ports_phase_ns = std::max(ports_phase_ns, ports);
     }
     sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
     if (!reqs.empty()) system_.network().transfer_all(reqs);
     transfers_done_ += reqs.size();
     s.network_ns = now_ns() - phase_start;
-    const double end = std::max(now_ns(), phase_start + exchange_ns);
+    const double end = std::max(now_ns(), phase_start + std::max(exchange_ns, ports_phase_ns));
     if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
     s.sync_ns = phase_start - ready;
     s.exchange_ns = exchange_ns;
+    s.link_ports_ns = ports_phase_ns;
     if (s.tile.pattern == TilePattern::Reduce && s.tile.bytes_per_tile > 0) {
       // The root's reduction vertex sums what it gathered: one add per element of every other
       // tile's data; it reads every operand and its own value and writes the result.
@@ -287,6 +289,7 @@ void Microbenchmark::component_step_json(const Step& s, Json& j) const {
     j["sync_and_setup_ns"] = s.sync_ns;
     j["exchange_ns"] = s.exchange_ns;
     j["network_ns"] = s.network_ns;
+    j["link_ports_ns"] = s.link_ports_ns;
     if (s.tile.pattern == TilePattern::Reduce) j["reduce_ns"] = s.reduce_ns;
   }
   if (s.kind == Kind::Gemm || s.kind == Kind::Convolution) {

@@ -47,6 +47,9 @@ struct Microbenchmark::Step {
   // tile_*: time of the parts of the last repetition (ns): sync (+ external set-up), the
   // busiest IPU's exchange phase, the network, and the reduction vertex.
   double sync_ns = 0, exchange_ns = 0, network_ns = 0, reduce_ns = 0;
+  /// The longest time an IPU's link ports needed for the step's off-chip bytes (its port
+  /// groups' share of each bundle, Microbenchmark::link_ports_ns()).
+  double link_ports_ns = 0;
 };
 
 namespace mb {
