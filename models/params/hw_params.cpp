@@ -116,6 +116,12 @@ ChipParams read_chip(ConfigNode n) {
   c.external_exchange_bytes_per_cycle_per_tile =
       n.get_double("external_exchange_bytes_per_cycle_per_tile");
   c.external_exchange_fixed_cycles = n.get_uint("external_exchange_fixed_cycles");
+  c.external_port_groups = get_u32(n, "external_port_groups");
+  if (c.external_port_groups == 0 || c.exchange_columns % c.external_port_groups != 0) {
+    n.fail("external_port_groups", "must be >= 1 and divide exchange_columns (" +
+                                       std::to_string(c.exchange_columns) + "), got " +
+                                       std::to_string(c.external_port_groups));
+  }
   n.finish();
   return c;
 }

@@ -81,6 +81,9 @@ struct ChipParams {
   double external_exchange_bytes_per_cycle_per_tile{};
   /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.
   std::uint64_t external_exchange_fixed_cycles{};
+  /// Groups of IPU-Link ports along the exchange; a tile uses its group's share of the links
+  /// (models/ipu/external_ports.hpp).
+  std::uint32_t external_port_groups{};
 };
 
 /// IPU-Link parameters (`/ipu_link`): link rate, efficiency, latency and ladder wiring.

@@ -142,6 +142,25 @@ std::vector<ParamSpec> chip_specs() {
               "tell it from the "
               "per-tile port rate, and a fixed cost of tens of us per exchange (what fitting it "
               "gave) has no physical basis."),
+      integer("/chip/external_port_groups", "", 2, 1, 4096,
+              "Groups of IPU-Link ports along the exchange. A tile's packets to or from another "
+              "IPU use the ports of the group nearest its column (exchange_columns split into "
+              "this many equal runs), so a tile set inside one group reaches only that group's "
+              "share of the links to an IPU (models/ipu/external_ports.hpp). 2: the die figure "
+              "puts the 10 link ports at the two ends of the exchange, 4 on the left edge and 6 "
+              "on the right (CIT architecture figure; the exchange runs across the middle of the "
+              "die, IPUG section 2.1); Graphcore's patents give the tiles their external exchange "
+              "through exchange blocks that each serve a group of tiles (US 10,558,595 B2; US "
+              "11,704,270 B2, abstract: a routing bus joins the blocks to the external "
+              "interfaces). Whether a group is held by its end's ports or by its block's rate is "
+              "not public; the model gives it its share of the links, which needs no rate of "
+              "its own. "
+              "ASSUMPTION: the links to each neighbour are spread evenly over the groups (a "
+              "bundle with fewer links than groups is shared by all); not public. Not fitted: "
+              "only a tile set inside one group feels it (gc-iputraffictest's 32 tiles, tiles "
+              "0-31 by ASSUMPTION, all in column 0 of 16: half the partner links), a set spread "
+              "over the chip reaches every link (collectives, training, Citadel's all-tile "
+              "cases). 1 = every tile reaches every link (the model before the term)."),
   };
 }
 

@@ -5,6 +5,7 @@
 // concurrent group, compute, exchange and sync steps that share an IPU serialise (BSP: an
 // IPU's compute tiles do one of them at a time); network steps (IO) overlap with them.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -18,6 +19,8 @@
 #include "sim/json.hpp"
 
 namespace ipusim {
+
+struct TileTrafficPlan;
 
 class System;
 
@@ -87,6 +90,9 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   /// tile_transfer and tile_traffic: repeat x (sync, then each IPU's exchange phase and the
   /// network at once, then the reduction vertex of a reduce).
   void run_tile_traffic(Step& s);
+  /// Per IPU, the time (ns) its IPU-Link ports need for a tile step's off-chip bytes: per link
+  /// bundle and direction, each port group's bytes at its share (external_ports_ns()).
+  std::map<std::uint32_t, double> link_ports_ns(const TileTrafficPlan& plan) const;
   /// host_buffer_*: the host's side and the tiles' side as two processes on the network.
   void run_host_buffer(Step& s);
   /// Result fields of tile_*, gemm / convolution and host_buffer_* steps.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/ipu/external_ports.hpp"
 #include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark_step.hpp"
@@ -111,7 +112,8 @@ void Microbenchmark::parse_tile_step(ConfigNode& n, Step& s) {
     t.ipus.erase(std::unique(t.ipus.begin(), t.ipus.end()), t.ipus.end());
   }
   try {
-    s.plan = plan_tile_traffic(t, system_.chip().tiles, system_.chip().exchange_columns);
+    s.plan = plan_tile_traffic(t, system_.chip().tiles, system_.chip().exchange_columns,
+                               system_.chip().external_port_groups);
   } catch (const ConfigError& e) {
     n.fail(s.kind == Kind::TileTransfer ? "tiles" : "traffic", e.what());
   }
@@ -181,6 +183,7 @@ void Microbenchmark::run_tile_traffic(Step& s) {
     x.span_columns = plan.span_columns.at(ipu);
     phases.push_back(std::move(x));
   }
+  const std::map<std::uint32_t, double> ports_ns = link_ports_ns(plan);
   const ExchangeRates rates = ExchangeRates::from(chip);
   const double setup_ns =
       reqs.empty() ? 0.0
@@ -195,7 +198,7 @@ void Microbenchmark::run_tile_traffic(Step& s) {
     for (std::uint32_t ipu : ipus)
       ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
     const double phase_start = ready + (s.host_timed ? sync.ns : 0.0) + setup_ns;
-    double exchange_ns = 0;
+    double exchange_ns = 0, ports_phase_ns = 0;
     for (std::size_t i = 0; i < ipus.size(); ++i) {
       Ipu& ipu = system_.ipu(ipus[i]);
       // Timed per tile in both fidelities (a rooted pattern's busiest tile is the point).
@@ -204,18 +207,23 @@ void Microbenchmark::run_tile_traffic(Step& s) {
               ? ipu.exchange(phases[i])
               : exchange_cycles_per_tile(rates, phases[i].per_tile, phases[i].shared_receive);
       const double ns = clock.cycles_to_ns(static_cast<double>(cycles));
-      ipu.occupy_compute_tiles(ready, phase_start - ready + ns);
+      // The tiles are held, too, while the IPU's link ports move their off-chip bytes.
+      const auto pn = ports_ns.find(ipus[i]);
+      const double ports = pn == ports_ns.end() ? 0.0 : pn->second;
+      ipu.occupy_compute_tiles(ready, phase_start - ready + std::max(ns, ports));
       exchange_ns = std::max(exchange_ns, ns);
+      ports_phase_ns = std::max(ports_phase_ns, ports);
     }
     sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
     if (!reqs.empty()) system_.network().transfer_all(reqs);
     transfers_done_ += reqs.size();
     s.network_ns = now_ns() - phase_start;
-    const double end = std::max(now_ns(), phase_start + exchange_ns);
+    const double end = std::max(now_ns(), phase_start + std::max(exchange_ns, ports_phase_ns));
     if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
     s.sync_ns = s.host_timed ? sync.ns : 0.0;
     s.setup_ns = setup_ns;
     s.exchange_ns = exchange_ns;
+    s.link_ports_ns = ports_phase_ns;
     if (s.tile.pattern == TilePattern::Reduce && s.tile.bytes_per_tile > 0) {
       // The root's reduction vertex sums what it gathered: one add per element of every other
       // tile's data; it reads every operand and its own value and writes the result.
@@ -241,6 +249,35 @@ void Microbenchmark::run_tile_traffic(Step& s) {
   trace_step(s, s.start_ns, s.end_ns - s.start_ns);
 }
 
+std::map<std::uint32_t, double> Microbenchmark::link_ports_ns(const TileTrafficPlan& plan) const {
+  // Per IPU-Link bundle (one direction): the bytes each port group of the sending IPU puts on
+  // it (its first link) and of the receiving IPU takes off it (its last link); several IPU
+  // pairs may share a bundle, so bytes are summed per bundle before they are timed.
+  const FlowEngine& net = system_.network().engine();
+  std::map<std::pair<std::uint32_t, ResourceId>, std::vector<std::uint64_t>> out, in;
+  const auto add = [](std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& b) {
+    to.resize(b.size(), 0);
+    for (std::size_t g = 0; g < b.size(); ++g) to[g] += b[g];
+  };
+  for (const auto& [pair, bytes] : plan.egress_group_bytes) {
+    const Route r = system_.route(pair.first, pair.second);
+    if (r.empty()) continue;
+    if (net.resource(r.front()).kind == ResourceKind::IpuLink)
+      add(out[{pair.first, r.front()}], bytes);
+    if (net.resource(r.back()).kind == ResourceKind::IpuLink)
+      add(in[{pair.second, r.back()}], plan.ingress_group_bytes.at(pair));
+  }
+  std::map<std::uint32_t, double> ns;
+  for (const auto* side : {&out, &in}) {
+    for (const auto& [key, bytes] : *side) {
+      const ResourceSpec& link = net.resource(key.second);
+      double& t = ns[key.first];
+      t = std::max(t, external_ports_ns(bytes, link.capacity_Bpns, link.links));
+    }
+  }
+  return ns;
+}
+
 void Microbenchmark::component_step_json(const Step& s, Json& j) const {
   if (s.kind == Kind::TileTransfer || s.kind == Kind::TileTraffic) {
     j["tier"] = to_string(s.tier);
@@ -257,6 +294,7 @@ void Microbenchmark::component_step_json(const Step& s, Json& j) const {
     j["external_setup_ns"] = s.setup_ns;
     j["exchange_ns"] = s.exchange_ns;
     j["network_ns"] = s.network_ns;
+    j["link_ports_ns"] = s.link_ports_ns;
     if (s.tile.pattern == TilePattern::Reduce) j["reduce_ns"] = s.reduce_ns;
   }
   if (s.kind == Kind::Gemm || s.kind == Kind::Convolution) {

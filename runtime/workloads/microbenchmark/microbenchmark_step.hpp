@@ -48,6 +48,9 @@ struct Microbenchmark::Step {
   // the external exchange set-up (0 when no data leaves an IPU), the busiest IPU's exchange
   // phase, the network, and the reduction vertex.
   double sync_ns = 0, setup_ns = 0, exchange_ns = 0, network_ns = 0, reduce_ns = 0;
+  /// The longest time an IPU's link ports needed for the step's off-chip bytes (its port
+  /// groups' share of each bundle, Microbenchmark::link_ports_ns()).
+  double link_ports_ns = 0;
 };
 
 namespace mb {

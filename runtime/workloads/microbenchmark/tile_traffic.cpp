@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/ipu/exchange.hpp"
+#include "models/ipu/external_ports.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
@@ -34,7 +35,7 @@ void widen(TileTrafficPlan& p, std::uint32_t ipu, std::int64_t span) {
 
 /// Adds one message to the plan (a tile sending to itself moves nothing).
 void add_message(TileTrafficPlan& p, const TileMessage& m, std::uint32_t chip_tiles,
-                 std::uint32_t columns) {
+                 std::uint32_t columns, std::uint32_t port_groups) {
   if (m.bytes == 0 || (m.src_ipu == m.dst_ipu && m.src_tile == m.dst_tile)) return;
   TileLoad& src = p.loads.at(m.src_ipu)[m.src_tile];
   if (m.src_ipu == m.dst_ipu) {
@@ -43,6 +44,12 @@ void add_message(TileTrafficPlan& p, const TileMessage& m, std::uint32_t chip_ti
   } else {
     src.sent_off_chip += m.bytes;
     p.pair_bytes[{m.src_ipu, m.dst_ipu}] += m.bytes;
+    for (auto [map, tile] : {std::pair{&p.egress_group_bytes, m.src_tile},
+                             std::pair{&p.ingress_group_bytes, m.dst_tile}}) {
+      std::vector<std::uint64_t>& g = (*map)[{m.src_ipu, m.dst_ipu}];
+      g.resize(port_groups, 0);
+      g[external_port_group(tile, chip_tiles, columns, port_groups)] += m.bytes;
+    }
   }
   TileLoad& dst = p.loads.at(m.dst_ipu)[m.dst_tile];
   (m.src_ipu == m.dst_ipu ? dst.received_on_chip : dst.received_off_chip) += m.bytes;
@@ -93,7 +100,7 @@ RandomScope parse_random_scope(const std::string& s) {
 }
 
 TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles,
-                                  std::uint32_t columns) {
+                                  std::uint32_t columns, std::uint32_t port_groups) {
   if (spec.ipus.empty()) throw ConfigError("a tile_traffic step needs at least one IPU");
   const std::uint32_t T = spec.tiles == 0 ? chip_tiles : spec.tiles;
   if (T > chip_tiles) {
@@ -105,7 +112,9 @@ TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chi
     p.loads[ipu].assign(chip_tiles, TileLoad{});
     p.span_columns[ipu] = 0;
   }
-  const auto add = [&](const TileMessage& m) { add_message(p, m, chip_tiles, columns); };
+  const auto add = [&](const TileMessage& m) {
+    add_message(p, m, chip_tiles, columns, port_groups);
+  };
   const auto is_member = [&](std::uint32_t ipu) { return p.loads.count(ipu) != 0; };
   const std::uint64_t b = spec.bytes_per_tile;
   const std::uint64_t N = spec.ipus.size();

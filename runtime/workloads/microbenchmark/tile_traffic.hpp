@@ -65,12 +65,16 @@ struct TileTrafficPlan {
   /// Per IPU: columns its farthest on-chip message crosses (its exchange phase's span; off-chip
   /// messages leave through the IPU-Link port, whose path the link latency covers).
   std::map<std::uint32_t, std::int64_t> span_columns;
+  /// Per ordered IPU pair (src, dst): its bytes by the port group (external_port_group()) of
+  /// the sending tile (`egress`) and of the receiving tile (`ingress`), one entry per group.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint64_t>> egress_group_bytes,
+      ingress_group_bytes;
 };
 
-/// Expands a spec on IPUs of `chip_tiles` tiles in `columns` exchange columns. Throws
-/// ConfigError (no path: the caller adds it) for tiles or roots out of range and messages naming
-/// IPUs not in `spec.ipus`.
+/// Expands a spec on IPUs of `chip_tiles` tiles in `columns` exchange columns whose IPU-Link
+/// ports form `port_groups` groups. Throws ConfigError (no path: the caller adds it) for tiles
+/// or roots out of range and messages naming IPUs not in `spec.ipus`.
 TileTrafficPlan plan_tile_traffic(const TileTrafficSpec& spec, std::uint32_t chip_tiles,
-                                  std::uint32_t columns);
+                                  std::uint32_t columns, std::uint32_t port_groups = 1);
 
 }  // namespace ipusim

@@ -46,12 +46,14 @@ TEST_CASE("tile_traffic, one tile on chip: internal sync + fixed + bytes / excha
 
 /// `tiles` tiles of IPU 2 each send 64 KiB to IPU 3 (ports of 2 B/cycle of packet, 2 x 0.85 =
 /// 1.7 B/cycle of payload): one tile is bound by its off-chip port, 32 tiles by the partner
-/// bundle.
+/// bundle. One port group, so every tile reaches every partner link (the port groups have
+/// tests of their own: link_microbenchmarks_test, offchip_port_test).
 static void check_partner(int tiles, bool port_bound) {
   Json msgs = Json::array();
   for (int t = 0; t < tiles; ++t) msgs.push_back(Json::array({2, t, 3, t, 65536}));
   Json extra = workload(Json::array({tile_step({{"messages", msgs}})}));
-  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 2.0}};
+  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 2.0},
+                   {"external_port_groups", 1}};
   ConfigDoc doc = preset_config("pod4", extra);
   Bench b = Bench::make(doc);
   sc_core::sc_start();
@@ -234,7 +236,10 @@ TEST_CASE("tile_traffic: two IPU pairs whose routes share an up link each get ha
     msgs.push_back(Json::array({0, tiles + t, 4, t, per_tile}));
   }
   Json extra = workload(Json::array({tile_step({{"messages", msgs}})}));
-  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 64.0}};
+  // One port group: the sending tiles (0-127, columns 0-1) would otherwise reach only half the
+  // up links, and the link sharing is what this case checks.
+  extra["chip"] = {{"external_exchange_bytes_per_cycle_per_tile", 64.0},
+                   {"external_port_groups", 1}};
   ConfigDoc doc = preset_config("pod16", extra);
   Bench b = Bench::make(doc);
   sc_core::sc_start();

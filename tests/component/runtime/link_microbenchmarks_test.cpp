@@ -25,9 +25,11 @@ Json iputraffic(std::uint64_t repeat, bool bidirectional) {
 
 /// One iteration of a tile transfer: sync of two IPUs + external exchange set-up, then the
 /// longer of the link transfer (one hop: latency + bytes / partner bundle) and the tiles'
-/// exchange phase (fixed + each tile's 64 KiB through its off-chip port, as IPU-Link packets:
-/// payload at external rate x link efficiency).
-double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_tile, double tiles) {
+/// exchange phase: the longer of each tile's bytes through its off-chip port (fixed + bytes as
+/// IPU-Link packets: payload at external rate x link efficiency) and all the tiles' bytes
+/// through their port group's `share` of the partner bundle (all tiles in one group).
+double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_tile, double tiles,
+                    double share) {
   const double fixed = sys.sync_cost({2, 3}).ns +
                        resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc);
   const double link =
@@ -38,7 +40,9 @@ double iteration_ns(const ConfigDoc& doc, const System& sys, double bytes_per_ti
                      resolved(doc, "/ipu_link/efficiency");
   const double port_cycles = resolved(doc, "/chip/exchange_fixed_cycles") +
                              std::ceil(std::ceil(bytes_per_tile * r / ext - 1e-9) / r - 1e-9);
-  return fixed + std::max(link, port_cycles * cycle_ns(doc));
+  const double group = bytes_per_tile * tiles /
+                       (ipu_link_Bpns(doc, resolved(doc, "/ipu_link/partner_links")) * share);
+  return fixed + std::max(link, std::max(port_cycles * cycle_ns(doc), group));
 }
 
 /// The resolved rates (B/ns), latencies (ns) and times of the host <-> DDR <-> IPU path of
@@ -78,17 +82,77 @@ struct HostPath {
 }  // namespace
 
 TEST_CASE(
-    "tile_transfer, link-bound: repeat x (sync + set-up + latency + bytes / partner links), both "
+    "tile_transfer, port-group-bound: 32 tiles of column 0 reach half the partner links, both "
     "ways summed",
-    "[microbenchmark][tile_transfer]") {
+    "[microbenchmark][tile_transfer][external_ports]") {
   ConfigDoc doc = preset_config("pod4", workload(iputraffic(3, true)));
   Bench b = Bench::make(doc);
   sc_core::sc_start();
   REQUIRE(b.mb->finished());
-  const double it = iteration_ns(doc, *b.system, 65536, 32);
+  REQUIRE(resolved(doc, "/chip/external_port_groups") == 2);
+  REQUIRE(resolved(doc, "/ipu_link/partner_links") == 4);
+  // Tiles 0-31 sit in column 0 of 16 (92 tiles a column), so in port group 0 of 2 on both
+  // IPUs: their 2,097,152 B a direction cross 2 of the 4 partner links, 2,097,152 /
+  // (ipu_link_Bpns(4) / 2) (71,820 ns at 4 x 17.18 x 0.85 = 58.4 B/ns), twice the link flow's
+  // 100 + 35,910 ns, while each tile's port needs 14.5 us.
+  const double group = 2097152 / (ipu_link_Bpns(doc, 4) / 2);
+  const double link = resolved(doc, "/ipu_link/latency_ns") + 2097152 / ipu_link_Bpns(doc, 4);
+  CHECK(group > 1.9 * link);
+  const double it = iteration_ns(doc, *b.system, 65536, 32, 0.5);
+  CHECK(b.step(0)["link_ports_ns"].get<double>() == Approx(group).epsilon(1e-9));
+  CHECK(b.step(0)["exchange_ns"].get<double>() < 0.25 * group);  // each tile's own port
   CHECK(b.duration(0) == Approx(3 * it).epsilon(0.001));
   CHECK(b.step(0)["bytes"] == 2 * 3 * 32 * 65536);
   CHECK(b.step(0)["bandwidth_GBps"].get<double>() == Approx(2.0 * 32 * 65536 / it).epsilon(0.001));
+}
+
+TEST_CASE(
+    "tile_transfer, link-bound: one port group (every tile reaches every link) gives repeat x "
+    "(sync + set-up + latency + bytes / partner links)",
+    "[microbenchmark][tile_transfer][external_ports]") {
+  Json extra = workload(iputraffic(3, true));
+  extra["chip"] = {{"external_port_groups", 1}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double it = iteration_ns(doc, *b.system, 65536, 32, 1.0);
+  const double link = resolved(doc, "/ipu_link/latency_ns") + 2097152 / ipu_link_Bpns(doc, 4);
+  CHECK(it == Approx(b.system->sync_cost({2, 3}).ns +
+                     resolved(doc, "/chip/external_exchange_fixed_cycles") * cycle_ns(doc) + link));
+  CHECK(b.duration(0) == Approx(3 * it).epsilon(0.001));
+  CHECK(b.step(0)["bandwidth_GBps"].get<double>() == Approx(2.0 * 32 * 65536 / it).epsilon(0.001));
+}
+
+TEST_CASE("tile_transfer, all tiles: both port groups together reach every partner link",
+          "[microbenchmark][tile_transfer][external_ports]") {
+  // 1472 tiles x 4096 B = 6,029,312 B a direction, 3,014,656 B from each group: 3,014,656 /
+  // 29.2 = 103,241 ns for the ports, under the link flow's 100 + 6,029,312 / 58.4 = 103,341 ns.
+  Json steps = Json::array({{{"kind", "tile_transfer"},
+                             {"src_ipu", 2},
+                             {"dst_ipu", 3},
+                             {"tiles", 1472},
+                             {"bytes_per_tile", 4096},
+                             {"bidirectional", false},
+                             {"repeat", 1}}});
+  ConfigDoc doc = preset_config("pod4", workload(steps));
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double it = iteration_ns(doc, *b.system, 4096, 1472, 1.0);
+  CHECK(b.step(0)["link_ports_ns"].get<double>() ==
+        Approx(3014656 / (ipu_link_Bpns(doc, 4) / 2)).epsilon(1e-9));
+  CHECK(b.duration(0) == Approx(it).epsilon(0.001));
+  CHECK(b.step(0)["network_ns"].get<double>() > b.step(0)["link_ports_ns"].get<double>());
+}
+
+TEST_CASE("external_port_groups must divide exchange_columns: a clear error naming the key",
+          "[microbenchmark][external_ports][config]") {
+  Json extra = workload(iputraffic(1, false));
+  extra["chip"] = {{"external_port_groups", 3}};
+  ConfigDoc doc = preset_config("pod4", extra);
+  REQUIRE_THROWS_WITH(Bench::make(doc), Catch::Contains("external_port_groups") &&
+                                            Catch::Contains("divide exchange_columns (16)"));
 }
 
 TEST_CASE("tile_transfer, port-bound: few slow tile ports bound it below the links",
@@ -108,7 +172,7 @@ TEST_CASE("tile_transfer, port-bound: few slow tile ports bound it below the lin
   const double port =
       (resolved(doc, "/chip/exchange_fixed_cycles") + std::ceil(65536 / (0.5 * 0.85))) *
       cycle_ns(doc);
-  CHECK(iteration_ns(doc, *b.system, 65536, 32) == Approx(fixed + port));
+  CHECK(iteration_ns(doc, *b.system, 65536, 32, 0.5) == Approx(fixed + port));
   CHECK(b.duration(0) == Approx(2 * (fixed + port)).epsilon(0.001));
   CHECK(b.step(0)["bytes"] == 2 * 32 * 65536);  // one direction
 }

@@ -3,8 +3,11 @@
 // external_exchange_bytes_per_cycle_per_tile x /ipu_link/efficiency (4 x 0.85 = 3.4 B/cycle)
 // while on chip it moves 4 B/cycle. Checked by hand on the Citadel GC2 set-up (1.6 GHz, two
 // 32 GB/s links to the partner), idle and with the port shared (contended).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "tests/component/models/model_fixture.hpp"
 
@@ -86,4 +89,50 @@ TEST_CASE("off-chip port, contended: a tile's on-chip and off-chip bytes share i
   CHECK(b.step(0)["network_ns"].get<double>() < phase_ns);
   CHECK(b.duration(0) == Approx(setup_ns(b) + phase_ns).margin(0.01));
   CHECK(b.step(0)["bytes"] == 3 * 4096);
+}
+
+namespace {
+
+/// Each of `tiles` of IPU 0 sends 1 MiB to the same tile of IPU 1 on the Citadel GC2 set-up;
+/// returns the exchange phase (ns: the longer of the tiles' ports and the link port groups)
+/// and the fitted exchange_fixed_cycles.
+std::pair<double, double> one_mib_each(const std::vector<std::uint32_t>& tiles) {
+  Json messages = Json::array();
+  for (std::uint32_t t : tiles) messages.push_back(Json::array({0, t, 1, t, 1048576}));
+  ConfigDoc doc = citadel(messages);
+  Bench b = Bench::make(doc);
+  require_shipped(doc);
+  REQUIRE(resolved(doc, "/chip/external_port_groups") == 2);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double ports = b.step(0)["exchange_ns"].get<double>();
+  const double groups = b.step(0)["link_ports_ns"].get<double>();
+  CHECK(b.duration(0) ==
+        Approx(setup_ns(b) + std::max({ports, groups, b.step(0)["network_ns"].get<double>()}))
+            .margin(0.01));
+  return {std::max(ports, groups), fixed_cycles(doc)};
+}
+
+}  // namespace
+
+// GC2: 1216 tiles in 16 columns of 76; port group 0 is columns 0-7 (tiles 0-607), group 1
+// columns 8-15 (608-1215). The partner bundle is 2 links of 32 GB/s x 0.85 = 54.4 B/ns, one
+// link (27.2 B/ns) a group.
+TEST_CASE("link port groups, contended: 8 tiles of one group share its one partner link",
+          "[microbenchmark][tile_traffic][offchip_port][external_ports][contention]") {
+  // Tiles 0-7, all in group 0: 8,388,608 B through one link, 8,388,608 / 27.2 = 308,404.7 ns,
+  // longer than each tile's own port (308,405 + fixed cycles at 1.6 GHz = 192,800 ns as
+  // shipped) and than the link flow over both links (100 + 8,388,608 / 54.4 = 154,302 ns).
+  const auto [phase_ns, fixed] = one_mib_each({0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(phase_ns == Approx(8388608 / 27.2).epsilon(1e-9));
+  CHECK(phase_ns > 1.5 * (308405 + fixed) / 1.6);
+}
+
+TEST_CASE("link port groups, spread: 4 tiles in each group use both partner links",
+          "[microbenchmark][tile_traffic][offchip_port][external_ports][contention]") {
+  // Tiles 0-3 and 608-611: 4,194,304 B a group, 154,202 ns, so each tile's port binds again:
+  // (308,405 + fixed cycles) / 1.6 GHz, as one tile alone (off-chip port, idle).
+  const auto [phase_ns, fixed] = one_mib_each({0, 1, 2, 3, 608, 609, 610, 611});
+  CHECK(phase_ns == Approx((308405 + fixed) / 1.6));
+  CHECK(4194304 / 27.2 < phase_ns);
 }
