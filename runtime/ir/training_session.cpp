@@ -97,6 +97,29 @@ std::string popart_enum(ConfigNode& node, const std::string& key) {
                      "} (or PopART's spelling, e.g. OffChip, On, IO), got " + v.dump());
 }
 
+/// accumulateOuterFragmentSettings: the schedule and the excluded virtual graphs (each an
+/// integer in [0, ipusPerReplica), named in the error otherwise).
+void read_outer_fragment(ConfigNode node, SessionOptions& s) {
+  const std::string sch = popart_enum(node, "schedule");
+  s.outerFragmentSchedule =
+      sch == "scheduler"                  ? OuterFragmentSchedule::Scheduler
+      : sch == "overlap_cycle_optimized"  ? OuterFragmentSchedule::OverlapCycleOptimized
+      : sch == "overlap_memory_optimized" ? OuterFragmentSchedule::OverlapMemoryOptimized
+                                          : OuterFragmentSchedule::Serial;
+  const Json ex = node.get_json("excludedVirtualGraphs");
+  if (!ex.is_array())
+    node.fail("excludedVirtualGraphs", "expected a list of virtual graph ids, got " + ex.dump());
+  for (const Json& v : ex) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+        v.get<std::int64_t>() >= static_cast<std::int64_t>(s.ipusPerReplica))
+      node.fail("excludedVirtualGraphs",
+                "expected virtual graph ids from 0 to ipusPerReplica - 1 = " +
+                    std::to_string(s.ipusPerReplica - 1) + ", got " + v.dump());
+    s.outerFragmentExcludedVirtualGraphs.push_back(static_cast<int>(v.get<std::int64_t>()));
+  }
+  node.finish();
+}
+
 LocationSettings read_category(ConfigNode node, const Convenience& conv) {
   LocationSettings s;
   ConfigNode loc = node.child("location");
@@ -236,6 +259,14 @@ const LocationSettings& SessionOptions::settings_for(TensorKind kind) const {
   }
 }
 
+bool SessionOptions::outer_fragment_parallel(int vg) const {
+  if (outerFragmentSchedule != OuterFragmentSchedule::OverlapCycleOptimized &&
+      outerFragmentSchedule != OuterFragmentSchedule::OverlapMemoryOptimized)
+    return false;
+  const auto& ex = outerFragmentExcludedVirtualGraphs;
+  return std::find(ex.begin(), ex.end(), vg) == ex.end();
+}
+
 IOSchedule SessionOptions::io_schedule_for(TensorKind kind) const {
   switch (kind) {
     case TensorKind::Weight:
@@ -327,6 +358,8 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
                                                  : BatchSchedule::Isomorphic;
   bss.finish();
 
+  read_outer_fragment(node.child("accumulateOuterFragmentSettings"), s);
+
   const std::string io_mode = popart_enum(node, "io_mode");
   s.collectiveTileSet = parse_tile_set(popart_enum(node, "collectiveTileSet"));
   if (io_mode != "unset") {
@@ -407,6 +440,18 @@ void register_session_params() {
       choice(s + "io_mode", "unset", {"unset", "compute", "io", "io_overlapped"},
              "popxl io_mode; when set it overrides every loadTileSet and the batchSchedule "
              "(io_overlapped = overlap_on_compute)"),
+      choice(s + "accumulateOuterFragmentSettings/schedule", "serial",
+             {"scheduler", "serial", "overlap_cycle_optimized", "overlap_memory_optimized"},
+             "PopART AccumulateOuterFragmentSchedule (default Serial): how the gradient "
+             "reduction, optimizer and weight gathers after the pipelined accumulation loop of "
+             "different virtual graphs are ordered. serial: one virtual graph after another in id "
+             "order (PopART bins them by virtual graph); overlap_*: PopART's "
+             "AccumulateOuterFragmentParallelizer merges them so every graph runs at once; "
+             "scheduler: no bins and no merging, played like serial (ASSUMPTION: only the "
+             "parallelizer merges the graphs' collectives)"),
+      raw(s + "accumulateOuterFragmentSettings/excludedVirtualGraphs", Json::array(),
+          "PopART excludedVirtualGraphs: virtual graphs an overlap schedule leaves out; each "
+          "runs on its own after the graphs that overlap (ASSUMPTION: the order after them)"),
       choice(
           s + "collectiveTileSet", "compute", {"compute", "io"},
           "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "runtime/ir/ir_model.hpp"
 #include "sim/config.hpp"
@@ -22,6 +23,15 @@ enum class Recomputation { None, Standard, Pipeline };
 /// popart::VirtualGraphMode.
 enum class VirtualGraphMode { Off, Manual, Auto, ExecutionPhases };
 std::string to_string(Recomputation r);
+
+/// popart::AccumulateOuterFragmentSchedule: how the ops after the accumulation loop (gradient
+/// reduction, optimizer, weight gathers) of different virtual graphs are ordered.
+enum class OuterFragmentSchedule {
+  Scheduler,
+  Serial,
+  OverlapCycleOptimized,
+  OverlapMemoryOptimized
+};
 
 /// popxl application io_mode.
 enum class IoMode { Unset, Compute, Io, IoOverlapped };
@@ -64,6 +74,14 @@ struct SessionOptions {
   TileSet collectiveTileSet = TileSet::Compute;
   /// Replicas of one IPU-Link domain (for the "pod" RTS convenience domain).
   std::uint32_t replicas_per_ild = 1;
+  /// accumulateOuterFragmentSettings.schedule (PopART's default: Serial).
+  OuterFragmentSchedule outerFragmentSchedule = OuterFragmentSchedule::Serial;
+  /// accumulateOuterFragmentSettings.excludedVirtualGraphs: never run alongside other graphs.
+  std::vector<int> outerFragmentExcludedVirtualGraphs;
+
+  /// True if virtual graph `vg`'s accumulate-outer-fragment ops run alongside other graphs'
+  /// (an overlap schedule and `vg` not excluded); false if they run on their own.
+  bool outer_fragment_parallel(int vg) const;
 
   /// Settings of the category of a tensor kind (gradients use the activation settings).
   const LocationSettings& settings_for(TensorKind kind) const;

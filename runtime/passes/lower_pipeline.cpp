@@ -227,13 +227,31 @@ class PipelineLowering {
     return o;
   }
 
-  /// Gradient reduction and the optimizer of every virtual graph (ops chained per vg).
+  /// Gradient reduction and the optimizer of every virtual graph (PopART's accumulate outer
+  /// fragment), ops chained per vg. Under an overlap schedule the chains of the graphs it does
+  /// not exclude start together (PopART's AccumulateOuterFragmentParallelizer merges them);
+  /// every other chain (Serial, PopART's default, bins the ops by virtual graph id) runs on its
+  /// own, in virtual graph order, after them.
   LPhase optimizer(int index, int step) {
     LPhase ph;
     ph.index = index;
     ph.repetition = step;
     ph.memory.resize(static_cast<std::size_t>(plan_.virtual_graphs));
-    for (const StageOptimizer& so : plan_.optimizers) {
+    std::vector<const StageOptimizer*> order;
+    for (const StageOptimizer& so : plan_.optimizers)
+      if (s_.outer_fragment_parallel(so.vg)) order.push_back(&so);
+    const std::size_t parallel = order.size();
+    std::vector<const StageOptimizer*> serial;
+    for (const StageOptimizer& so : plan_.optimizers)
+      if (!s_.outer_fragment_parallel(so.vg)) serial.push_back(&so);
+    std::stable_sort(
+        serial.begin(), serial.end(),
+        [](const StageOptimizer* a, const StageOptimizer* b) { return a->vg < b->vg; });
+    order.insert(order.end(), serial.begin(), serial.end());
+    std::vector<int> parallel_ends;  // last op of each overlapping chain
+    int serial_prev = -1;            // last op of the previous serial chain
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const StageOptimizer& so = *order[k];
       std::vector<LOp> chain;
       const std::uint64_t n = so.weight_elements, shard_n = (n + shard_ - 1) / shard_;
       if (R_ > 1) {
@@ -283,9 +301,19 @@ class PipelineLowering {
                                    so.weight_dtype, so.vg, "gather updated weights"));
       int prev = -1;
       for (LOp& op : chain) {
-        if (prev >= 0) op.deps = {prev};
+        if (prev >= 0) {
+          op.deps = {prev};
+        } else if (k >= parallel) {  // a serial chain waits for everything before it
+          op.deps = serial_prev >= 0 ? std::vector<int>{serial_prev} : parallel_ends;
+        }
         ph.ops.push_back(std::move(op));
         prev = static_cast<int>(ph.ops.size()) - 1;
+      }
+      if (prev < 0) continue;
+      if (k < parallel) {
+        parallel_ends.push_back(prev);
+      } else {
+        serial_prev = prev;
       }
     }
     return ph;

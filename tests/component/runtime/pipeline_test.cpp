@@ -305,3 +305,60 @@ TEST_CASE("pipeline gradient accumulation: one accumulate op per weight and micr
           r.system->clock().cycles_to_ns(static_cast<double>(r.system->chip().op_overhead_cycles)));
   check_cycles(r, {2 * f + 2 * b + 2 * acc_ns, 2 * f + 2 * b + 2 * acc_ns}, sync_ns(r, 1));
 }
+
+/// Two pipelined layers (phased_chain with the optimizer), layer i on IPU i, one replica (no
+/// gradient collective), N = 4, under accumulateOuterFragmentSettings `aof` (null: PopART's
+/// default). Returns the optimizer phase and one update's time alone (each IPU's accumulate
+/// outer fragment is its one update op: the op overhead plus one cycle of vector work).
+std::pair<double, double> two_ipu_optimizer(const Json& aof) {
+  Json model = phased_chain(2, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true);
+  for (Json& op : model["ops"]) {
+    const std::string n = op["name"].get<std::string>();
+    const int layer = n.find('1') != std::string::npos ? 1 : 0;  // fwd1, bwd1, w1/update
+    op["vgraph"] = layer;
+    op["pipelineStage"] = layer;
+  }
+  Json wl = workload(model, 2, 4);
+  if (!aof.is_null()) wl["session"]["accumulateOuterFragmentSettings"] = aof;
+  TrainingRun r = TrainingRun::make("pod4", wl);
+  ComputeSpec u;
+  u.flops = 1.0;
+  u.unit = ComputeUnit::Vector;
+  u.dtype = ComputeDType::Float32;
+  u.tiles = r.system->chip().tiles;
+  const double update_ns =
+      r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), u)));
+  return {r.results["pipeline"]["optimizer_time_ns"].get<double>() - sync_ns(r, 2), update_ns};
+}
+
+TEST_CASE("pipeline optimizer: Serial (PopART's default) runs the IPUs' updates one after another",
+          "[pipeline]") {
+  // IPU 0's update, then IPU 1's: 2 x update (then the sync of both IPUs).
+  const auto [phase, update] = two_ipu_optimizer(Json());
+  CHECK(phase == Approx(2 * update).margin(0.01));
+}
+
+TEST_CASE("pipeline optimizer: OverlapMemoryOptimized runs the IPUs' updates together",
+          "[pipeline]") {
+  const auto [phase, update] = two_ipu_optimizer({{"schedule", "OverlapMemoryOptimized"}});
+  CHECK(phase == Approx(update).margin(0.01));
+}
+
+TEST_CASE("pipeline optimizer: an excluded virtual graph runs after the overlapping ones",
+          "[pipeline]") {
+  // IPU 1 overlaps nothing else, IPU 0 is excluded and follows it: 2 x update.
+  const auto [phase, update] =
+      two_ipu_optimizer({{"schedule", "overlap_cycle_optimized"}, {"excludedVirtualGraphs", {0}}});
+  CHECK(phase == Approx(2 * update).margin(0.01));
+}
+
+TEST_CASE("pipeline error: accumulateOuterFragmentSettings names the bad value", "[pipeline]") {
+  Json wl = workload(toy_model(2, true), 2, 4);
+  wl["session"]["accumulateOuterFragmentSettings"] = {{"excludedVirtualGraphs", {2}}};
+  CHECK_THAT(pipeline_error(wl, 2),
+             Catch::Contains("accumulateOuterFragmentSettings/excludedVirtualGraphs") &&
+                 Catch::Contains("virtual graph ids from 0 to ipusPerReplica - 1 = 1, got 2"));
+  wl["session"]["accumulateOuterFragmentSettings"] = {{"schedule", "parallel"}};
+  CHECK_THAT(pipeline_error(wl, 2), Catch::Contains("accumulateOuterFragmentSettings/schedule") &&
+                                        Catch::Contains("overlap_memory_optimized"));
+}
