@@ -33,7 +33,8 @@ std::uint64_t total_cycles(std::uint64_t overhead_cycles, double cycles) {
 /// The fixed cycles a step pays: none, a reduction vertex's, or a training op's.
 std::uint64_t step_overhead_cycles(const ChipParams& chip, const ComputeSpec& spec) {
   if (!spec.op_overhead) return 0;
-  return spec.reduction_vertex ? chip.reduction_overhead_cycles : chip.op_overhead_cycles;
+  if (spec.reduction_vertex) return chip.reduction_overhead_cycles;
+  return chip.op_overhead_cycles * std::max<std::uint64_t>(1, spec.chained_ops);
 }
 
 }  // namespace

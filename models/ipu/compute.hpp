@@ -55,6 +55,10 @@ struct ComputeSpec {
   /// (reduction_overhead_cycles + tiles x 4 B / exchange_bytes_per_cycle_per_tile + tiles
   /// FP32 adds at the vector rate x vector_efficiency).
   std::uint32_t scalar_reductions = 0;
+  /// Separate ops the step runs one after another, each paying the op overhead once (a
+  /// framework that builds one variable's optimizer update as a chain of small element-wise
+  /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op. Not for a reduction vertex.
+  std::uint32_t chained_ops = 1;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
   /// tile does the share of the work that its part of the output needs. 0 = unknown: the work

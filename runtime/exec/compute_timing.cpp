@@ -30,6 +30,7 @@ ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
   s.flops = part.flops;
   s.bytes = part.bytes;
   s.scalar_reductions = part.scalar_reductions;
+  s.chained_ops = part.chained_ops;
   s.dtype = compute_dtype(part.dtype);
   s.unit = part.unit;
   s.tiles = tiles;
@@ -43,6 +44,7 @@ ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
   part.flops = op.flops;
   part.bytes = op.mem_bytes;
   part.scalar_reductions = op.scalar_reductions;
+  part.chained_ops = op.chained_ops;
   part.unit = op.unit;
   part.op_class = op.op_class;
   part.gemm = op.gemm;

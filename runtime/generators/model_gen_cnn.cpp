@@ -167,8 +167,9 @@ struct Builder {
   Layer batch_norm(const std::string& name, const Act& in) {
     const std::string gamma = weight(name + "/gamma", {in.c}),
                       beta = weight(name + "/beta", {in.c});
-    // The running mean and variance are not trainable and are 2 x C values per layer; they
-    // are left out of the model (not weights: no gradient, no optimizer state).
+    // The running mean and variance are 2 x C values per layer, left out of the model's
+    // tensors. Graphcore's batch_norm.py makes them trainable variables whose gradient is the
+    // moving-average step; their updates' ops are counted with gamma's (tf_update_ops).
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
     vec(name + "/fwd", Pass::Forward, OpClass::Norm, 5 * elements(in), 3 * bytes(in),
         {in.name, gamma, beta}, {l.out.name});

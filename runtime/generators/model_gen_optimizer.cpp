@@ -34,6 +34,26 @@ std::uint32_t lars_norms(const std::string& type, const std::string& weight) {
   return 2;  // ||w|| and ||g|| (tf.norm of the variable and of its gradient)
 }
 
+std::uint32_t tf_update_ops(const OptimizerSpec& spec, const std::string& weight) {
+  if (!spec.tf_ipu_optimizer) return 1;
+  const bool lars = spec.type == "lars";
+  if (!lars && spec.type != "sgd") return 1;
+  // Why separate ops: TensorFlow's IPU backend fuses an element-wise tree into one popops map
+  // (expression outliner) only where each op has one user and is not lowered in place; the
+  // momentum and variable updates run in place, a norm's square root has several users (the
+  // trust ratio's tests and terms), and nothing fuses across variables (the resource-update
+  // clustering is for replicated tensor sharding, which MLPerf ResNet-50 does not use).
+  const std::uint32_t normalise = spec.replicated ? 1 : 0;  // ipu_replication_normalise
+  std::uint32_t n = normalise;
+  n += 1;            // IPUOptimizer.add_WD: grad + weight_decay * loss_scaling * var
+  if (lars) n += 1;  // IPUOptimizer: grad / grad_scale (= loss_scaling for LARS)
+  if (lars) n += lars_norms(spec.type, weight) > 0 ? 4 : 1;  // LARSOptimizer, see header
+  n += 2;  // apply_momentum: accum = m * accum + g; var -= lr * accum
+  if (weight.size() >= 6 && weight.compare(weight.size() - 6, 6, "/gamma") == 0)
+    n += 2 * (normalise + 1);  // the layer's moving mean and variance (gradient descent)
+  return n;
+}
+
 void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes) {
   // The reductions of all the weights' norms are independent once the gradients are reduced,
   // so the combiner's scheduler can take them together up to the buffer size; a reduce-many
@@ -106,6 +126,7 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
   op.scalar_reductions = lars_norms(spec.type, weight);
+  op.chained_ops = tf_update_ops(spec, weight);
   model.ops.push_back(op);
 }
 

@@ -18,6 +18,14 @@ struct OptimizerSpec {
   /// reductions whose outputs fit in this many bytes are combined into one popops ReduceMany
   /// (0: none combined). Read from /workload/model/optimizer/max_reduce_many_buffer_size.
   std::uint64_t max_reduce_many_buffer_bytes = 0;
+  /// The update is built as Graphcore's TensorFlow 1 CNN code builds it (train.py's
+  /// IPUOptimizer around the optimizer; XLA lowered by the IPU backend): one chain of separate
+  /// ops per variable, counted by tf_update_ops. Set by the cnn generator; false = one op per
+  /// weight (PopART and the other generators, unchanged).
+  bool tf_ipu_optimizer = false;
+  /// More than one replica: IPUOptimizer sums each gradient over the replicas and divides it
+  /// by their number (cross_replica_sum, then ipu_replication_normalise per variable).
+  bool replicated = false;
 };
 
 /// State tensors per weight: sgd 1 (momentum), adam 2, lamb 2, lars 1 (momentum).
@@ -30,6 +38,21 @@ double optimizer_flops_per_element(const std::string& type);
 /// weight and of its gradient for its trust ratio (2), except for the weights Graphcore's
 /// MLPerf ResNet-50 skips (names containing beta, gamma or bias: 0); other optimizers 0.
 std::uint32_t lars_norms(const std::string& type, const std::string& weight);
+
+/// Ops, each paying the op overhead once, that the update of one variable `weight` runs as
+/// when spec.tf_ipu_optimizer (else 1). Graphcore's MLPerf v1.1 ResNet-50 code
+/// (training_results_v1.1 Graphcore/benchmarks/resnet/implementations/tensorflow), pipelined,
+/// per variable after the accumulation loop: ipu_replication_normalise when replicated (1);
+/// IPUOptimizer's weight decay, grad + wd * var (1); for LARS the division by the loss scale,
+/// grad / grad_scale (1; train.py sets grad_scale = loss_scaling for LARS only); LARS on a
+/// scaled weight the square roots of its two norms (2), the trust ratio and scaled learning
+/// rate (1) and (grad + wd * var) * scaled_lr (1), on a skipped one grad * lr (1); momentum's
+/// accum = m * accum + grad and var -= lr * accum (2, in place). A batch norm's gamma also
+/// carries the layer's moving mean and variance, trainable variables whose gradient is the
+/// moving-average step (Models/batch_norm.py, BN_decay): 2 x (normalise when replicated +
+/// var -= (1 - decay) * grad). The norms' reductions are lars_norms; the all-reduce is combined.
+/// Other optimizer types (adam, lamb) are not built by that code: 1.
+std::uint32_t tf_update_ops(const OptimizerSpec& spec, const std::string& weight);
 
 /// Combines the optimizer ops' reductions to a scalar as TensorFlow's reduce-many combiner
 /// does: in op order, clusters of reductions whose outputs (one element of the weight's dtype

@@ -99,6 +99,9 @@ struct ModelOp {
   /// Reductions of a whole operand to a scalar before the element-wise work (LARS's norms
   /// of a weight and its gradient); see ComputeSpec::scalar_reductions.
   std::uint32_t scalar_reductions = 0;
+  /// Ops the framework runs this one as, one after another, each paying the op overhead (an
+  /// optimizer update built op by op); see ComputeSpec::chained_ops.
+  std::uint32_t chained_ops = 1;
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;  ///< matmul/convolution shape (flops = gemm.flops() when known)

@@ -40,6 +40,7 @@ struct ComputePart {
   double flops = 0;
   std::uint64_t bytes = 0;              ///< bytes read and written (vector-bound ops)
   std::uint32_t scalar_reductions = 0;  ///< reductions to a scalar (ModelOp's)
+  std::uint32_t chained_ops = 1;        ///< ops paying the op overhead (ModelOp's)
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;
@@ -61,6 +62,7 @@ struct LOp {
   double flops = 0;                     ///< Compute
   std::uint64_t mem_bytes = 0;          ///< Compute: bytes read and written
   std::uint32_t scalar_reductions = 0;  ///< Compute without parts: reductions to a scalar
+  std::uint32_t chained_ops = 1;        ///< Compute without parts: ops paying the op overhead
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;  ///< Compute without parts
   GemmShape gemm;                      ///< Compute without parts

@@ -57,6 +57,7 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
     u.flops = o->flops * frac;
     u.mem_bytes = static_cast<std::uint64_t>(static_cast<double>(o->bytes) * frac);
     u.scalar_reductions = o->scalar_reductions;
+    u.chained_ops = o->chained_ops;
     u.label = "optimizer update";
     u.role = "optimizer";
     u.tensors = {w};

@@ -15,6 +15,7 @@ ComputePart part_of(const ModelOp& o) {
   p.flops = o.flops;
   p.bytes = o.bytes;
   p.scalar_reductions = o.scalar_reductions;
+  p.chained_ops = o.chained_ops;
   p.unit = o.unit;
   p.op_class = o.op_class;
   p.gemm = o.gemm;

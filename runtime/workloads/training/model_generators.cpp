@@ -228,6 +228,10 @@ Model build_cnn(GeneratorInput& in) {
                std::to_string(st.session.replicatedGraphCount) + "), got " +
                std::to_string(bn_group) + " (the groups are consecutive replicas)");
   s.optimizer = opt;
+  // The cnn generator models Graphcore's TensorFlow 1 CNN code (train.py): its IPUOptimizer
+  // builds each variable's update op by op (tf_update_ops).
+  s.optimizer.tf_ipu_optimizer = true;
+  s.optimizer.replicated = st.session.replicatedGraphCount > 1;
   try {
     Model cnn = generate_cnn(s);
     cnn.phased = false;

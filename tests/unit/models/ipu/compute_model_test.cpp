@@ -199,6 +199,32 @@ TEST_CASE("vector op with reductions to a scalar (LARS norms) by hand", "[comput
   CHECK(scalar_reduction_cycles(c, s, 8) == 0);
 }
 
+TEST_CASE("an op run as a chain of separate ops pays the op overhead once per op",
+          "[compute][vector]") {
+  ChipParams c = small_chip();
+  c.reduction_overhead_cycles = 500;
+  ComputeSpec s;
+  s.unit = ComputeUnit::Vector;
+  s.tiles = 16;
+  s.flops = 16 * 4000;  // flops-bound FP16: 1000 / 0.5 = 2000 cycles of element work
+  CHECK(compute_cycles(c, s) == 2000 + 2000);
+  // Nine ops (a replicated LARS weight's update in TensorFlow): 9 x 2000 overhead, the same
+  // element work (it is split among the ops, not repeated).
+  s.chained_ops = 9;
+  CHECK(compute_cycles(c, s) == 9 * 2000 + 2000);
+  // With a norm: the reduction's own compute set and vertex are unchanged (2532, by hand in
+  // the test above).
+  s.scalar_reductions = 1;
+  CHECK(compute_cycles(c, s) == 9 * 2000 + 2000 + 2532);
+  // 0 counts as one op; a reduction vertex keeps its own overhead whatever the count.
+  s.scalar_reductions = 0;
+  s.chained_ops = 0;
+  CHECK(compute_cycles(c, s) == 2000 + 2000);
+  s.chained_ops = 9;
+  s.reduction_vertex = true;
+  CHECK(compute_cycles(c, s) == 500 + 2000);
+}
+
 TEST_CASE("compute tiles above the chip's tile count are an error", "[compute]") {
   const ChipParams c = small_chip();
   ComputeSpec s;

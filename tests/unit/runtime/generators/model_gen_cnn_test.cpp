@@ -254,6 +254,58 @@ TEST_CASE("LARS keeps one momentum tensor per weight; sgd/adam/lamb costs unchan
   CHECK(find_op(sgd, "head/fc/weight/update").bytes == 2048u * 1000 * (3 * 2 + 2 * 4));
 }
 
+TEST_CASE("TensorFlow's IPUOptimizer builds each variable's update as a chain of ops", "[cnn]") {
+  // By hand from Graphcore's MLPerf v1.1 ResNet-50 code (see tf_update_ops), LARS with
+  // replicas: a LARS-scaled weight normalise 1 + weight decay 1 + loss-scale division 1 +
+  // two square roots, trust ratio, scaled gradient 4 + momentum 2 = 9; a skipped one (beta,
+  // bias) 1 + 1 + 1 + grad * lr 1 + 2 = 6; a gamma 6 + its layer's moving mean and variance
+  // 2 x (normalise 1 + update 1) = 10.
+  OptimizerSpec o;
+  o.type = "lars";
+  o.tf_ipu_optimizer = true;
+  o.replicated = true;
+  CHECK(tf_update_ops(o, "stage1/block0/conv1/weight") == 9);
+  CHECK(tf_update_ops(o, "head/fc/weight") == 9);
+  CHECK(tf_update_ops(o, "head/fc/bias") == 6);
+  CHECK(tf_update_ops(o, "stem/bn/beta") == 6);
+  CHECK(tf_update_ops(o, "stem/bn/gamma") == 10);
+  // One replica: no normalise (8, 5, and 5 + 2 x 1 = 7).
+  o.replicated = false;
+  CHECK(tf_update_ops(o, "head/fc/weight") == 8);
+  CHECK(tf_update_ops(o, "head/fc/bias") == 5);
+  CHECK(tf_update_ops(o, "stem/bn/gamma") == 7);
+  // SGD with momentum (train.py's lr_scale, no loss-scale division, no LARS): weight decay 1
+  // + momentum 2 = 3, gamma 3 + 2 x 1 = 5; replicated 4 and 4 + 2 x 2 = 8.
+  o.type = "sgd";
+  CHECK(tf_update_ops(o, "head/fc/weight") == 3);
+  CHECK(tf_update_ops(o, "stem/bn/gamma") == 5);
+  o.replicated = true;
+  CHECK(tf_update_ops(o, "head/fc/weight") == 4);
+  CHECK(tf_update_ops(o, "stem/bn/gamma") == 8);
+  // Types that code does not build, and other frameworks: one op.
+  o.type = "lamb";
+  CHECK(tf_update_ops(o, "head/fc/weight") == 1);
+  o.type = "lars";
+  o.tf_ipu_optimizer = false;
+  CHECK(tf_update_ops(o, "head/fc/weight") == 1);
+  // ResNet-50: 54 LARS-scaled weights x 9 + 53 betas x 6 + the FC bias 6 + 53 gammas x 10 =
+  // 486 + 318 + 6 + 530 = 1340 ops per step (161 before: one per weight).
+  CnnSpec s = resnet50();
+  s.optimizer.type = "lars";
+  s.optimizer.tf_ipu_optimizer = true;
+  s.optimizer.replicated = true;
+  std::uint32_t ops = 0, updates = 0;
+  for (const ModelOp& op : generate_cnn(s).ops)
+    if (op.pass == Pass::Optimizer) {
+      ops += op.chained_ops;
+      ++updates;
+    }
+  CHECK(updates == 161);
+  CHECK(ops == 1340);
+  // The generator alone (no TensorFlow optimizer set) keeps one op per update.
+  for (const ModelOp& op : generate_cnn(resnet50()).ops) CHECK(op.chained_ops == 1);
+}
+
 TEST_CASE("cnn rejects bad sizes with std::invalid_argument", "[cnn]") {
   for (std::int64_t size : {0, 16, 100, 225}) {
     CnnSpec s = resnet50();
