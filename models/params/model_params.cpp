@@ -277,36 +277,61 @@ std::vector<ParamSpec> machine_specs() {
                      "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x "
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
-      real("/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
-           "Usable fraction of an IPU's PCIe link: the IPU <-> gateway link (GC200, Bow) and, "
-           "with host_attachment pcie_card, the C2 card's PCIe links to the host and the host "
-           "switches' uplinks (one parameter for both: the same PCIe endpoint and DMA design, "
-           "taken to lose the same protocol overhead per byte on Gen3 and Gen4). ASSUMPTION "
-           "before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and CIT's host -> "
-           "IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
-           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
-           "group): 0.7503 (configs/calibration/fitted.meta.json)."),
+      real(
+          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
+          "Usable fraction of an IPU's PCIe link at /machine/gateway/ipu_gateway_tlp_payload_bytes "
+          "per TLP: the IPU <-> gateway link (GC200, Bow) and, with host_attachment pcie_card, "
+          "the C2 card's PCIe writes to the host. What a TLP loses is bytes per packet, not a "
+          "fraction: the header (12 B for a completion or a 32-bit-address write, 16 B with a "
+          "64-bit address), the link layer's framing, sequence number and LCRC (8 B), and the "
+          "link's share of ACK and flow-control DLLPs (PCIe base specification; pcie-bench's "
+          "model, Neugebauer et al., SIGCOMM 2018, counts 20 B for a completion); so a link whose "
+          "TLPs carry another payload p has efficiency p / (p + o), o = P (1 / this - 1) "
+          "(the C2 card's read completions, /machine/pcie_card/read_completion_bytes). "
+          "ASSUMPTION before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and "
+          "CIT's host -> IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
+          "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
+          "group): 0.7503 (configs/calibration/fitted.meta.json)."),
+      integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
+              "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "
+              "read completions). ASSUMPTION: 256 B, the maximum payload size servers and "
+              "FPGA endpoints commonly negotiate (pcie-bench's model, Neugebauer et al., "
+              "SIGCOMM 2018, uses 256 B for its Xeon hosts); no public figure for the IPU or "
+              "the gateway. Not fitted: with the efficiency fitted it only sets the overhead "
+              "bytes per TLP that the efficiency stands for."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
            "public figure; a PCIe hop is well under the gateway's microsecond-scale latencies). "
            "Not fitted: no calibration case moves it at 0 (the 250 ns once written here as its "
            "assumption was written after a fit and is withdrawn)."),
-      plausible(real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
-                     "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
-                     "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
-                     "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
-                     "128b/130b). Its usable fraction is "
-                     "/machine/gateway/ipu_gateway_link_efficiency, the IPU's PCIe link "
-                     "efficiency: the same PCIe endpoint and DMA design as the GC200's link to "
-                     "the gateway (ASSUMPTION: same protocol overhead per byte)."),
-                1, 64),
+      plausible(
+          real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
+               "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
+               "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
+               "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
+               "128b/130b). Its usable fraction is "
+               "/machine/gateway/ipu_gateway_link_efficiency's overhead bytes per TLP at "
+               "this path's TLP payload: host -> IPU data comes back as the host's read "
+               "completions (/machine/pcie_card/read_completion_bytes), IPU -> host data "
+               "goes as writes of /machine/gateway/ipu_gateway_tlp_payload_bytes (the same "
+               "PCIe endpoint and DMA design as the GC200's link to the gateway, ASSUMPTION)."),
+          1, 64),
       real("/machine/pcie_card/link_latency_ns", "ns", 500, 0, 1e12,
            "host_attachment pcie_card: one-way latency between host memory and an IPU over its "
            "PCIe link and the server's PCIe switch; a read (tiles pulling a host buffer) waits 2 x "
            "this, a write 1 x. ASSUMPTION: 500 ns (a DMA read round trip of about 1 us through "
            "a root port and one PCIe Gen3 switch; no public IPU figure). Not fitted: the one "
            "case it moves (CIT host -> IPU latency of a 4-byte stream) tests it."),
+      integer("/machine/pcie_card/read_completion_bytes", "B", 64, 4, 4096,
+              "host_attachment pcie_card: payload of each completion TLP the host's root "
+              "complex returns for an IPU's read of host memory (host -> IPU streams), so the "
+              "host -> IPU direction of the IPU's link and the switch uplink runs at "
+              "64 / (64 + o) (/machine/gateway/ipu_gateway_link_efficiency). The PCIe base "
+              "specification lets a completer split a read at its read completion boundary, "
+              "64 B for a root complex; pcie-bench's model (Neugebauer et al., SIGCOMM 2018) has "
+              "that case (completions in RCB-sized chunks). ASSUMPTION: 64 B, the RCB and the "
+              "cache line of the C2 server's Xeon host (no public figure for it)."),
       integer("/machine/pcie_card/ipus_per_switch", "", 4, 1, 1024,
               "host_attachment pcie_card: IPUs behind one host PCIe switch, whose one uplink to "
               "the host they share. ASSUMPTION: 4 = 2 C2 cards per switch: the 8-card C2 server "
