@@ -294,11 +294,11 @@ std::vector<ParamSpec> machine_specs() {
           "group): 0.7503 (configs/calibration/fitted.meta.json)."),
       integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
               "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "
-              "read completions). ASSUMPTION: 256 B, the maximum payload size servers and "
-              "FPGA endpoints commonly negotiate (pcie-bench's model, Neugebauer et al., "
-              "SIGCOMM 2018, uses 256 B for its Xeon hosts); no public figure for the IPU or "
-              "the gateway. Not fitted: with the efficiency fitted it only sets the overhead "
-              "bytes per TLP that the efficiency stands for."),
+              "read completions). ASSUMPTION: 256 B, a maximum payload size server PCIe "
+              "ports commonly set, the same as the link's transfer unit "
+              "(/machine/gateway/ipu_gateway_link_chunk_bytes); no public figure for the IPU "
+              "or the gateway. Not fitted: with the efficiency fitted it only sets the "
+              "overhead bytes per TLP that the efficiency stands for."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
