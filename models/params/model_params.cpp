@@ -261,14 +261,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1531, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1631, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
            "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
            "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host group, "
-           "with the C2 host path's PCIe efficiency): 1531 ns "
+           "with the PCIe efficiency per TLP payload): 1631 ns "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
@@ -278,7 +278,7 @@ std::vector<ParamSpec> machine_specs() {
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
       real(
-          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
+          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9208, 0.001, 1,
           "Usable fraction of an IPU's PCIe link at /machine/gateway/ipu_gateway_tlp_payload_bytes "
           "per TLP: the IPU <-> gateway link (GC200, Bow) and, with host_attachment pcie_card, "
           "the C2 card's PCIe writes to the host. What a TLP loses is bytes per packet, not a "
@@ -291,7 +291,8 @@ std::vector<ParamSpec> machine_specs() {
           "ASSUMPTION before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and "
           "CIT's host -> IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
-          "group): 0.7503 (configs/calibration/fitted.meta.json)."),
+          "group, with the C2 path at 64-B completions): 0.9208 "
+          "(configs/calibration/fitted.meta.json)."),
       integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
               "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "
               "read completions). ASSUMPTION: 256 B, a maximum payload size server PCIe "
@@ -374,13 +375,13 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.2786, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2824, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
            "(this entry of "
            "configs/calibration/assumptions.json) on 2026-11-27 on "
            "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
-           "gateway's posted pushes out of it, a DDR access each): 0.2786 "
+           "gateway's posted pushes out of it, a DDR access each): 0.2824 "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
            "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "
