@@ -228,9 +228,12 @@ void Topology::build_machines(const HwParams& p) {
 
 void Topology::build_pcie_cards(const HwParams& p) {
   // Each IPU's PCIe link to the host, and each host PCIe switch's uplink shared by the
-  // ipus_per_switch IPUs behind it; the IPUs' PCIe efficiency applies to both (same protocol).
+  // ipus_per_switch IPUs behind it. Each direction's efficiency follows its TLPs: host -> IPU
+  // data comes back as the host's read completions (read_completion_bytes each), IPU -> host
+  // data goes as writes of the gateway link's TLP payload; both lose the same bytes per TLP.
   const MachineParams& m = p.machine;
-  const double eff = m.ipu_gateway_link_efficiency;
+  const double eff_down = m.pcie_efficiency_at(m.pcie_card_read_completion_bytes);
+  const double eff_up = m.ipu_gateway_link_efficiency;  // the efficiency at that payload
   const std::uint32_t per_switch = m.pcie_card_ipus_per_switch;
   const std::uint32_t switches = (num_ipus_ + per_switch - 1) / per_switch;
   switch_down_.assign(switches, kNone);
@@ -238,19 +241,19 @@ void Topology::build_pcie_cards(const HwParams& p) {
   for (std::uint32_t s = 0; s < switches; ++s) {
     // Latency 0: the one-way host <-> IPU latency sits on the IPU's link, switch included.
     switch_down_[s] = add(join_name({"host->pcie_switch", s}), ResourceKind::HostLink,
-                          "pcie_switch", m.pcie_card_switch_uplink_GBps * eff, 0, 1, kNone);
+                          "pcie_switch", m.pcie_card_switch_uplink_GBps * eff_down, 0, 1, kNone);
     switch_up_[s] = add(join_name({"pcie_switch", s, "->host"}), ResourceKind::HostLink,
-                        "pcie_switch", m.pcie_card_switch_uplink_GBps * eff, 0, 1, kNone);
+                        "pcie_switch", m.pcie_card_switch_uplink_GBps * eff_up, 0, 1, kNone);
   }
   pcie_in_.assign(num_ipus_, kNone);
   pcie_out_.assign(num_ipus_, kNone);
   for (std::uint32_t ipu = 0; ipu < num_ipus_; ++ipu) {
     pcie_in_[ipu] =
         add(join_name({"host->ipu", ipu, ".pcie"}), ResourceKind::HostLink, "pcie_card",
-            m.pcie_card_link_GBps * eff, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
+            m.pcie_card_link_GBps * eff_down, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
     pcie_out_[ipu] =
         add(join_name({"ipu", ipu, "->host.pcie"}), ResourceKind::HostLink, "pcie_card",
-            m.pcie_card_link_GBps * eff, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
+            m.pcie_card_link_GBps * eff_up, m.pcie_card_link_latency_ns, 1, machine_of(ipu));
   }
 }
 

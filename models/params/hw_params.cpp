@@ -169,6 +169,7 @@ MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   m.capacity_GiB = gw.get_double("capacity_GiB");
   m.ipu_gateway_link_GBps = gw.get_double("ipu_gateway_link_GBps");
   m.ipu_gateway_link_efficiency = gw.get_double("ipu_gateway_link_efficiency");
+  m.ipu_gateway_tlp_payload_bytes = get_u32(gw, "ipu_gateway_tlp_payload_bytes");
   m.ipu_gateway_link_latency_ns = gw.get_double("ipu_gateway_link_latency_ns");
   read_tier_keys(doc, gw, "machine/gateway", p);
   gw.finish();
@@ -194,6 +195,7 @@ MachineParams read_machine(ConfigDoc& doc, ConfigNode n, HwParams& p) {
   m.pcie_card_link_latency_ns = pc.get_double("link_latency_ns");
   m.pcie_card_ipus_per_switch = get_u32(pc, "ipus_per_switch");
   m.pcie_card_switch_uplink_GBps = pc.get_double("switch_uplink_GBps");
+  m.pcie_card_read_completion_bytes = get_u32(pc, "read_completion_bytes");
   pc.finish();
   read_other_machine_tiers(doc, n, p);
   n.finish();
@@ -410,6 +412,14 @@ HwParams registry_hw_params() {
   register_model_params();
   ConfigDoc doc = ConfigDoc::from_json(Json::object(), "<registry defaults>");
   return read_hw_params(doc);
+}
+
+double MachineParams::pcie_efficiency_at(std::uint32_t payload_bytes) const {
+  // The overhead bytes per TLP implied by the efficiency at the gateway link's payload; both
+  // payloads were validated positive, the efficiency in (0, 1].
+  const double overhead_bytes =
+      ipu_gateway_tlp_payload_bytes * (1.0 / ipu_gateway_link_efficiency - 1.0);
+  return payload_bytes / (payload_bytes + overhead_bytes);
 }
 
 std::string to_string(ComputeDType t) {

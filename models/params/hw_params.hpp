@@ -112,6 +112,7 @@ struct MachineParams {
   double capacity_GiB{};
   double ipu_gateway_link_GBps{};
   double ipu_gateway_link_efficiency{};
+  std::uint32_t ipu_gateway_tlp_payload_bytes{};  ///< payload of one PCIe TLP on that link
   double ipu_gateway_link_latency_ns{};
   std::uint32_t gw_links_per_machine{};
   double gw_link_bandwidth_GBps{};
@@ -128,6 +129,12 @@ struct MachineParams {
   double pcie_card_link_latency_ns{};         ///< pcie_card: host memory <-> IPU, one way
   std::uint32_t pcie_card_ipus_per_switch{};  ///< pcie_card: IPUs sharing one switch uplink
   double pcie_card_switch_uplink_GBps{};      ///< pcie_card: a switch's uplink per direction
+  std::uint32_t pcie_card_read_completion_bytes{};  ///< pcie_card: host's read completion size
+  /// Usable fraction of a PCIe link whose TLPs carry `payload_bytes` each, given the IPU's PCIe
+  /// efficiency `ipu_gateway_link_efficiency` at `ipu_gateway_tlp_payload_bytes` per TLP: both
+  /// lose the same bytes per TLP (header, framing, LCRC), o = P (1 / e - 1), so the efficiency
+  /// at payload p is p / (p + o).
+  double pcie_efficiency_at(std::uint32_t payload_bytes) const;
   /// Streaming-memory capacity of one machine in bytes.
   std::uint64_t capacity_bytes() const {
     return static_cast<std::uint64_t>(capacity_GiB * 1073741824.0);

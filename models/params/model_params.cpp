@@ -280,14 +280,14 @@ std::vector<ParamSpec> machine_specs() {
       real("/machine/gateway/ddr_efficiency", "", 1.0, 0.001, 1,
            "Usable fraction of the DDR bandwidth. ASSUMPTION: 1.0; calibrate (PXA: streaming "
            "3x-20x slower than IPU-Links)."),
-      real("/machine/gateway/ddr_latency_ns", "ns", 1531, 0, 1e12,
+      real("/machine/gateway/ddr_latency_ns", "ns", 1631, 0, 1e12,
            "Latency of one access to the gateway's DDR (the DMA engine's set-up and completion), "
            "paid by every remote load/store, by every tile transfer into or out of the gateway "
            "buffer and by every push of landed data from the buffer to the host, before its bytes "
            "leave (gc-hosttraffictest: both tile sides and the device-to-host host side). "
            "ASSUMPTION before the fit: 1 us; fitted by ipusim calibrate --params-from "
            "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host group, "
-           "with the C2 host path's PCIe efficiency): 1531 ns "
+           "with the PCIe efficiency per TLP payload): 1631 ns "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/gateway/capacity_GiB", "GiB", 128, 0, 1e6,
            "Streaming-memory capacity per machine: 2 x 64 GB DIMMs (M2K-DS, BOW-DS; options 256 "
@@ -296,36 +296,62 @@ std::vector<ParamSpec> machine_specs() {
                      "IPU <-> gateway link per IPU per direction: PCIe Gen4 x8, 8 x 16 GT/s x "
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
-      real("/machine/gateway/ipu_gateway_link_efficiency", "", 0.7503, 0.001, 1,
-           "Usable fraction of an IPU's PCIe link: the IPU <-> gateway link (GC200, Bow) and, "
-           "with host_attachment pcie_card, the C2 card's PCIe links to the host and the host "
-           "switches' uplinks (one parameter for both: the same PCIe endpoint and DMA design, "
-           "taken to lose the same protocol overhead per byte on Gen3 and Gen4). ASSUMPTION "
-           "before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and CIT's host -> "
-           "IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
-           "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
-           "group): 0.7503 (configs/calibration/fitted.meta.json)."),
+      real(
+          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9208, 0.001, 1,
+          "Usable fraction of an IPU's PCIe link at /machine/gateway/ipu_gateway_tlp_payload_bytes "
+          "per TLP: the IPU <-> gateway link (GC200, Bow) and, with host_attachment pcie_card, "
+          "the C2 card's PCIe writes to the host. What a TLP loses is bytes per packet, not a "
+          "fraction: the header (12 B for a completion or a 32-bit-address write, 16 B with a "
+          "64-bit address), the link layer's framing, sequence number and LCRC (8 B), and the "
+          "link's share of ACK and flow-control DLLPs (PCIe base specification; pcie-bench's "
+          "model, Neugebauer et al., SIGCOMM 2018, counts 20 B for a completion); so a link whose "
+          "TLPs carry another payload p has efficiency p / (p + o), o = P (1 / this - 1) "
+          "(the C2 card's read completions, /machine/pcie_card/read_completion_bytes). "
+          "ASSUMPTION before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and "
+          "CIT's host -> IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
+          "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
+          "group, with the C2 path at 64-B completions): 0.9208 "
+          "(configs/calibration/fitted.meta.json)."),
+      integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
+              "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "
+              "read completions). ASSUMPTION: 256 B, a maximum payload size server PCIe "
+              "ports commonly set, the same as the link's transfer unit "
+              "(/machine/gateway/ipu_gateway_link_chunk_bytes); no public figure for the IPU "
+              "or the gateway. Not fitted: with the efficiency fitted it only sets the "
+              "overhead bytes per TLP that the efficiency stands for."),
       real("/machine/gateway/ipu_gateway_link_latency_ns", "ns", 0, 0, 1e12,
            "One-way latency of the IPU <-> gateway link (PCIe); a read over it (tiles pulling from "
            "the gateway buffer) waits 2 x this per transfer, a write does not. ASSUMPTION: 0 (no "
            "public figure; a PCIe hop is well under the gateway's microsecond-scale latencies). "
            "Not fitted: no calibration case moves it at 0 (the 250 ns once written here as its "
            "assumption was written after a fit and is withdrawn)."),
-      plausible(real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
-                     "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
-                     "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
-                     "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
-                     "128b/130b). Its usable fraction is "
-                     "/machine/gateway/ipu_gateway_link_efficiency, the IPU's PCIe link "
-                     "efficiency: the same PCIe endpoint and DMA design as the GC200's link to "
-                     "the gateway (ASSUMPTION: same protocol overhead per byte)."),
-                1, 64),
+      plausible(
+          real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
+               "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
+               "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
+               "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
+               "128b/130b). Its usable fraction is "
+               "/machine/gateway/ipu_gateway_link_efficiency's overhead bytes per TLP at "
+               "this path's TLP payload: host -> IPU data comes back as the host's read "
+               "completions (/machine/pcie_card/read_completion_bytes), IPU -> host data "
+               "goes as writes of /machine/gateway/ipu_gateway_tlp_payload_bytes (the same "
+               "PCIe endpoint and DMA design as the GC200's link to the gateway, ASSUMPTION)."),
+          1, 64),
       real("/machine/pcie_card/link_latency_ns", "ns", 500, 0, 1e12,
            "host_attachment pcie_card: one-way latency between host memory and an IPU over its "
            "PCIe link and the server's PCIe switch; a read (tiles pulling a host buffer) waits 2 x "
            "this, a write 1 x. ASSUMPTION: 500 ns (a DMA read round trip of about 1 us through "
            "a root port and one PCIe Gen3 switch; no public IPU figure). Not fitted: the one "
            "case it moves (CIT host -> IPU latency of a 4-byte stream) tests it."),
+      integer("/machine/pcie_card/read_completion_bytes", "B", 64, 4, 4096,
+              "host_attachment pcie_card: payload of each completion TLP the host's root "
+              "complex returns for an IPU's read of host memory (host -> IPU streams), so the "
+              "host -> IPU direction of the IPU's link and the switch uplink runs at "
+              "64 / (64 + o) (/machine/gateway/ipu_gateway_link_efficiency). The PCIe base "
+              "specification lets a completer split a read at its read completion boundary, "
+              "64 B for a root complex; pcie-bench's model (Neugebauer et al., SIGCOMM 2018) has "
+              "that case (completions in RCB-sized chunks). ASSUMPTION: 64 B, the RCB and the "
+              "cache line of the C2 server's Xeon host (no public figure for it)."),
       integer("/machine/pcie_card/ipus_per_switch", "", 4, 1, 1024,
               "host_attachment pcie_card: IPUs behind one host PCIe switch, whose one uplink to "
               "the host they share. ASSUMPTION: 4 = 2 C2 cards per switch: the 8-card C2 server "
@@ -375,13 +401,13 @@ std::vector<ParamSpec> machine_specs() {
                      "Host link per machine per direction: 2 x 100 GbE RoCEv2 (PODDA, BOW-DS; rate "
                      "derived)."),
                 1, 100),
-      real("/machine/host_link/efficiency", "", 0.2786, 0.001, 1,
+      real("/machine/host_link/efficiency", "", 0.2824, 0.001, 1,
            "Usable fraction of the host link for the host streams the tools measured (256-byte "
            "transfers). ASSUMPTION before the fit: 0.85; fitted by ipusim calibrate --params-from "
            "(this entry of "
            "configs/calibration/assumptions.json) on 2026-11-27 on "
            "gc-hosttraffictest's two host sides (the host's posted stream into the buffer; the "
-           "gateway's posted pushes out of it, a DDR access each): 0.2786 "
+           "gateway's posted pushes out of it, a DDR access each): 0.2824 "
            "(configs/calibration/fitted.meta.json)."),
       real("/machine/host_link/latency_ns", "ns", 5000, 0, 1e12,
            "One-way host link latency (RoCE): flight time of a transfer over the host link. Host "

@@ -59,7 +59,7 @@ TEST_CASE("leaf/spine AllReduce: leaf rings of 4 and a spine ring of 2, by hand"
   const double gw = get(r, "gw_link", "bandwidth_GBps_per_link") * get(r, "gw_link", "efficiency");
   const double machine_uplink = 2 * gw;       // 2 GW-Links per machine: 21.25 GB/s
   const double leaf_uplink = 4 * 2 * gw / 2;  // 4 machines' links / 2: 42.5 GB/s
-  // 15.75 GB/s x the IPUs' PCIe efficiency (fitted, 0.7503: 11.82 GB/s), the slowest hop
+  // 15.75 GB/s x the IPUs' PCIe efficiency (fitted, 0.9208: 14.50 GB/s), the slowest hop
   // after the first (the fills).
   const double ipu_gw =
       get(r, "gateway", "ipu_gateway_link_GBps") * get(r, "gateway", "ipu_gateway_link_efficiency");

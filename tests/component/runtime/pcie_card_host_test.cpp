@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <string>
 
 #include "sim/errors.hpp"
 #include "tests/component/models/model_fixture.hpp"
@@ -15,7 +16,9 @@ namespace {
 
 /// A Pod16 whose host reaches each IPU over PCIe, with round numbers for the hand-worked
 /// cases: links 8 GB/s x 0.75 = 6 B/ns, the switch uplink `uplink_GBps` x 0.75, 500 ns one way.
-ConfigDoc pcie_pod16(const Json& steps, double uplink_GBps) {
+/// The host's read completions carry `completion_bytes`; at 256 B, the gateway link's TLP
+/// payload, both directions run at the efficiency 0.75.
+ConfigDoc pcie_pod16(const Json& steps, double uplink_GBps, int completion_bytes = 256) {
   ConfigDoc doc = preset_config("pod16", workload(steps));
   doc.apply_override("/machine/host_attachment=pcie_card");
   doc.apply_override("/machine/pcie_card/link_GBps=8");
@@ -23,6 +26,9 @@ ConfigDoc pcie_pod16(const Json& steps, double uplink_GBps) {
   doc.apply_override("/machine/pcie_card/ipus_per_switch=4");
   doc.apply_override("/machine/pcie_card/switch_uplink_GBps=" + std::to_string(uplink_GBps));
   doc.apply_override("/machine/gateway/ipu_gateway_link_efficiency=0.75");
+  doc.apply_override("/machine/gateway/ipu_gateway_tlp_payload_bytes=256");
+  doc.apply_override("/machine/pcie_card/read_completion_bytes=" +
+                     std::to_string(completion_bytes));
   return doc;
 }
 
@@ -112,10 +118,44 @@ TEST_CASE(
   CHECK(kids[2]["duration_ns"].get<double>() == Approx(alone(6)).margin(0.01));
 }
 
+namespace {
+
+/// One 16 MiB stream of `kind` alone on IPU 0 with 64-B read completions: its duration is
+/// 500 ns on the IPU's link + (one chunk of fill + the bytes) / `Bpns`.
+void check_lone_stream(const char* kind, double Bpns) {
+  const double B = 16.0 * 1048576;
+  ConfigDoc doc =
+      pcie_pod16(Json::array({{{"kind", kind}, {"ipu", 0}, {"bytes", 16 * 1048576}}}), 16, 64);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double chunk = resolved(doc, "/machine/host_link/chunk_bytes");
+  CHECK(b.step(0)["duration_ns"].get<double>() ==
+        Approx(500 + (std::min(B, chunk) + B) / Bpns).margin(0.01));
+}
+
+}  // namespace
+
+// Efficiency 0.75 at 256 B per TLP: o = 256 x (1 / 0.75 - 1) = 85.333 B per TLP. 64-B
+// completions: 64 / (64 + 85.333) = 3/7, so the host -> IPU link carries 8 x 3/7 = 3.4286 B/ns
+// (the uplink 16 x 3/7, wider); IPU -> host writes of 256 B keep 8 x 0.75 = 6 B/ns.
+TEST_CASE("pcie_card, TLP payloads: host -> IPU data in 64-B read completions runs at 3/7",
+          "[microbenchmark][pcie_card]") {
+  check_lone_stream("host_write", 8.0 * 3.0 / 7.0);
+}
+
+TEST_CASE("pcie_card, TLP payloads: IPU -> host writes of 256 B keep the efficiency 0.75",
+          "[microbenchmark][pcie_card]") {
+  check_lone_stream("host_read", 6.0);
+}
+
 TEST_CASE("pcie_card: bad attachment values and a multi-domain system are refused with the path",
           "[pcie_card][errors]") {
   ConfigDoc bad = pcie_pod16(Json::array({write_step(0, 1, 4)}), 16);
   bad.apply_override("/machine/host_attachment=pcie");
+  ConfigDoc zero = pcie_pod16(Json::array({write_step(0, 1, 4)}), 16, 0);
+  CHECK_THROWS_WITH(build_system(zero, "zero"),
+                    Catch::Contains("/machine/pcie_card/read_completion_bytes"));
   CHECK_THROWS_WITH(build_system(bad, "bad"),
                     Catch::Contains("/machine/host_attachment") && Catch::Contains("pcie_card"));
   ConfigDoc two = preset_config("pod128", workload(Json::array({write_step(0, 1, 4)})));

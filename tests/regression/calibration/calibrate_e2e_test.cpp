@@ -81,9 +81,9 @@ TEST_CASE("calibrate recovers the latency and efficiency that generated the meas
   const CliResult d = run_cli(s, {"calibrate", "--print-descriptions", s.path("fit/fitted.json")});
   CHECK(d.exit_code == 0);
   CHECK_THAT(d.out, Catch::Contains(std::string(kEfficiency) +
-                                    "\n  \"Usable fraction of an IPU's PCIe link: ") &&
-                        Catch::Contains("on Gen3 and Gen4). fitted by ipusim calibrate on "
-                                        "host_write_4096"));
+                                    "\n  \"Usable fraction of an IPU's PCIe link at ") &&
+                        Catch::Contains("/machine/pcie_card/read_completion_bytes). fitted by "
+                                        "ipusim calibrate on host_write_4096"));
 }
 
 TEST_CASE("calibrate refuses a parameter no case moves, naming it", "[e2e][calibrate]") {
