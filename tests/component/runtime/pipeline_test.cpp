@@ -244,6 +244,17 @@ TEST_CASE("pipeline error: a stage with no ops", "[pipeline]") {
   CHECK_THAT(pipeline_error(workload(m, 3, 8), 3), Catch::Contains("pipeline stage 1 has no ops"));
 }
 
+/// One optimizer update op of 1 FP32 flop on every tile (phased_chain's w<i>/update): the op
+/// overhead plus one cycle of vector work, as compute_cycles times it.
+double one_update_ns(const TrainingRun& r) {
+  ComputeSpec u;
+  u.flops = 1.0;
+  u.unit = ComputeUnit::Vector;
+  u.dtype = ComputeDType::Float32;
+  u.tiles = r.system->chip().tiles;
+  return r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), u)));
+}
+
 TEST_CASE("pipeline optimizer: one update op per weight, each paying the per-op cost, by hand",
           "[pipeline]") {
   // Two layers (phased_chain: weights w0, w1, each updated by its own optimizer op of 1 flop,
@@ -253,13 +264,7 @@ TEST_CASE("pipeline optimizer: one update op per weight, each paying the per-op 
   // lowering runs them; one merged update would pay the overhead once.
   Json model = phased_chain(2, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true);
   TrainingRun r = TrainingRun::make("pod4", workload(model, 1, 2));
-  ComputeSpec u;
-  u.flops = 1.0;
-  u.unit = ComputeUnit::Vector;
-  u.dtype = ComputeDType::Float32;
-  u.tiles = r.system->chip().tiles;
-  const double update_ns =
-      r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), u)));
+  const double update_ns = one_update_ns(r);
   REQUIRE(update_ns >
           r.system->clock().cycles_to_ns(static_cast<double>(r.system->chip().op_overhead_cycles)));
   CHECK(r.results["pipeline"]["optimizer_time_ns"].get<double>() ==
@@ -321,13 +326,7 @@ std::pair<double, double> two_ipu_optimizer(const Json& aof) {
   Json wl = workload(model, 2, 4);
   if (!aof.is_null()) wl["session"]["accumulateOuterFragmentSettings"] = aof;
   TrainingRun r = TrainingRun::make("pod4", wl);
-  ComputeSpec u;
-  u.flops = 1.0;
-  u.unit = ComputeUnit::Vector;
-  u.dtype = ComputeDType::Float32;
-  u.tiles = r.system->chip().tiles;
-  const double update_ns =
-      r.system->clock().cycles_to_ns(static_cast<double>(compute_cycles(r.system->chip(), u)));
+  const double update_ns = one_update_ns(r);
   return {r.results["pipeline"]["optimizer_time_ns"].get<double>() - sync_ns(r, 2), update_ns};
 }
 
