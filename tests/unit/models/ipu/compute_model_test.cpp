@@ -173,13 +173,20 @@ TEST_CASE("vector op: bound by bytes or by flops, divided by vector efficiency",
   CHECK(compute_cycles(c, none) == 0);
 }
 
-TEST_CASE("vector op with reductions to a scalar (LARS norms) by hand", "[compute][vector]") {
-  ChipParams c = small_chip();
-  c.reduction_overhead_cycles = 500;
+/// A flops-bound FP16 vector op of 16 x 4000 flops on 16 tiles of small_chip(): 2000 cycles of
+/// element work, plus the 2000-cycle op overhead.
+ComputeSpec vector_op_16_tiles() {
   ComputeSpec s;
   s.unit = ComputeUnit::Vector;
   s.tiles = 16;
   s.flops = 16 * 4000;  // flops-bound FP16: 1000 / 0.5 = 2000 cycles of element work
+  return s;
+}
+
+TEST_CASE("vector op with reductions to a scalar (LARS norms) by hand", "[compute][vector]") {
+  ChipParams c = small_chip();
+  c.reduction_overhead_cycles = 500;
+  ComputeSpec s = vector_op_16_tiles();
   CHECK(compute_cycles(c, s) == 2000 + 2000);
   // One reduction: the partials' compute set 2000 (op overhead) + the reduction vertex 500
   // + 16 FP32 partials gathered on one tile, 64 B / 4 B/cycle = 16 + 16 adds at the FP32
@@ -203,10 +210,7 @@ TEST_CASE("an op run as a chain of separate ops pays the op overhead once per op
           "[compute][vector]") {
   ChipParams c = small_chip();
   c.reduction_overhead_cycles = 500;
-  ComputeSpec s;
-  s.unit = ComputeUnit::Vector;
-  s.tiles = 16;
-  s.flops = 16 * 4000;  // flops-bound FP16: 1000 / 0.5 = 2000 cycles of element work
+  ComputeSpec s = vector_op_16_tiles();
   CHECK(compute_cycles(c, s) == 2000 + 2000);
   // Nine ops (a replicated LARS weight's update in TensorFlow): 9 x 2000 overhead, the same
   // element work (it is split among the ops, not repeated).
