@@ -449,8 +449,13 @@ std::vector<ParamSpec> system_specs() {
       choice(
           "/system/gw_topology", "none", {"none", "ring", "switch", "leaf_spine"},
           "GW-Links between domains: none (one domain; the only choice when num_ilds = 1), ring "
-          "(direct east/west cables, SWGW 1.2; Pod128), switch (SWGW 1.4; Pod256) or "
-          "leaf_spine (gw_leaf_ilds domains per leaf switch pair, leaves joined by a "
+          "(direct east/west cables looped across the racks, SWGW 1.2; Pod128: two racks 'cross "
+          "connected', POD-DS POD128, built for MLPerf v1.1 as 'vipu-admin create cluster "
+          "--num-ipulinkdomains 2 --cluster-topology looped', BERT scripts/pod128-manage.sh), "
+          "switch (SWGW 1.3-1.4; Pod256: the Bow Pod256 datasheet's two redundant GW-Link "
+          "switches, SWGW calling a directly cabled Bow Pod256 hypothetical; no public source "
+          "says how the IPU-M2000 IPU-POD256 was cabled, configs/README.md lists what was read) "
+          "or leaf_spine (gw_leaf_ilds domains per leaf switch pair, leaves joined by a "
           "non-blocking spine through uplinks oversubscribed by leaf_oversubscription; "
           "ASSUMPTION: a two-level Clos of the SWGW switch pairs, for Pods of up to 1024 Pod64)."),
       real("/system/sync_ns_per_hop", "ns", 15, 0, 1e9,

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <tuple>
 
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
@@ -27,8 +28,8 @@ HwParams read(const Json& j) {
 
 TEST_CASE("every system preset resolves with the documented values", "[params]") {
   register_model_params();
-  for (const char* name :
-       {"pod4", "pod16", "pod64", "pod128", "pod256", "multipod", "bow_pod16", "bow_pod64"}) {
+  for (const char* name : {"pod4", "pod16", "pod64", "pod128", "pod256", "multipod", "bow_pod16",
+                           "bow_pod64", "bow_pod128", "bow_pod256"}) {
     INFO(name);
     ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/" + name + ".json");
     const HwParams p = read_hw_params(doc);
@@ -38,6 +39,17 @@ TEST_CASE("every system preset resolves with the documented values", "[params]")
     const bool bow = std::string(name).rfind("bow", 0) == 0;
     CHECK(p.chip.clock_GHz == (bow ? 1.85 : 1.325));
     CHECK(p.machine.name == (bow ? "bow2000" : "m2000"));
+  }
+  // The Bow Pod128 / Pod256 keep their M2000 Pods' GW-Links: crossed cables between two racks
+  // (POD-DS POD128), two redundant GW-Link switches for four (POD-DS Bow Pod256, SWGW 1.3).
+  for (const auto& [name, ilds, gw] :
+       {std::tuple{"bow_pod128", 2u, GwTopology::Ring}, {"bow_pod256", 4u, GwTopology::Switch}}) {
+    INFO(name);
+    ConfigDoc doc = ConfigDoc::load_file(src() + "/configs/systems/" + name + ".json");
+    const HwParams p = read_hw_params(doc);
+    CHECK(p.system.num_ilds == ilds);
+    CHECK(p.system.gw_topology == gw);
+    CHECK(p.num_ipus() == 64 * ilds);
   }
   ConfigDoc gc2 = ConfigDoc::load_file(src() + "/configs/chips/gc2.json");
   CHECK(read_hw_params(gc2).chip.tiles == 1216);
