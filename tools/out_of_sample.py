@@ -24,6 +24,12 @@ reproduces its figures (BERT POD16 1,420.1, POD64 4,237.2; ResNet-50 POD16 29,46
 None of these is a validation case and nothing is fitted on them: the table shows how the
 calibrated model generalises to other systems, SDKs and the Bow generation. Each reading's
 ipusim set-up (configs/validation/setups/) cites the config file it follows.
+
+A second table splits the step of each series that runs one configuration on two one-domain
+Pods (Pod16 and Pod64) into a time per unit of work (ResNet-50: per image per IPU, micro-batch
+x accumulation; BERT: per micro-batch of the pipeline, the accumulation count) and a time per
+step that does not depend on it, simulated and measured alike, and shows what Pod128 and Pod256
+take beyond that split (tools/scale_falloff.py's reading, on these series).
 """
 import argparse
 import json
@@ -81,6 +87,18 @@ READINGS = [
     ("ResNet-50 v2.0 Bow Pod256", "Bow-2000", "2.5.1", "training_results_v2.0",
      "Graphcore/results/ipu-pod256-TF1-closed/resnet", "resnet", 425637.6,
      S + "mlperf_v2.0_resnet50_bow_pod256.json", []),
+]
+
+
+# (series, unit of work, the two one-domain readings the split goes through, further readings)
+SPLITS = [
+    ("ResNet-50 v1.0", "image per IPU", ("ResNet-50 v1.0 POD16", "ResNet-50 v1.0 POD64"), ()),
+    ("ResNet-50 v2.0 Bow", "image per IPU",
+     ("ResNet-50 v2.0 Bow Pod16", "ResNet-50 v2.0 Bow Pod64"),
+     ("ResNet-50 v2.0 Bow Pod128", "ResNet-50 v2.0 Bow Pod256")),
+    ("BERT-Large v2.0 Bow", "micro-batch",
+     ("BERT-Large v2.0 Bow Pod16", "BERT-Large v2.0 Bow Pod64"),
+     ("BERT-Large v2.0 Bow Pod128", "BERT-Large v2.0 Bow Pod256")),
 ]
 
 
@@ -160,6 +178,45 @@ def derive(logs: str, repo: str, folder: str, kind: str) -> tuple:
     return steady_state(runs), len(runs), sum(max(len(r) - 1, 0) for r in runs)
 
 
+def work_and_steps(kind: str, workload: dict, measured: float) -> tuple:
+    """(units of work per step, simulated step s, measured step s) of one reading: the units
+    are images per IPU (micro-batch x accumulation) for ResNet-50 and micro-batches per
+    replica (the accumulation count) for a BERT pipeline; the measured step is the set-up's
+    samples per step (BERT: packs x sequences per pack) over the measured throughput."""
+    sim_step = workload["step_time_ns"] / 1e9
+    if kind == "bert":
+        sequences = workload["samples_per_step"] * workload["sequences_per_sample"]
+        return workload["accumulation_factor"], sim_step, sequences / measured
+    units = workload["micro_batch"] * workload["accumulation_factor"]
+    return units, sim_step, workload["samples_per_step"] / measured
+
+
+def per_step_split(small: tuple, large: tuple) -> tuple:
+    """(time per unit, time per step) of step = a x units + b through two (units, step) points."""
+    a = (small[1] - large[1]) / (small[0] - large[0])
+    return a, large[1] - a * large[0]
+
+
+def print_splits(points: dict) -> None:
+    """The per-step split table (ms) from each reading's (units, simulated, measured) steps."""
+    print("\n| series | per unit of work, simulated / measured | per step, simulated / measured "
+          "| Pod128 beyond the split | Pod256 beyond the split |")
+    print("|---|---|---|---|---|")
+    for series, unit, (small, large), beyond in SPLITS:
+        cells = []
+        splits = [per_step_split((points[small][0], points[small][i]),
+                                 (points[large][0], points[large][i])) for i in (1, 2)]
+        cells.append(f"{1e3 * splits[0][0]:.4f} / {1e3 * splits[1][0]:.4f} ms per {unit}")
+        cells.append(f"{1e3 * splits[0][1]:.2f} / {1e3 * splits[1][1]:.2f} ms")
+        for label in beyond:
+            units = points[label][0]
+            over = [1e3 * (points[label][i] - (s[0] * units + s[1]))
+                    for i, s in zip((1, 2), splits)]
+            cells.append(f"{over[0]:+.2f} / {over[1]:+.2f} ms")
+        cells += ["–"] * (5 - 1 - len(cells))
+        print(f"| {series} | " + " | ".join(cells) + " |")
+
+
 def simulate(ipusim: str, config: str, extra: list, out: str) -> dict:
     """The report of one ipusim run of `config` (written under `out`, printed as JSON)."""
     res = subprocess.run([ipusim, "run", os.path.join(ROOT, config), "--json", "--quiet",
@@ -188,7 +245,7 @@ def main() -> int:
 
     print("| reading | machines | SDK | measured per s | simulated per s | error |")
     print("|---|---|---|---|---|---|")
-    logs = []
+    logs, points = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, machine, sdk, _, _, kind, measured, config, extra) in \
                 enumerate(READINGS):
@@ -196,11 +253,13 @@ def main() -> int:
             sim = w["sequences_per_s"] if kind == "bert" else w["samples_per_s"]
             err = (sim - measured) / measured
             logs.append(math.log1p(abs(err)))
+            points[label] = work_and_steps(kind, w, measured)
             print(f"| {label} | {machine} | {sdk} | {measured:,.0f} | {sim:,.0f} | "
                   f"{100 * err:+.1f} % |")
     print(f"\ngeometric mean of |error| over {len(logs)}: "
           f"{100 * math.expm1(sum(logs) / len(logs)):.1f} % (error = (simulated - measured) / "
           "measured; + means the model is too fast)")
+    print_splits(points)
     return status
 
 

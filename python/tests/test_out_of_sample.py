@@ -106,3 +106,24 @@ def test_each_setup_runs_the_system_its_reading_names(reading, tmp_path):
     assert report["run_info"]["ipus"] == ipus
     assert report["simulated"]["clock_GHz"] == (1.85 if machine == "Bow-2000" else 1.325)
     assert report["workload"]["sequences_per_s" if kind == "bert" else "samples_per_s"] > 0
+
+
+def test_work_and_steps_of_a_reading():
+    # BERT: 2 replicas x micro-batch 3 x accumulation 256 = 1,536 packs of 2 sequences per step;
+    # at 2,304 sequences per s measured the step is 3,072 / 2,304 = 1.3333 s; the units are the
+    # 256 micro-batches. ResNet-50: micro-batch 20 x accumulation 4 = 80 images per IPU; 5,120
+    # images per step at 128,000 per s is 0.04 s.
+    bert = {"step_time_ns": 1.2e9, "samples_per_step": 1536, "sequences_per_sample": 2.0,
+            "accumulation_factor": 256, "micro_batch": 3}
+    assert oos.work_and_steps("bert", bert, 2304.0) == pytest.approx((256, 1.2, 4 / 3))
+    resnet = {"step_time_ns": 3.5e7, "samples_per_step": 5120, "micro_batch": 20,
+              "accumulation_factor": 4}
+    assert oos.work_and_steps("resnet", resnet, 128000.0) == pytest.approx((80, 0.035, 0.04))
+
+
+def test_per_step_split_through_two_points():
+    # step = a x units + b through (256, 1.3334) and (96, 0.6215): a = 0.7119 / 160 = 0.004449375,
+    # b = 0.6215 - 96 x 0.004449375 = 0.19436.
+    a, b = oos.per_step_split((256, 1.3334), (96, 0.6215))
+    assert a == pytest.approx(0.004449375, abs=1e-9)
+    assert b == pytest.approx(0.19436, abs=1e-6)
