@@ -127,3 +127,15 @@ def test_per_step_split_through_two_points():
     a, b = oos.per_step_split((256, 1.3334), (96, 0.6215))
     assert a == pytest.approx(0.004449375, abs=1e-9)
     assert b == pytest.approx(0.19436, abs=1e-6)
+
+
+def test_logs_that_are_not_a_results_repository_exit_2(tmp_path):
+    # An empty training_results_v1.0 is neither a clone holding the results folder nor a git
+    # directory: the script names it and what it expected, and exits 2 before simulating.
+    (tmp_path / "training_results_v1.0").mkdir()
+    res = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "out_of_sample.py"),
+                          "--logs", str(tmp_path), "--ipusim", "/nonexistent/ipusim"],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert str(tmp_path / "training_results_v1.0") in res.stderr
+    assert "expected a clone holding Graphcore/results/ipu-pod16-TF1/resnet" in res.stderr
