@@ -26,11 +26,13 @@ None of these is a validation case and nothing is fitted on them: the table show
 calibrated model generalises to other systems, SDKs and the Bow generation. Each reading's
 ipusim set-up (configs/validation/setups/) cites the config file it follows.
 
-A second table splits the step of each series that runs one model and optimizer on two one-domain
-Pods (Pod16 and Pod64) into a time per unit of work (ResNet-50: per image per IPU, micro-batch
-x accumulation; BERT: per micro-batch of the pipeline, the accumulation count) and a time per
-step that does not depend on it, simulated and measured alike, and shows what Pod128 and Pod256
-take beyond that split (tools/scale_falloff.py's reading, on these series).
+A second table splits the step of each series that runs one model and optimizer on two
+one-domain Pods (Pod16 and Pod64; for BERT v1.0 POD16, the open division's accumulation 96
+against the closed division's 192, a calibration case) into a time per unit of work
+(ResNet-50: per image per IPU, micro-batch x accumulation; BERT: per micro-batch of the
+pipeline, the accumulation count) and a time per step that does not depend on it, simulated
+and measured alike, and shows what Pod128 and Pod256 take beyond that split
+(tools/scale_falloff.py's reading, on these series).
 """
 import argparse
 import json
@@ -54,6 +56,9 @@ READINGS = [
     ("ResNet-50 v1.0 POD64", "IPU-M2000", "2.1", "training_results_v1.0",
      "Graphcore/results/ipu-pod64-TF1/resnet", "resnet", 83420.2,
      S + "mlperf_v1.0_resnet50_pod64.json", []),
+    ("BERT-Large v1.0 POD16 open", "IPU-M2000", "2.1", "training_results_v1.0",
+     "Graphcore/results/ipu-pod16-POPART-open/bert", "bert", 1415.5,
+     S + "mlperf_v1.0_bert_pod16_open.json", []),
     ("BERT-Large v1.1 POD16", "IPU-M2000", "2.3", "training_results_v1.1",
      "Graphcore/results/ipu-pod16-POPART-closed/bert", "bert", 1523.9,
      S + "mlperf_v1.1_bert_pod16.json", []),
@@ -91,8 +96,18 @@ READINGS = [
 ]
 
 
+# Calibration runs (measurements.md section 2) that a split below pairs with a reading above;
+# simulated like the readings, never in the out-of-sample table: (label, kind, measured per s,
+# ipusim config, extra ipusim arguments).
+IN_SAMPLE = [
+    ("BERT-Large v1.0 POD16 closed", "bert", 1420, "configs/workloads/mlperf_v1.0_bert_pod16.json",
+     []),
+]
+
 # (series, unit of work, the two one-domain readings the split goes through, further readings)
 SPLITS = [
+    ("BERT-Large v1.0 POD16, closed (calibration) / open", "micro-batch",
+     ("BERT-Large v1.0 POD16 closed", "BERT-Large v1.0 POD16 open"), ()),
     ("ResNet-50 v1.0", "image per IPU", ("ResNet-50 v1.0 POD16", "ResNet-50 v1.0 POD64"), ()),
     ("ResNet-50 v2.0 Bow", "image per IPU",
      ("ResNet-50 v2.0 Bow Pod16", "ResNet-50 v2.0 Bow Pod64"),
@@ -267,6 +282,9 @@ def report(args: argparse.Namespace) -> int:
             sim = w["sequences_per_s"] if kind == "bert" else w["samples_per_s"]
             err = (sim - measured) / measured
             logs.append(math.log1p(abs(err)))
+            points[label] = work_and_steps(kind, w, measured)
+        for j, (label, kind, measured, config, extra) in enumerate(IN_SAMPLE):
+            w = simulate(args.ipusim, config, extra, os.path.join(tmp, f"in{j}"))["workload"]
             points[label] = work_and_steps(kind, w, measured)
             print(f"| {label} | {machine} | {sdk} | {measured:,.0f} | {sim:,.0f} | "
                   f"{100 * err:+.1f} % |")
