@@ -283,11 +283,11 @@ def report(args: argparse.Namespace) -> int:
             err = (sim - measured) / measured
             logs.append(math.log1p(abs(err)))
             points[label] = work_and_steps(kind, w, measured)
+            print(f"| {label} | {machine} | {sdk} | {measured:,.0f} | {sim:,.0f} | "
+                  f"{100 * err:+.1f} % |")
         for j, (label, kind, measured, config, extra) in enumerate(IN_SAMPLE):
             w = simulate(args.ipusim, config, extra, os.path.join(tmp, f"in{j}"))["workload"]
             points[label] = work_and_steps(kind, w, measured)
-            print(f"| {label} | {machine} | {sdk} | {measured:,.0f} | {sim:,.0f} | "
-                  f"{100 * err:+.1f} % |")
     print(f"\ngeometric mean of |error| over {len(logs)}: "
           f"{100 * math.expm1(sum(logs) / len(logs)):.1f} % (error = (simulated - measured) / "
           "measured; + means the model is too fast)")

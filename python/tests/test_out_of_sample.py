@@ -139,3 +139,16 @@ def test_logs_that_are_not_a_results_repository_exit_2(tmp_path):
     assert res.returncode == 2
     assert str(tmp_path / "training_results_v1.0") in res.stderr
     assert "expected a clone holding Graphcore/results/ipu-pod16-TF1/resnet" in res.stderr
+
+
+def test_the_table_has_one_row_per_reading_with_its_own_values():
+    # Each reading's row carries its label, machines, SDK and measured value, in READINGS' order,
+    # and the calibration runs the splits pair them with (IN_SAMPLE) are not rows.
+    res = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "out_of_sample.py"),
+                          "--ipusim", binary()], capture_output=True, text=True, check=True)
+    rows = [line.split(" | ") for line in res.stdout.splitlines()
+            if line.startswith("| ") and line.endswith(" % |")]
+    assert [r[0][2:] for r in rows] == [r[0] for r in oos.READINGS]
+    for row, reading in zip(rows, oos.READINGS):
+        assert row[1:4] == [reading[1], reading[2], f"{reading[6]:,.0f}"]
+    assert f"over {len(oos.READINGS)}:" in res.stdout
