@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "collectives/groups/comm_group.hpp"
 #include "collectives/groups/comm_group_spec.hpp"
 #include "collectives/schedule/schedule.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
@@ -30,9 +31,17 @@ class PipelineLowering {
           os.location.shardingDomain == "variable" ? "all" : os.location.shardingDomain;
       shard_group_ = coll::parse_comm_group_spec(domain).toReplicaGrouping(R_);
       shard_ = std::max<unsigned>(1, shard_group_->getGroupSize());
-      if (shard_ < R_ && domain.rfind("consecutive:", 0) == 0)
-        complement_ =
-            coll::parse_comm_group_spec("orthogonal:" + domain.substr(12)).toReplicaGrouping(R_);
+      // The complementary gradient AllReduce of a partial sharding domain runs over
+      // PopART's getComplementCommGroup: Consecutive k -> Orthogonal R/k, i.e. the R/k
+      // replicas that hold the same shard (stride k), kept when it has more than one member
+      // (StreamingMemoryOpInserter::RTSAllReduceToScatter, graphcore/popart sdk/poplar/2.3.0
+      // willow/src/transforms/streamingmemoryopinserter.cpp). Not Orthogonal k: that is R/k
+      // groups of k replicas at stride R/k, the same groups only when k * k == R.
+      const coll::CommGroup group = coll::parse_comm_group_spec(domain);
+      if (shard_ < R_ && group.type == coll::CommGroupType::Consecutive) {
+        const coll::CommGroup c = coll::getComplementCommGroup(R_, group);
+        if (c.replicaGroupSize > 1) complement_ = c.toReplicaGrouping(R_);
+      }
       if (shard_ <= 1) rts_ = false;
     }
     if (s.weight.location.replicatedTensorSharding && R_ > 1)

@@ -1,0 +1,68 @@
+"""The gradient collectives of the multi-domain BERT set-ups (docs/cross_domain_collectives.md).
+
+Under poprun, bert.py shards the LAMB state over the replicas of one instance
+(CommGroup(Consecutive, popdist.getNumLocalReplicas())). PopART then reduce-scatters each
+gradient over that domain, all-reduces the shard over the complementary group Orthogonal R/8
+(one replica per IPU-Link domain), and all-gathers the updated weights over the domain.
+Runs launched without poprun (POD16, POD64) shard over all replicas, with no complementary
+all-reduce. Expected groups worked by hand from the replica counts:
+- v1.1 POD128: 16 replicas, 2 instances, so 8 local:
+  - reduce-scatter and all-gather over ReplicaGrouping(16, stride 1, 8);
+  - all-reduce over (16, stride 8, 2), the pairs {r, r + 8};
+- v2.0 Bow Pod256: 32 replicas, 4 instances, so 8 local: (32, 1, 8) and (32, 8, 4)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+SETUPS = "configs/validation/setups/"
+
+
+def binary():
+    path = os.environ.get("IPUSIM_BIN", os.path.join(ROOT, "build", "ci", "tools", "ipusim"))
+    if not os.path.exists(path):
+        pytest.skip(f"no ipusim binary at {path}")
+    return path
+
+
+def vgraph0_collectives(config, tmp_path):
+    out = subprocess.run([binary(), "run", os.path.join(ROOT, SETUPS + config), "--json",
+                          "--quiet", "--out", str(tmp_path)], check=True, capture_output=True,
+                         text=True)
+    ops = json.loads(out.stdout)["workload"]["after_loop"]["ops"]
+    return [o for o in ops if o["kind"] == "collective" and o["vgraph"] == 0]
+
+
+def grouping(n, stride, size):
+    return f"ReplicaGrouping(numReplicas={n}, stride={stride}, groupSize={size})"
+
+
+@pytest.mark.parametrize("config,replicas,domains", [
+    ("mlperf_v1.1_bert_pod128.json", 16, 2),
+    ("mlperf_v2.0_bert_bow_pod128.json", 16, 2),
+    ("mlperf_v2.0_bert_bow_pod256.json", 32, 4),
+])
+def test_poprun_setups_shard_inside_a_domain_and_all_reduce_across(config, replicas, domains,
+                                                                     tmp_path):
+    rs, ar, ag = vgraph0_collectives(config, tmp_path)
+    assert (rs["op"], rs["group"], rs["tier"]) == ("reduce_scatter", grouping(replicas, 1, 8),
+                                                   "ipu_link")
+    assert (ar["op"], ar["group"], ar["tier"]) == ("allreduce", grouping(replicas, 8, domains),
+                                                   "gw_link")
+    assert ar["elements"] == -(-rs["elements"] // 8)  # the shard: ceil(n / 8)
+    assert (ag["op"], ag["group"], ag["tier"]) == ("all_gather", grouping(replicas, 1, 8),
+                                                   "ipu_link")
+
+
+@pytest.mark.parametrize("config,replicas", [
+    ("mlperf_v1.1_bert_pod64.json", 8),
+    ("mlperf_v2.0_bert_bow_pod16.json", 2),
+    ("mlperf_v2.0_bert_bow_pod64.json", 8),
+])
+def test_setups_without_poprun_shard_over_all_replicas(config, replicas, tmp_path):
+    ops = vgraph0_collectives(config, tmp_path)
+    assert [o["op"] for o in ops] == ["reduce_scatter", "all_gather"]
+    assert all(o["group"] == grouping(replicas, 1, replicas) for o in ops)
