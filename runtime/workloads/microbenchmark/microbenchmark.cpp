@@ -247,6 +247,13 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         s.src = s.dst = s.ipu;
         s.bytes_per_tile = n.get_uint("bytes_per_transfer");
         s.simultaneous = n.get_bool("simultaneous");
+        s.stream_copy_syncs = n.get_bool("stream_copy_syncs");
+        // The handshakes cross a C2 card's own PCIe link; on an IPU-M2000 the gateway's host
+        // proxy answers syncs for data it holds (US 10,970,131 B2), which is not modelled.
+        if (s.stream_copy_syncs && !system_.topology().pcie_card())
+          n.fail("stream_copy_syncs",
+                 "stream copy syncs are modelled on machine.host_attachment pcie_card only (the "
+                 "C2 card's PCIe link); this machine reaches its host through a gateway");
       }
       break;
     }
@@ -272,7 +279,8 @@ namespace {
 /// one per repetition of a timed step (exchange, compute, sync: one model call each); a
 /// tile-level step waits for its sync, set-up and phase (3) and starts one flow per IPU pair; a
 /// host_buffer step's tiles sync, request and read or write per repetition (3 + 2), and the host
-/// reads one transfer per repetition (d2h, 3) or writes two streams (h2d).
+/// reads one transfer per repetition (d2h, 3) or writes two streams (h2d); stream copy syncs
+/// add four messages and a sync per repetition (4 x 2 + 1).
 double step_events(const Microbenchmark::Step& s) {
   const double r = static_cast<double>(s.repeat);
   switch (s.kind) {
@@ -285,9 +293,9 @@ double step_events(const Microbenchmark::Step& s) {
     case Kind::TileTraffic:
       return r * (3 + 2 * static_cast<double>(s.plan.pair_bytes.size()));
     case Kind::HostBufferWrite:
-      return r * 5 + 4;
+      return r * (s.stream_copy_syncs ? 14 : 5) + 4;
     case Kind::HostBufferRead:
-      return r * 8;
+      return r * (s.stream_copy_syncs ? 17 : 8);
     default:
       return is_network(s.kind) ? 2 * r : r;
   }

@@ -65,6 +65,14 @@ void Microbenchmark::run_host_buffer(Step& s) {
   sc_core::sc_event landed, host_done;
   bool host_finished = false;
   const double t0 = now_ns();
+  // A Poplar stream copy that was not prefetched syncs with the host before and after its data
+  // (StreamCopyBegin, StreamCopyEnd; docs/c2_host_stream_copy.md): the IPU's request crosses
+  // to the host and the host's release comes back, as messages with no payload over the same
+  // PCIe resources as the data. The host runtime's own reaction is not modelled (no source).
+  auto host_handshake = [&] {
+    net.transfer({read, 0});   // IPU -> host: the sync request
+    net.transfer({write, 0});  // host -> IPU: the release
+  };
   auto tiles_repetition = [&](const Route& route) {
     const double ready = std::max(now_ns(), ipu.compute_tiles_free_ns());
     const double sync_ns = system_.sync(me).ns;
@@ -72,15 +80,23 @@ void Microbenchmark::run_host_buffer(Step& s) {
         system_.fidelity() == Fidelity::PerTile
             ? ipu.exchange(phase)
             : exchange_cycles_per_tile(ExchangeRates::from(chip), phase.per_tile, false);
-    const double phase_start = ready + sync_ns;
+    double phase_start = ready + sync_ns;
     const double phase_ns = clock.cycles_to_ns(static_cast<double>(cycles));
     ipu.occupy_compute_tiles(ready, sync_ns + phase_ns);
     sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
+    if (s.stream_copy_syncs) {  // StreamCopyBegin: the data moves once the host has answered
+      host_handshake();
+      phase_start = now_ns();
+    }
     if (to_tiles) sc_core::wait(ns_to_sc(request_ns));  // the read request
     if (B > 0) net.transfer({route, B});
     ++transfers_done_;
     const double end = std::max(now_ns(), phase_start + phase_ns);
     if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+    if (s.stream_copy_syncs) {  // StreamCopyEnd: the tiles sync, then the host answers again
+      sc_core::wait(ns_to_sc(system_.sync(me).ns));
+      host_handshake();
+    }
   };
 
   if (to_tiles) {

@@ -66,6 +66,16 @@ void add_step_fields(std::vector<ParamSpec>& out, const std::string& p, bool nes
                      "other's data (gc-hosttraffictest: \"the simultaneous access to that buffer "
                      "is measured\", its output moving different byte counts on each side in one "
                      "duration). false: the data is waited for (a host -> tile latency)."));
+  out.push_back(flag(
+      p + "/stream_copy_syncs", false,
+      "host_buffer_write/read, machine.host_attachment pcie_card only: each repetition is a "
+      "Poplar stream copy whose data was not prefetched, so before and after its data the IPU "
+      "syncs with the host (StreamCopyBegin and StreamCopyEnd: 'the IPU waits for the host to "
+      "become ready', PopTorch user guide, Efficient IPU I/O). Each of the two is the tiles' "
+      "sync (End: a second one), a request with no payload over the IPU -> host route and the "
+      "host's release over the host -> IPU route; the host runtime's own time is not modelled "
+      "(no source gives it), so this is a lower bound (docs/c2_host_stream_copy.md). false: no "
+      "host syncs (gc-hosttraffictest, prefetched copies)."));
   out.push_back(raw(p + "/per_tile_bytes", Json::array(),
                     "exchange explicit: list, one entry per tile: a number (sent = received) or "
                     "[sent, received]."));

@@ -34,8 +34,11 @@ struct Microbenchmark::Step {
   bool bidirectional = false;
   bool host_timed = true;     ///< tile_*: the timed interval includes the sync before the transfer
   bool simultaneous = false;  ///< host_buffer_*: the two sides do not wait for each other's data
-  TileTrafficSpec tile;       ///< tile_transfer and tile_traffic: the messages
-  TileTrafficPlan plan;       ///< ... expanded once at parse time
+  /// host_buffer_* on a C2 card: each repetition is a Poplar stream copy without prefetch, which
+  /// syncs with the host before and after its data (StreamCopyBegin and StreamCopyEnd).
+  bool stream_copy_syncs = false;
+  TileTrafficSpec tile;  ///< tile_transfer and tile_traffic: the messages
+  TileTrafficPlan plan;  ///< ... expanded once at parse time
   ComputeDType reduce_dtype = ComputeDType::Float32;  ///< tile_traffic reduce: element type
   // Results.
   double start_ns = 0, end_ns = 0;

@@ -163,3 +163,72 @@ TEST_CASE("pcie_card: bad attachment values and a multi-domain system are refuse
   CHECK_THROWS_WITH(build_system(two, "two"),
                     Catch::Contains("/machine/host_attachment") && Catch::Contains("num_ilds"));
 }
+
+namespace {
+
+/// host_buffer_write or _read of `bytes` from one tile, as a Poplar stream copy without
+/// prefetch (stream_copy_syncs), repeated `repeat` times.
+Json synced_step(const char* kind, std::uint64_t bytes, std::uint64_t repeat) {
+  return {{"kind", kind},     {"ipu", 0},
+          {"tiles", 1},       {"bytes_per_transfer", bytes},
+          {"repeat", repeat}, {"stream_copy_syncs", true}};
+}
+
+}  // namespace
+
+// docs/c2_host_stream_copy.md: StreamCopyBegin and StreamCopyEnd each wait for the host. Each
+// handshake is a request with no payload up the IPU -> host route (the IPU's link, 500 ns;
+// the uplink has no latency) and the release down the host -> IPU route (500 ns): 1000 ns;
+// End also syncs the tiles again (S). The host runtime's own time is not modelled.
+TEST_CASE(
+    "pcie_card, stream copy syncs: a 4-byte copy adds two handshakes of 2 x 500 ns and a "
+    "second sync",
+    "[microbenchmark][pcie_card]") {
+  ConfigDoc doc = pcie_pod16(Json::array({synced_step("host_buffer_write", 4, 1)}), 16);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  // S + 1000 (Begin) + 500 + 500 + (4 + 4) / 6 (the read) + S + 1000 (End)
+  // = 2 S + 3001.333 ns.
+  const double t = tiles_read_ns(doc, 4, 4, 6) + 1000 + S + 1000;
+  CHECK(t == Approx(2 * S + 3001.333333));
+  CHECK(b.step(0)["tile_transfer_ns"].get<double>() == Approx(t).margin(0.01));
+}
+
+TEST_CASE("pcie_card, stream copy syncs: each repetition pays its own handshakes",
+          "[microbenchmark][pcie_card]") {
+  // Three copies back to back: no copy overlaps the next one's Begin (nothing is prefetched),
+  // so the step lasts 3 x (2 S + 3001.333) ns and each repetition as long as one alone.
+  ConfigDoc doc = pcie_pod16(Json::array({synced_step("host_buffer_write", 4, 3)}), 16);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double one = 2 * S + 3001.333333;
+  CHECK(b.step(0)["tile_transfer_ns"].get<double>() == Approx(one).margin(0.01));
+  CHECK(b.step(0)["duration_ns"].get<double>() == Approx(3 * one).margin(0.03));
+}
+
+TEST_CASE("pcie_card, stream copy syncs: an IPU -> host copy writes between the handshakes",
+          "[microbenchmark][pcie_card]") {
+  // Tiles -> host: no read request; the 256-B write goes up at 6 B/ns (efficiency 0.75 at
+  // 256-B TLPs) with one chunk of fill: S + 1000 + 500 + (256 + 256) / 6 + S + 1000
+  // = 2 S + 2585.333 ns (the exchange phase of 256 B is far shorter).
+  ConfigDoc doc = pcie_pod16(Json::array({synced_step("host_buffer_read", 256, 1)}), 16);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  REQUIRE(resolved(doc, "/machine/host_link/chunk_bytes") >= 256);
+  CHECK(b.step(0)["tile_transfer_ns"].get<double>() == Approx(2 * S + 2585.333333).margin(0.01));
+}
+
+TEST_CASE("stream copy syncs on a gateway machine are refused with the path",
+          "[pcie_card][errors]") {
+  ConfigDoc doc =
+      preset_config("pod16", workload(Json::array({synced_step("host_buffer_write", 4, 1)})));
+  CHECK_THROWS_WITH(
+      Bench::make(doc, "gw"),
+      Catch::Contains("/workload/steps/0/stream_copy_syncs") && Catch::Contains("pcie_card"));
+}
