@@ -135,7 +135,7 @@ std::vector<ParamSpec> chip_specs() {
            "to the partner IPU (GC2) = 4 x 0.85 to 0.3 %, the 86-87 % the links deliver in CIT "
            "Table 4.6 (the design per cycle is shared with GC200 and Bow). Not fitted: no "
            "calibration case is bound by it alone (the partner-IPU figure is a prediction)."),
-      integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
+      integer("/chip/external_exchange_fixed_cycles", "cycle", 655, 0, 1e7,
               "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange "
               "set-up, link flush). "
               "ASSUMPTION: 1000 cycles (under 1 us). Not fitted: gc-iputraffictest alone cannot "
