@@ -135,13 +135,14 @@ std::vector<ParamSpec> chip_specs() {
            "to the partner IPU (GC2) = 4 x 0.85 to 0.3 %, the 86-87 % the links deliver in CIT "
            "Table 4.6 (the design per cycle is shared with GC200 and Bow). Not fitted: no "
            "calibration case is bound by it alone (the partner-IPU figure is a prediction)."),
-      integer("/chip/external_exchange_fixed_cycles", "cycle", 1000, 0, 1e7,
-              "Fixed cycles per inter-IPU exchange phase besides its external sync (exchange "
-              "set-up, link flush). "
-              "ASSUMPTION: 1000 cycles (under 1 us). Not fitted: gc-iputraffictest alone cannot "
-              "tell it from the "
-              "per-tile port rate, and a fixed cost of tens of us per exchange (what fitting it "
-              "gave) has no physical basis."),
+      integer("/chip/external_exchange_fixed_cycles", "cycle", 655, 0, 1e7,
+              "Fixed cycles of an exchange phase whose data leaves the IPU (exchange set-up, "
+              "link flush), after both barriers of the superstep (each IPU's internal one, then "
+              "the external one: patent US 10,579,585 B2 claim 1); tile steps and collective "
+              "ring steps that cross IPUs pay it. ASSUMPTION before any fit: 1000 cycles (under "
+              "1 us). Fitted (refit.py --group external) on the Citadel partner latency, "
+              "gc-iputraffictest and the ResNet-50 Pod16 / Pod64 cases (calibrate sensitivities "
+              "0.74, -0.010, -0.015, -0.015). Shared per cycle by GC2, GC200 and Bow."),
       integer("/chip/external_port_groups", "", 2, 1, 4096,
               "Groups of IPU-Link ports along the exchange. A tile's packets to or from another "
               "IPU use the ports of the group nearest its column (exchange_columns split into "

@@ -146,6 +146,9 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   }
   const std::vector<std::uint32_t>& ipus = plan ? plan->ipus : own_ipus;
   const double fixed_ns = clock.cycles_to_ns(static_cast<double>(chip.exchange_fixed_cycles));
+  const double internal_ns = clock.cycles_to_ns(static_cast<double>(chip.sync_internal_cycles));
+  const double external_setup_ns =
+      clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
   const ComputeDType compute_dtype =
       request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
@@ -168,6 +171,14 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     timing.sync_ns += sync.ns;
     sc_core::wait(ns_to_sc(fixed_ns));
     timing.exchange_fixed_ns += fixed_ns;
+    if (highest != LinkTier::Local) {
+      // A step that crosses IPUs is a superstep across chips, as a tile step that crosses
+      // them: each IPU's internal barrier before the external one (patent US 10,579,585 B2,
+      // claim 1) and the external exchange's set-up (/chip/external_exchange_fixed_cycles).
+      sc_core::wait(ns_to_sc(internal_ns + external_setup_ns));
+      timing.sync_ns += internal_ns;
+      timing.exchange_fixed_ns += external_setup_ns;
+    }
   };
   // The rest of a step once its exchange (`exchange`, which plays the transfers) is due.
   auto finish_step = [&](const std::string& phase, LinkTier highest, std::uint64_t max_sent,

@@ -59,6 +59,18 @@ GROUPS = {
             "citadel_latency_on_chip", "citadel_latency_on_chip_loaded", "citadel_gather_1ipu",
             "citadel_scatter_1ipu")],
     },
+    "external": {
+        # The fixed cost of an exchange phase whose data leaves the IPU: every step that
+        # crosses IPUs pays it after both barriers (tile steps and collective ring steps). The
+        # cases whose calibrate sensitivity reaches 0.01: the Citadel partner latency,
+        # gc-iputraffictest, and the ResNet-50 Pod16 / Pod64 cases through their collectives
+        # (they are the compute group's cases too: the two groups share them, so re-fit one
+        # after the other).
+        "prefix": "/chip/external_exchange_fixed_cycles",
+        "cases": [CASES + n + ".json" for n in (
+            "citadel_latency_partner_ipu", "gc_iputraffictest_m2000", "mlperf_v1.1_resnet50_pod16",
+            "mlperf_v1.1_resnet50_pod64")],
+    },
     "host": {
         "prefix": "/machine/",
         # gc-hosttraffictest's four sides and the C2 card's host -> IPU bandwidth (the IPUs'

@@ -193,11 +193,18 @@ void Microbenchmark::run_tile_traffic(Step& s) {
     // each IPU's tiles run their exchange phase while the network carries what crosses links.
     // A step not timed by the host starts its clock once the sync has released the tiles (the
     // IPUs' cycle counters): the sync then belongs to the superstep before it and is not timed.
+    // A superstep whose barrier spans IPUs runs the internal barrier of each IPU before the
+    // external one (Graphcore patent US 10,579,585 B2, claim 1: internal barrier, internal
+    // exchange, external barrier, external exchange), so a host-timed step waits for both.
     const SyncCost sync = system_.sync(ipus);
+    const double barriers_ns =
+        sync.ns + (sync.scope == SyncScope::Internal
+                       ? 0.0
+                       : clock.cycles_to_ns(static_cast<double>(chip.sync_internal_cycles)));
     double ready = now_ns();
     for (std::uint32_t ipu : ipus)
       ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
-    const double phase_start = ready + (s.host_timed ? sync.ns : 0.0) + setup_ns;
+    const double phase_start = ready + (s.host_timed ? barriers_ns : 0.0) + setup_ns;
     double exchange_ns = 0, ports_phase_ns = 0;
     for (std::size_t i = 0; i < ipus.size(); ++i) {
       Ipu& ipu = system_.ipu(ipus[i]);
@@ -220,7 +227,7 @@ void Microbenchmark::run_tile_traffic(Step& s) {
     s.network_ns = now_ns() - phase_start;
     const double end = std::max(now_ns(), phase_start + std::max(exchange_ns, ports_phase_ns));
     if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
-    s.sync_ns = s.host_timed ? sync.ns : 0.0;
+    s.sync_ns = s.host_timed ? barriers_ns : 0.0;
     s.setup_ns = setup_ns;
     s.exchange_ns = exchange_ns;
     s.link_ports_ns = ports_phase_ns;

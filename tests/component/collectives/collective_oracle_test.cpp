@@ -14,8 +14,10 @@
 using namespace ipusim;
 using namespace ipusim::test;
 
-TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B)) plus reductions",
-          "[oracle]") {
+TEST_CASE(
+    "ring AllReduce on a uniform ring follows 2(N-1)(alpha + both barriers + set-ups + S/(N B)) "
+    "plus reductions",
+    "[oracle]") {
   const double bytes = 1 << 20;
   const Run run = run_collective(
       "pod16",
@@ -23,7 +25,8 @@ TEST_CASE("ring AllReduce on a uniform ring follows 2(N-1)(alpha + sync + S/(N B
   const Json& r = run.resolved;
   const unsigned n = 16;
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
-  const double step = alpha + external_sync_ns(r, n) + fixed_ns(r) + (bytes / n) / rail_Bpns(r);
+  const double step =
+      alpha + external_sync_ns(r, n) + fixed_ns(r) + cross_ipu_ns(r) + (bytes / n) / rail_Bpns(r);
   const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
   CHECK(run.results["algorithm"] == "clockwise");
   CHECK(run.results["steps"] == 2 * (n - 1));
@@ -40,8 +43,8 @@ TEST_CASE("the bidirectional ring pair halves the bandwidth term", "[oracle]") {
   const Json& r = run.resolved;
   const unsigned n = 16;
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
-  const double step =
-      alpha + external_sync_ns(r, n) + fixed_ns(r) + (bytes / (2 * n)) / rail_Bpns(r);
+  const double step = alpha + external_sync_ns(r, n) + fixed_ns(r) + cross_ipu_ns(r) +
+                      (bytes / (2 * n)) / rail_Bpns(r);
   const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
   CHECK(run.results["steps"] == 2 * (n - 1));
   CHECK(run.total_ns == Approx(expected).margin(2 * (n - 1) * 0.002));
@@ -56,7 +59,7 @@ TEST_CASE("ReduceScatter and AllGather rings each take half an AllReduce's steps
   const Json& r = run.resolved;
   const unsigned n = 16;
   const double step = r["ipu_link"]["latency_ns"].get<double>() + external_sync_ns(r, n) +
-                      fixed_ns(r) + (bytes / n) / rail_Bpns(r);
+                      fixed_ns(r) + cross_ipu_ns(r) + (bytes / n) / rail_Bpns(r);
   const double expected = (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
   CHECK(run.results["steps"] == n - 1);
   CHECK(run.total_ns == Approx(expected).margin((n - 1) * 0.002));

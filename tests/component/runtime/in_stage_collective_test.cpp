@@ -8,7 +8,9 @@
 // The pairs are consecutive IPUs, so GCL's small-message rule plays the all-reduce directly
 // (collectives/algorithms/auto_select.cpp: B <= 256 KiB): a reduce-scatter step (each sends
 // its partner B/2) and an all-gather step (B/2 back), each one BSP superstep of
-//   sync + exchange fixed cost + link latency + (B/2) / partner-link bandwidth,
+//   internal barrier + sync + exchange fixed cost + external set-up + link latency
+//   + (B/2) / partner-link bandwidth (a superstep across IPUs: both barriers, patent
+//   US 10,579,585 B2 claim 1, and the external exchange's set-up),
 // plus one on-tile reduction of B/2/4 float32 elements: t_c = 2 x step + reduce.
 // The superstep's sync spans every IPU of the collective's groups, within the graph compile
 // domain: on one Pod4 the 4 IPUs of the domain; on two Pod4 domains in one GCD (a Poplar
@@ -97,8 +99,8 @@ double partner_Bpns(const Json& r) {
 
 /// The all-reduce of B between a pair whose supersteps each sync for `sync_ns`.
 double allreduce_ns(const Json& r, double sync_ns) {
-  const double step = sync_ns + fixed_ns(r) + r["ipu_link"]["latency_ns"].get<double>() +
-                      (kBytes / 2) / partner_Bpns(r);
+  const double step = sync_ns + fixed_ns(r) + cross_ipu_ns(r) +
+                      r["ipu_link"]["latency_ns"].get<double>() + (kBytes / 2) / partner_Bpns(r);
   return 2 * step + reduce_ns(r, kBytes / 2 / 4);
 }
 
