@@ -115,7 +115,10 @@ std::vector<ParamSpec> chip_specs() {
               "configs/calibration/assumptions.json), at 1.6 GHz: 3152 - 1465 - 1215 = 472 "
               "cycles (README, \"Component microbenchmarks\"). Not refitted with the fitted "
               "vector_efficiency: one figure may not determine a parameter. ASSUMPTION that "
-              "popops reduces a gather on one tile."),
+              "popops reduces a gather on one tile. The same small popops vertex is what each "
+              "compute set of a collective's on-chip program pays (the ring index's map / "
+              "mapInPlace, a fragment's dynamicSlice / dynamicUpdate: "
+              "runtime/exec/collective_program.hpp), with the internal sync and its work."),
       real("/chip/compute/vector_efficiency", "", 1, 0.01, 1,
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
            "vector-bound ops "
