@@ -272,10 +272,11 @@ TEST_CASE("algorithms that cannot run are refused with the reason, and auto far 
       s, {"collective", "--system", "pod16", "--bytes", "1KiB", "--algorithm", "quad_directional"});
   CHECK(q.exit_code == 2);
   CHECK_THAT(q.err, Catch::Contains("barley_twist"));
-  // pod4 AllGather of 128 KiB: GCL's ring rule picks meet in the middle (131072 < 622592 B),
-  // which the model finds slower than the bidirectional pair by more than 20 %.
+  // pod4 AllGather of 512 KiB (128 KiB in per replica): GCL's ring rule picks meet in the middle
+  // (131072 < 622592 B), which the model finds slower than the bidirectional pair by more than 20 %
+  // (at 128 KiB the gap, 11 %, shrank when every ring step paid its on-chip program).
   const CliResult c = run_cli(s, {"collective", "--system", "pod4", "--op", "all_gather", "--bytes",
-                                  "128KiB", "--check-auto", "--json"});
+                                  "512KiB", "--check-auto", "--json"});
   INFO(c.err);
   REQUIRE(c.exit_code == 0);
   const Json check = Json::parse(c.out)["auto_vs_best"];
