@@ -50,6 +50,7 @@ struct PlannedStep {
   bool reduce = false;
   std::uint64_t max_reduce_elems_per_ipu = 0;
   std::uint64_t transfers = 0;  ///< transfers of the step (for the counters)
+  double program_ns = 0;        ///< the step's on-chip program (collective_program.hpp)
   /// The step's folded batch (shared by the steps that repeat it); nullptr without flows.
   std::shared_ptr<const CompactFoldedBatch> batch;
 };

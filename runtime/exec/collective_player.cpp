@@ -6,6 +6,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "models/system/system.hpp"
+#include "runtime/exec/collective_program.hpp"
 #include "runtime/exec/step_memo.hpp"
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
@@ -20,7 +21,8 @@ Json CollectiveTiming::tiers_json() const {
               {to_string(LinkTier::IpuLink), ipu_link_ns},
               {to_string(LinkTier::GwLink), gw_link_ns},
               {"on_chip", on_chip_ns},
-              {"reduce", reduce_ns}};
+              {"reduce", reduce_ns},
+              {"program", program_ns}};
 }
 
 coll::CollectiveTopology collective_topology(const System& system, std::uint32_t ipus_per_replica,
@@ -182,7 +184,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   };
   // The rest of a step once its exchange (`exchange`, which plays the transfers) is due.
   auto finish_step = [&](const std::string& phase, LinkTier highest, std::uint64_t max_sent,
-                         bool reduce, std::uint64_t max_reduce_elems, auto&& exchange) {
+                         bool reduce, std::uint64_t max_reduce_elems, double program_ns,
+                         auto&& exchange) {
     const double tx0 = now_ns();
     const std::uint64_t tx0_ps = sc_core::sc_time_stamp().value();
     exchange();
@@ -210,6 +213,9 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       sc_core::wait(ns_to_sc(reduce_ns));
       timing.reduce_ns += reduce_ns;
     }
+    // The step's on-chip program: ring-index ops, the fragment's slice / update and copies.
+    sc_core::wait(ns_to_sc(program_ns));
+    timing.program_ns += program_ns;
     const double t1 = now_ns();
     timing.phase_ns[phase] += t1 - t0;
     return std::make_pair(tx0, t1);
@@ -226,12 +232,13 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
         resume_mid_step = true;
         break;
       }
-      finish_step(ps.phase, ps.highest, 0, ps.reduce, ps.max_reduce_elems_per_ipu, [&] {
-        if (!ps.batch) return;
-        network.transfer_batch_folded(ps.batch->routes, ps.batch->bytes, ps.batch->folded,
-                                      ps.batch->flows);
-        timing.flows += ps.batch->flows;
-      });
+      finish_step(ps.phase, ps.highest, 0, ps.reduce, ps.max_reduce_elems_per_ipu, ps.program_ns,
+                  [&] {
+                    if (!ps.batch) return;
+                    network.transfer_batch_folded(ps.batch->routes, ps.batch->bytes,
+                                                  ps.batch->folded, ps.batch->flows);
+                    timing.flows += ps.batch->flows;
+                  });
       RunProgress::instance().done(1, "supersteps");
       ++skip;
       ++planned_steps_;
@@ -272,7 +279,14 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
   LinkTier prev_highest = LinkTier::Local;
   std::uint64_t prev_max_sent = 0;
+  std::uint64_t prev_max_transfer = 0;  // the largest transfer: one fragment
   bool have_prev = false;
+  // The previous step's phase and kind: a new one pays its prologue (collective_program.hpp).
+  std::string last_phase;
+  bool last_reduce = false;
+  bool any_step = false;
+  // An all-gather lays out its own output (poplibs replicatedAllGather): no copy out of it.
+  const bool own_output = request.op == coll::CollectiveOp::AllGather;
   StepMemo memo(network);
   std::uint64_t index = 0;
   auto play_step = [&](const coll::Superstep& step) {
@@ -308,11 +322,13 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       }
       new_bytes.clear();
       prev_max_sent = 0;
+      prev_max_transfer = 0;
       if (tile_bound) sent_per_ipu.clear();
       for (std::size_t k = 0; k < step.transfers.size(); ++k) {
         if (!crosses_links[k]) continue;
         const auto& t = step.transfers[k];
         new_bytes.push_back(t.bytes);
+        prev_max_transfer = std::max(prev_max_transfer, t.bytes);
         if (tile_bound) prev_max_sent = std::max(prev_max_sent, sent_per_ipu[t.src_ipu] += t.bytes);
       }
       // Other traffic than the recorded step's: the memo no longer applies.
@@ -323,12 +339,26 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       step_bytes.swap(new_bytes);
       have_prev = true;
     }
+    const bool first_of_phase = !any_step || last_phase != step.phase || last_reduce != step.reduce;
+    if (first_of_phase) {
+      last_phase = step.phase;
+      last_reduce = step.reduce;
+    }
+    any_step = true;
     if (i < skip) return;  // played from the plan
+    CollectiveFragment fragment;
+    fragment.elems = prev_max_transfer / elem_bytes;
+    fragment.input_elems = request.elements_per_replica;
+    fragment.elem_bytes = elem_bytes;
+    fragment.tiles = chip.tiles;
+    const double program_ns = clock.cycles_to_ns(static_cast<double>(collective_program_cycles(
+        chip, collective_step_program(step.reduce, first_of_phase, own_output, fragment),
+        fragment)));
     const LinkTier highest = prev_highest;
     const std::uint64_t max_sent = prev_max_sent;
     if (!(i == skip && resume_mid_step)) begin_step(num_transfers, highest);
-    const auto [tx0, t1] =
-        finish_step(step.phase, highest, max_sent, step.reduce, step.max_reduce_elems_per_ipu, [&] {
+    const auto [tx0, t1] = finish_step(
+        step.phase, highest, max_sent, step.reduce, step.max_reduce_elems_per_ipu, program_ns, [&] {
           if (memo_on && memo.can_replay()) {
             memo.replay();
           } else if (memo_on) {
@@ -356,9 +386,13 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
               last_batch_version = traffic_version;
             }
             if (step_routes.empty() || last_batch) {
-              PlannedStep ps{step.phase,    highest,
-                             step.reduce,   step.max_reduce_elems_per_ipu,
-                             num_transfers, step_routes.empty() ? nullptr : last_batch};
+              PlannedStep ps{step.phase,
+                             highest,
+                             step.reduce,
+                             step.max_reduce_elems_per_ipu,
+                             num_transfers,
+                             program_ns,
+                             step_routes.empty() ? nullptr : last_batch};
               plan->steps.push_back(std::move(ps));
               if (!step_routes.empty())
                 network.transfer_batch_folded(last_batch->routes, last_batch->bytes,

@@ -29,13 +29,17 @@ struct CollectiveTiming {
   double gw_link_ns = 0;         ///< exchange time of steps that cross GW-Links
   double on_chip_ns = 0;         ///< extra time when the per-tile exchange bound dominates
   double reduce_ns = 0;          ///< on-tile reduction compute
+  /// The on-chip program around each cross-replica copy (collective_program.hpp): index ops,
+  /// fragment slices / updates and their copies.
+  double program_ns = 0;
   std::uint64_t steps = 0;
   std::uint64_t gw_syncs = 0;  ///< steps whose sync crossed the GW-Links (the rest: per GCD)
   std::uint64_t transfers = 0;
   std::uint64_t flows = 0;  ///< network flows started (transfers whose route is not empty)
   std::map<std::string, double> phase_ns;  ///< by schedule phase, in first-seen order names
   double total_ns() const { return end_ns - start_ns; }
-  /// {"sync":..,"exchange_fixed":..,"ipu_link":..,"gw_link":..,"on_chip":..,"reduce":..}
+  /// {"sync":..,"exchange_fixed":..,"ipu_link":..,"gw_link":..,"on_chip":..,"reduce":..,
+  /// "program":..}
   Json tiers_json() const;
 };
 

@@ -58,7 +58,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
 
   Json breakdown_ns() const override {
     Json b = zero_breakdown();
-    b[kComputeCategory] = timing_.reduce_ns;
+    b[kComputeCategory] = timing_.reduce_ns + timing_.program_ns;
     b[kExchangeCategory] = timing_.exchange_fixed_ns + timing_.on_chip_ns;
     b[kSyncCategory] = timing_.sync_ns;
     b[to_string(LinkTier::IpuLink)] = timing_.ipu_link_ns;
@@ -169,6 +169,7 @@ class CollectiveWorkload : public sc_core::sc_module, public Workload {
     timing_.gw_link_ns += t.gw_link_ns;
     timing_.on_chip_ns += t.on_chip_ns;
     timing_.reduce_ns += t.reduce_ns;
+    timing_.program_ns += t.program_ns;
     timing_.steps += t.steps;
     timing_.gw_syncs += t.gw_syncs;
     timing_.transfers += t.transfers;

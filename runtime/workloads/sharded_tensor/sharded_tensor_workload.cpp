@@ -104,7 +104,7 @@ class ShardedTensorWorkload : public sc_core::sc_module, public Workload {
   Json breakdown_ns() const override {
     double compute = 0, exchange = rearrange_ns_, sync = 0, ipu = 0, gw = 0;
     for (const auto& p : played_) {
-      compute += p.timing.reduce_ns;
+      compute += p.timing.reduce_ns + p.timing.program_ns;
       exchange += p.timing.exchange_fixed_ns + p.timing.on_chip_ns;
       sync += p.timing.sync_ns;
       ipu += p.timing.ipu_link_ns;

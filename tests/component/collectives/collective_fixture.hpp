@@ -68,6 +68,81 @@ inline double reduce_ns(const Json& r, double elems) {
   return cycles / c["clock_GHz"].get<double>();
 }
 
+/// Parts of a collective's on-chip program (runtime/exec/collective_program.hpp).
+struct ProgramParts {
+  double index_ops = 0, slices = 0, switches = 0, copies = 0, input_copies = 0;
+};
+
+/// The parts of one ring phase of `steps` cross-replica steps, counted from poplibs'
+/// CollectivesProgram.hpp / ReplicatedCollectives.cpp: each step a mapInPlace and a slice /
+/// update (dynamicSlice or dynamicUpdate when `sliceable`, else a Switch) and a Copy (two
+/// in a Switch all-gather); the prologue the same once more (map, first slice, the
+/// reduce-scatter's dynamicSlice Copy or the all-gather's first-fragment Copy) and, when
+/// sliceable, one copy of the whole input into (reduce-scatter) or out of (all-gather into a
+/// given output) the sliceable tensor.
+inline ProgramParts ring_phase_parts(bool reduce, double steps, bool sliceable,
+                                     bool own_output = false) {
+  ProgramParts p;
+  p.index_ops = steps + 1;
+  (sliceable ? p.slices : p.switches) = steps + 1;
+  p.copies = !reduce && !sliceable ? 2 * steps + 2 : steps + 1;
+  p.input_copies = sliceable && (reduce || !own_output) ? 1 : 0;
+  return p;
+}
+
+/// Time of `p` for fragments of `frag_elems` elements of `elem_bytes` (inputs of
+/// `input_elems`) from the resolved parameters: every part is a superstep paying the internal
+/// sync; a compute set (index op: 2 flops on 8 B; slice / update: the fragment's elements on
+/// its busiest tile, read and written) pays the small vertex (reduction_overhead_cycles) plus
+/// its work at the vector FP32 rate or the memory rate over vector_efficiency; the index (4 B)
+/// of a slice or Switch and every copy cross an exchange phase: exchange_fixed_cycles plus the
+/// longer of the busiest tile's bytes at the per-tile rate and the farthest word's flight
+/// (ceil(cycles per column x (columns - 1)) + 1). A fragment lies on at least 128 B per tile.
+inline double program_ns(const Json& r, const ProgramParts& p, double frag_elems,
+                         double input_elems, double elem_bytes) {
+  const auto& c = r["chip"];
+  const double tiles = c["tiles"].get<double>();
+  const double sync = c["sync_internal_cycles"].get<double>();
+  const double fixed = c["exchange_fixed_cycles"].get<double>();
+  const double rate = c["exchange_bytes_per_cycle_per_tile"].get<double>();
+  const double flight = std::ceil(c["exchange_cycles_per_column"].get<double>() *
+                                      (c["exchange_columns"].get<double>() - 1) -
+                                  1e-9) +
+                        1;
+  const double vertex = c["compute"]["reduction_overhead_cycles"].get<double>();
+  const double eff = c["compute"]["vector_efficiency"].get<double>();
+  const double mem = c["memory_bytes_per_cycle_per_tile"].get<double>();
+  const double vflops = c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
+  const double per_tile =
+      std::min(frag_elems, std::max(std::ceil(frag_elems / tiles), std::ceil(128 / elem_bytes)));
+  auto exchange = [&](double bytes) { return fixed + std::max(std::ceil(bytes / rate), flight); };
+  auto work = [&](double cycles) { return std::ceil(cycles / eff - 1e-9); };
+  const double index_op = sync + vertex + work(std::max(2 / vflops, 8 / mem));
+  const double slice = sync + exchange(4) + vertex + work(2 * per_tile * elem_bytes / mem);
+  const double swtch = sync + exchange(4);
+  const double copy = sync + exchange(per_tile * elem_bytes);
+  const double input_copy = sync + exchange(std::ceil(input_elems * elem_bytes / tiles));
+  const double cycles = p.index_ops * index_op + p.slices * slice + p.switches * swtch +
+                        p.copies * copy + p.input_copies * input_copy;
+  return cycles / c["clock_GHz"].get<double>();
+}
+
+/// The program of a ring all-reduce of `input_elems` float32 in `steps` steps per phase, each
+/// moving fragments of `frag_elems` (sliceable at most 96 of them per tile).
+inline double allreduce_program_ns(const Json& r, double steps, double frag_elems,
+                                   double input_elems) {
+  const double tiles = r["chip"]["tiles"].get<double>();
+  const bool sliceable = std::max(std::ceil(frag_elems / tiles), 32.0) <= 96;
+  ProgramParts p = ring_phase_parts(true, steps, sliceable);
+  const ProgramParts g = ring_phase_parts(false, steps, sliceable);
+  p.index_ops += g.index_ops;
+  p.slices += g.slices;
+  p.switches += g.switches;
+  p.copies += g.copies;
+  p.input_copies += g.input_copies;
+  return program_ns(r, p, frag_elems, input_elems, 4);
+}
+
 inline double fixed_ns(const Json& r) {
   return r["chip"]["exchange_fixed_cycles"].get<double>() / r["chip"]["clock_GHz"].get<double>();
 }

@@ -27,7 +27,10 @@ TEST_CASE(
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
   const double step =
       alpha + external_sync_ns(r, n) + fixed_ns(r) + cross_ipu_ns(r) + (bytes / n) / rail_Bpns(r);
-  const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
+  // Plus the on-chip program of both phases (collective_program.hpp): fragments of 16,384
+  // float32, 12 per tile (<= 96: dynamic slices), 15 steps per phase.
+  const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n) +
+                          allreduce_program_ns(r, n - 1, bytes / 4 / n, bytes / 4);
   CHECK(run.results["algorithm"] == "clockwise");
   CHECK(run.results["steps"] == 2 * (n - 1));
   // Within a picosecond of rounding per step.
@@ -45,7 +48,11 @@ TEST_CASE("the bidirectional ring pair halves the bandwidth term", "[oracle]") {
   const double alpha = r["ipu_link"]["latency_ns"].get<double>();
   const double step = alpha + external_sync_ns(r, n) + fixed_ns(r) + cross_ipu_ns(r) +
                       (bytes / (2 * n)) / rail_Bpns(r);
-  const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
+  // The model charges one direction's program per superstep, its fragment the largest
+  // transfer, a half fragment of 32,768 float32 (23 per tile: dynamic slices); poplibs'
+  // bidirectional loop body runs both directions' index ops and slices (not modelled).
+  const double expected = 2 * (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n) +
+                          allreduce_program_ns(r, n - 1, bytes / 4 / (2 * n), bytes / 4);
   CHECK(run.results["steps"] == 2 * (n - 1));
   CHECK(run.total_ns == Approx(expected).margin(2 * (n - 1) * 0.002));
 }
@@ -60,7 +67,10 @@ TEST_CASE("ReduceScatter and AllGather rings each take half an AllReduce's steps
   const unsigned n = 16;
   const double step = r["ipu_link"]["latency_ns"].get<double>() + external_sync_ns(r, n) +
                       fixed_ns(r) + cross_ipu_ns(r) + (bytes / n) / rail_Bpns(r);
-  const double expected = (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n);
+  // Plus the reduce-scatter's program: 15 steps, fragments of 16,384 float32 (dynamic slices).
+  const double expected =
+      (n - 1) * step + (n - 1) * reduce_ns(r, bytes / 4 / n) +
+      program_ns(r, ring_phase_parts(true, n - 1, true), bytes / 4 / n, bytes / 4, 4);
   CHECK(run.results["steps"] == n - 1);
   CHECK(run.total_ns == Approx(expected).margin((n - 1) * 0.002));
   // GCL's bus-bandwidth convention: bus = algorithm x (n-1)/n for a reduce-scatter.

@@ -11,7 +11,10 @@
 //   internal barrier + sync + exchange fixed cost + external set-up + link latency
 //   + (B/2) / partner-link bandwidth (a superstep across IPUs: both barriers, patent
 //   US 10,579,585 B2 claim 1, and the external exchange's set-up),
-// plus one on-tile reduction of B/2/4 float32 elements: t_c = 2 x step + reduce.
+// plus one on-tile reduction of B/2/4 float32 elements and the on-chip program around the two
+// cross-replica copies (runtime/exec/collective_program.hpp: fragments of 1,024 float32, 32
+// per tile at the 128-B minimum, dynamic slices; per phase 2 index ops, 2 slices / updates,
+// 2 copies and a copy into / out of the sliceable tensor): t_c = 2 x step + reduce + program.
 // The superstep's sync spans every IPU of the collective's groups, within the graph compile
 // domain: on one Pod4 the 4 IPUs of the domain; on two Pod4 domains in one GCD (a Poplar
 // program's external sync spans its GCD) a domain's sync plus a GW-Link round trip, although
@@ -101,7 +104,8 @@ double partner_Bpns(const Json& r) {
 double allreduce_ns(const Json& r, double sync_ns) {
   const double step = sync_ns + fixed_ns(r) + cross_ipu_ns(r) +
                       r["ipu_link"]["latency_ns"].get<double>() + (kBytes / 2) / partner_Bpns(r);
-  return 2 * step + reduce_ns(r, kBytes / 2 / 4);
+  return 2 * step + reduce_ns(r, kBytes / 2 / 4) +
+         allreduce_program_ns(r, 1, kBytes / 2 / 4, kBytes / 4);
 }
 
 /// A sync across two directly cabled domains: a domain's sync (4 IPUs) plus a GW-Link round
