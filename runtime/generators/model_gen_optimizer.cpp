@@ -54,6 +54,23 @@ std::uint32_t tf_update_ops(const OptimizerSpec& spec, const std::string& weight
   return n;
 }
 
+std::uint32_t popart_update_ops(const OptimizerSpec& spec, DType weight_dtype) {
+  if (!spec.popart_decompose || (spec.type != "adam" && spec.type != "lamb")) return 1;
+  std::uint32_t n = 0;
+  // gradCast: PopART casts an FP16 gradient (the accumulator's type) when both moments are FP32
+  // (scaledOptimizerState off, its default).
+  if (weight_dtype == DType::Float16 && spec.state_dtype == DType::Float32) n += 1;
+  n += 1;                       // gradUnscale: ScaleOp by the constant gradient scale
+  n += 2;                       // accl1, accl2: the moment AccumulateOps
+  if (spec.accumulate) n += 1;  // accumUpdate: AccumulatorUpdateOp zeroes the accumulator
+  n += 2;                       // AdamUpdaterOp, AdamVarUpdateOp
+  return n;
+}
+
+std::uint32_t popart_update_reductions(const OptimizerSpec& spec) {
+  return spec.popart_decompose && spec.type == "lamb" ? 2 : 0;
+}
+
 void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes) {
   // The reductions of all the weights' norms are independent once the gradients are reduced,
   // so the combiner's scheduler can take them together up to the buffer size; a reduce-many
@@ -125,8 +142,9 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
                  optimizer_states(spec.type);
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
-  op.scalar_reductions = lars_norms(spec.type, weight);
-  op.chained_ops = tf_update_ops(spec, weight);
+  op.scalar_reductions = lars_norms(spec.type, weight) + popart_update_reductions(spec);
+  op.chained_ops =
+      spec.tf_ipu_optimizer ? tf_update_ops(spec, weight) : popart_update_ops(spec, w.dtype);
   model.ops.push_back(op);
 }
 

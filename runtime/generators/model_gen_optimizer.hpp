@@ -26,6 +26,11 @@ struct OptimizerSpec {
   /// More than one replica: IPUOptimizer sums each gradient over the replicas and divides it
   /// by their number (cross_replica_sum, then ipu_replication_normalise per variable).
   bool replicated = false;
+  /// The update is lowered by PopART (a PopART session: /workload/session/io_mode unset), whose
+  /// AdamDecompose pattern splits an Adam or LAMB update into separate ops, counted by
+  /// popart_update_ops and popart_update_reductions. false: one op per weight (popxl
+  /// applications build their own optimizer graph; the cnn generator uses tf_ipu_optimizer).
+  bool popart_decompose = false;
 };
 
 /// State tensors per weight: sgd 1 (momentum), adam 2, lamb 2, lars 1 (momentum).
@@ -53,6 +58,21 @@ std::uint32_t lars_norms(const std::string& type, const std::string& weight);
 /// var -= (1 - decay) * grad). The norms' reductions are lars_norms; the all-reduce is combined.
 /// Other optimizer types (adam, lamb) are not built by that code: 1.
 std::uint32_t tf_update_ops(const OptimizerSpec& spec, const std::string& weight);
+
+/// Ops, each paying the op overhead once, that PopART's AdamDecompose pattern (SDK 2.1,
+/// graphcore/popart sdk/popart/2.1.0 = a078f19f, willow/src/patterns/adamdecompose.cpp and
+/// optimizerdecompose.cpp) builds for one Adam or LAMB weight when spec.popart_decompose (else
+/// 1), outside the per-micro-batch AccumulateOp: the gradient cast to FP32 when the gradient is
+/// FP16 and the state FP32 (gradCast, 1), the gradient unscaling (gradUnscale, a ScaleOp, 1),
+/// the two moment updates (accl1 and accl2, AccumulateOps, 2), the accumulator reset after them
+/// when micro-batches accumulate (accumUpdate, an AccumulatorUpdateOp, 1), the AdamUpdaterOp
+/// (1) and the AdamVarUpdateOp (1). LAMB's two LambSquareOps are popops reductions to a scalar
+/// (popx/op/lambx.cpp), counted by popart_update_reductions. Other optimizer types: 1.
+std::uint32_t popart_update_ops(const OptimizerSpec& spec, DType weight_dtype);
+
+/// Reductions to a scalar in PopART's decomposed update: LAMB's LambSquareOps of the weight and
+/// of the Adam updater term (2) when spec.popart_decompose; 0 otherwise.
+std::uint32_t popart_update_reductions(const OptimizerSpec& spec);
 
 /// Combines the optimizer ops' reductions to a scalar as TensorFlow's reduce-many combiner
 /// does: in op order, clusters of reductions whose outputs (one element of the weight's dtype

@@ -190,14 +190,16 @@ class PipelineLowering {
         add_compute(plan_.stages[static_cast<std::size_t>(2 * S - 2 - p)], false, mb);
     }
     // IpuCopies after every IPU's compute (PopART: one inter-IPU copy program per cycle),
-    // merged per (source, destination) IPU.
+    // merged per (source, destination) IPU. Every copy runs in every cycle, the fill and flush
+    // cycles too, whether or not its stage has a micro-batch: PopART's addPipelineCycle adds
+    // the whole pipelineIpuCopySeq to each cycle ("Always do all the copies. This is ensure
+    // that ALL copies are outlined across pipelineCycles AND merged across pipelineStages",
+    // willow/src/popx/popprograms.cpp, graphcore/popart sdk/popart/2.1.0 = a078f19f).
     std::map<std::pair<int, int>, LOp> copies;
     for (const StageCopy& cp : plan_.copies) {
       const PipelineStage& from = plan_.stages[static_cast<std::size_t>(cp.from_stage)];
       const PipelineStage& to = plan_.stages[static_cast<std::size_t>(cp.to_stage)];
       if (from.vg == to.vg) continue;
-      const int p = cp.backward ? plan_.backward_stage(cp.from_stage) : cp.from_stage;
-      if (micro_batch(p, c) < 0) continue;
       LOp& op = copies[{from.vg, to.vg}];
       op.kind = LKind::IpuCopy;
       op.lane = Lane::Compute;

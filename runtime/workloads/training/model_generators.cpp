@@ -231,6 +231,7 @@ Model build_cnn(GeneratorInput& in) {
   // The cnn generator models Graphcore's TensorFlow 1 CNN code (train.py): its IPUOptimizer
   // builds each variable's update op by op (tf_update_ops).
   s.optimizer.tf_ipu_optimizer = true;
+  s.optimizer.popart_decompose = false;
   s.optimizer.replicated = st.session.replicatedGraphCount > 1;
   try {
     Model cnn = generate_cnn(s);

@@ -98,6 +98,9 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     opt.max_reduce_many_buffer_bytes = o.get_uint("max_reduce_many_buffer_size");
     o.finish();
     opt.accumulate = st.session.batchSerializationFactor * st.session.accumulationFactor > 1;
+    // A PopART session lowers the update through AdamDecompose; a popxl application (io_mode
+    // set) builds its own optimizer graph, not modelled op by op.
+    opt.popart_decompose = st.session.io_mode == IoMode::Unset;
   }
   GeneratorInput in{node, st, system, opt, training};
   if (node.has("onnx") || (node.has("generator") && node.get_enum("generator") == "onnx")) {

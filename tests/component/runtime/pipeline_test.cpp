@@ -152,15 +152,39 @@ TEST_CASE("pipeline training S = 3, N = 6: fill, main and flush cycles", "[pipel
   check_three_stages(6);
 }
 
-TEST_CASE("pipeline IpuCopy moves each boundary activation and gradient once per micro-batch",
+TEST_CASE("pipeline IpuCopy moves every boundary activation and gradient in every cycle",
           "[pipeline]") {
   const std::int64_t elements = 1 << 20;  // float16: 2 MiB per micro-batch
   const int N = 6;
   TrainingRun r = TrainingRun::make("pod4", workload(toy_model(3, true, elements), 3, N));
-  // Two boundaries (x1, x2) forward and two gradients (dx1, dx2) backward, N times each.
+  // Two boundaries (x1, x2) forward and two gradients (dx1, dx2) backward, each copied in all
+  // N + 2S - 2 = 6 + 4 = 10 cycles, fill and flush included (PopART adds the whole IpuCopy
+  // program to every pipeline cycle): 4 x 10 x 2 MiB.
+  CHECK(r.results["pipeline"]["cycles"] == N + 4);
   CHECK(r.results["pipeline"]["ipu_copy"]["bytes_per_replica"] ==
-        static_cast<std::uint64_t>(4 * N * elements * 2));
+        static_cast<std::uint64_t>(4 * (N + 4) * elements * 2));
   CHECK(r.results["pipeline"]["ipu_copy"]["time_ns"].get<double>() > 0);
+}
+
+TEST_CASE("pipeline IpuCopy: the fill and flush cycles pay the same copy time as the main ones",
+          "[pipeline]") {
+  // S = 3, N = 5 with 2 MiB boundaries: cycles f, f, f+b x 5, b, b (see the header), each
+  // followed by the same merged copies (vg0<->vg1, vg1<->vg2, both directions) and the sync.
+  // So cycle time minus its compute is one constant T: the first fill cycle (only stage 0 has
+  // a micro-batch, so only x1 carried data before) and the last flush cycle (only stage 0's
+  // backward: no copy at all before) pay the copy of a main cycle.
+  const std::int64_t elements = 1 << 20;
+  const int N = 5;
+  TrainingRun r = TrainingRun::make("pod4", workload(toy_model(3, true, elements), 3, N));
+  const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles),
+               b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
+  const std::vector<double> got = cycles(r);
+  REQUIRE(got.size() == static_cast<std::size_t>(N + 4));
+  const double T = got[4] - (f + b);  // a main cycle
+  CHECK(T > 0);
+  CHECK(got.front() - f == Approx(T).epsilon(1e-6));
+  CHECK(got.back() - b == Approx(T).epsilon(1e-6));
+  CHECK(got[got.size() - 2] - b == Approx(T).epsilon(1e-6));
 }
 
 TEST_CASE("pipeline recomputation stashes only stage inputs and recomputes the forward",

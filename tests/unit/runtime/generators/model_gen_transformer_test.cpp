@@ -138,3 +138,47 @@ TEST_CASE("att_ffn_placement must place every half, attention first", "[transfor
   s.layers_per_ipu = {0, 12, 12};
   CHECK_THROWS_WITH(generate_transformer(s, 4), Catch::Contains("replaces layers_per_ipu"));
 }
+
+TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a scalar",
+          "[transformer]") {
+  // By hand from PopART 2.1's AdamDecompose (see popart_update_ops), an FP16 weight with FP32
+  // moments and micro-batches accumulating: gradCast 1 + gradUnscale 1 + accl1 1 + accl2 1 +
+  // accumUpdate 1 + AdamUpdaterOp 1 + AdamVarUpdateOp 1 = 7 ops; LAMB's two LambSquareOps
+  // (||w||^2 and ||updater||^2) are the 2 reductions.
+  OptimizerSpec o;
+  o.type = "lamb";
+  o.state_dtype = DType::Float32;
+  o.accumulate = true;
+  o.popart_decompose = true;
+  CHECK(popart_update_ops(o, DType::Float16) == 7);
+  CHECK(popart_update_reductions(o) == 2);
+  CHECK(popart_update_ops(o, DType::Float32) == 6);  // no gradCast: the gradient is FP32
+  o.accumulate = false;
+  CHECK(popart_update_ops(o, DType::Float16) == 6);  // no accumulator to reset
+  o.type = "adam";
+  CHECK(popart_update_ops(o, DType::Float16) == 6);
+  CHECK(popart_update_reductions(o) == 0);  // Adam has no trust ratio
+  o.type = "sgd";
+  CHECK(popart_update_ops(o, DType::Float16) == 1);  // not decomposed here: one op
+  o.type = "lamb";
+  o.popart_decompose = false;  // popxl and the other frameworks: one op per weight
+  CHECK(popart_update_ops(o, DType::Float16) == 1);
+  CHECK(popart_update_reductions(o) == 0);
+
+  // Every generated BERT weight update carries them.
+  TransformerSpec s = bert_large_mlperf();
+  s.optimizer.type = "lamb";
+  s.optimizer.state_dtype = DType::Float32;
+  s.optimizer.accumulate = true;
+  s.optimizer.popart_decompose = true;
+  const Model m = generate_transformer(s, 4);
+  int updates = 0;
+  for (const ModelOp& op : m.ops) {
+    if (op.pass != Pass::Optimizer) continue;
+    ++updates;
+    INFO(op.name);
+    CHECK(op.chained_ops == 7);
+    CHECK(op.scalar_reductions == 2);
+  }
+  CHECK(updates > 0);
+}
