@@ -385,3 +385,25 @@ TEST_CASE("pipeline error: accumulateOuterFragmentSettings names the bad value",
   CHECK_THAT(pipeline_error(wl, 2), Catch::Contains("accumulateOuterFragmentSettings/schedule") &&
                                         Catch::Contains("overlap_memory_optimized"));
 }
+
+/// phased_chain's `P` layers on one stage (N = 2), 2 replicas of one IPU on pod4, no RTS:
+/// the optimizer phase without the final sync.
+double replicated_optimizer_ns(int P) {
+  Json wl = workload(phased_chain(P, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true), 1, 2);
+  wl["session"]["replicatedGraphCount"] = 2;
+  TrainingRun r = TrainingRun::make("pod4", wl);
+  return r.results["pipeline"]["optimizer_time_ns"].get<double>() - sync_ns(r, 1);
+}
+
+TEST_CASE("pipeline optimizer: PopART all-reduces each weight's gradient with its own collective",
+          "[pipeline]") {
+  // Per weight w<i> (1,024 FP16 elements, below minElementsForReplicatedTensorSharding): its
+  // own all-reduce over the 2 replicas (one GCL call per ReplicatedAllReduceOp), then its
+  // update, all on one IPU in a chain. With one weight the phase is a + u; with two identical
+  // weights 2a + 2u: exactly twice, each all-reduce paying a collective's whole fixed cost (one
+  // merged all-reduce of 2,048 elements would pay it once).
+  const double one = replicated_optimizer_ns(1);
+  const double two = replicated_optimizer_ns(2);
+  REQUIRE(one > 0);
+  CHECK(two == Approx(2 * one).epsilon(1e-9));
+}
