@@ -386,24 +386,28 @@ TEST_CASE("pipeline error: accumulateOuterFragmentSettings names the bad value",
                                         Catch::Contains("overlap_memory_optimized"));
 }
 
-/// phased_chain's `P` layers on one stage (N = 2), 2 replicas of one IPU on pod4, no RTS:
-/// the optimizer phase without the final sync.
-double replicated_optimizer_ns(int P) {
-  Json wl = workload(phased_chain(P, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true), 1, 2);
-  wl["session"]["replicatedGraphCount"] = 2;
-  TrainingRun r = TrainingRun::make("pod4", wl);
-  return r.results["pipeline"]["optimizer_time_ns"].get<double>() - sync_ns(r, 1);
-}
-
 TEST_CASE("pipeline optimizer: PopART all-reduces each weight's gradient with its own collective",
           "[pipeline]") {
-  // Per weight w<i> (1,024 FP16 elements, below minElementsForReplicatedTensorSharding): its
-  // own all-reduce over the 2 replicas (one GCL call per ReplicatedAllReduceOp), then its
-  // update, all on one IPU in a chain. With one weight the phase is a + u; with two identical
-  // weights 2a + 2u: exactly twice, each all-reduce paying a collective's whole fixed cost (one
-  // merged all-reduce of 2,048 elements would pay it once).
-  const double one = replicated_optimizer_ns(1);
-  const double two = replicated_optimizer_ns(2);
-  REQUIRE(one > 0);
-  CHECK(two == Approx(2 * one).epsilon(1e-9));
+  // phased_chain's two layers on one stage (N = 2), 2 replicas of one IPU on pod4, no RTS. Per
+  // weight w<i> (1,024 FP16 elements, below minElementsForReplicatedTensorSharding): its own
+  // all-reduce over the 2 replicas (one GCL call per ReplicatedAllReduceOp), then the two
+  // updates (one_update_ns each), all on one IPU in a chain: the phase is a0 + a1 + 2u, then
+  // the sync of the two replicas' IPUs. The two all-reduces are the same collective (same size,
+  // group and links), so a0 == a1: each pays a collective's whole fixed cost (one merged all-reduce
+  // of 2,048 elements would pay it once).
+  Json wl = workload(phased_chain(2, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true), 1, 2);
+  wl["session"]["replicatedGraphCount"] = 2;
+  TrainingRun r = TrainingRun::make("pod4", wl);
+  std::vector<double> ar;
+  for (const Json& op : r.results["after_loop"]["ops"]) {
+    if (op["kind"] != "collective") continue;
+    CHECK(op["op"] == "allreduce");
+    CHECK(op["elements"] == 1024);
+    ar.push_back(op["duration_ns"].get<double>());
+  }
+  REQUIRE(ar.size() == 2);
+  CHECK(ar[0] == Approx(ar[1]).epsilon(1e-12));
+  CHECK(ar[0] > 0);
+  CHECK(r.results["pipeline"]["optimizer_time_ns"].get<double>() ==
+        Approx(ar[0] + ar[1] + 2 * one_update_ns(r) + sync_ns(r, 2)).margin(0.01));
 }
