@@ -429,10 +429,19 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
       static_cast<std::uint64_t>(mb * seq * static_cast<double>(F) * hd / static_cast<double>(tp)) *
       dtype_bytes(s.dtype);
   const std::uint64_t stash = layer_stash_bytes(s);
+  // A layer's biases and LayerNorm parameters, each its own weight as BERT's bert_model.py
+  // creates them (QKV_bias, Out_bias, the two norms' Gamma and Beta, the feed-forward biases):
+  // PopART accumulates, updates and reduces each one with its own ops. (F + 9) x h in all.
+  const std::vector<std::pair<std::string, std::int64_t>> small = {
+      {"qkv_bias", 3 * h}, {"attn_out_bias", h}, {"norm1_gamma", h}, {"norm1_beta", h},
+      {"ff1_bias", F * h}, {"ff2_bias", h},      {"norm2_gamma", h}, {"norm2_beta", h}};
+  auto small_weights = [&](const std::string& p, std::vector<std::string> names) {
+    for (const auto& [n, size] : small) names.push_back(p + n);
+    return names;
+  };
   auto layer_weights = [&](std::int64_t l) {
     const std::string p = "layer" + std::to_string(l) + "/";
-    return std::vector<std::string>{p + "qkv", p + "attn_out", p + "ff1", p + "ff2",
-                                    p + "bias_norm"};
+    return small_weights(p, {p + "qkv", p + "attn_out", p + "ff1", p + "ff2"});
   };
   for (std::int64_t l = 0; l < s.layers; ++l) {
     const std::string p = "layer" + std::to_string(l) + "/";
@@ -440,7 +449,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     b.weight(p + "attn_out", {h / tp, h}, tp > 1);
     b.weight(p + "ff1", {h, F * h / tp}, tp > 1);
     b.weight(p + "ff2", {F * h / tp, h}, tp > 1);
-    b.weight(p + "bias_norm", {(F + 9) * h}, false);
+    for (const auto& [n, size] : small) b.weight(p + n, {size}, false);
   }
   // Which boundary activation a layer reads and writes.
   auto layer_in = [&](std::int64_t l) -> std::string {
@@ -463,7 +472,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   auto attention_weights = [&](std::int64_t l) {
     if (ffn_half(l).mid.empty()) return layer_weights(l);
     const std::string p = "layer" + std::to_string(l) + "/";
-    return std::vector<std::string>{p + "qkv", p + "attn_out", p + "bias_norm"};
+    return small_weights(p, {p + "qkv", p + "attn_out"});
   };
   for (std::int64_t l = 0; l < s.layers; ++l) {
     const FfnHalf f = ffn_half(l);

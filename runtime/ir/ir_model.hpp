@@ -125,6 +125,10 @@ struct Model {
   /// False for a plain replicated graph without execution phases (the cnn generator): it runs
   /// as the accumulation loop of the pipeline lowering with one stage.
   bool phased = true;
+  /// True when each weight's gradient reduction and shard gather is its own collective op, as
+  /// PopART runs them; false for the cnn generator (Graphcore's TensorFlow 1 code, whose
+  /// collectives the model keeps as one per virtual graph).
+  bool per_weight_collectives = true;
   /// Adds a tensor (names must be unique; std::invalid_argument otherwise).
   void add_tensor(Tensor t);
   bool has_tensor(const std::string& name) const { return index_.count(name) != 0; }

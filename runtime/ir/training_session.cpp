@@ -359,6 +359,7 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
   bss.finish();
 
   read_outer_fragment(node.child("accumulateOuterFragmentSettings"), s);
+  s.fusedGradientAllReduce = node.get_bool("ZFusedReplicatedAllReducePattern");
 
   const std::string io_mode = popart_enum(node, "io_mode");
   s.collectiveTileSet = parse_tile_set(popart_enum(node, "collectiveTileSet"));
@@ -452,6 +453,13 @@ void register_session_params() {
       raw(s + "accumulateOuterFragmentSettings/excludedVirtualGraphs", Json::array(),
           "PopART excludedVirtualGraphs: virtual graphs an overlap schedule leaves out; each "
           "runs on its own after the graphs that overlap (ASSUMPTION: the order after them)"),
+      flag(s + "ZFusedReplicatedAllReducePattern", false,
+           "MLPerf BERT's custom PopART pattern (training_results_v1.1 "
+           "Graphcore/benchmarks/bert/implementations/popart/custom_ops/"
+           "gradient_allreduce_pattern.cpp; bert.py enables it only with use_popdist): the "
+           "gradient all-reduces of each virtual graph become one FusedReplicatedAllReduce (one "
+           "gcl::allReduceCrossReplica call). false: PopART's one GCL call per weight's "
+           "all-reduce / reduce-scatter / all-gather"),
       choice(
           s + "collectiveTileSet", "compute", {"compute", "io"},
           "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),

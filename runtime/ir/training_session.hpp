@@ -78,6 +78,10 @@ struct SessionOptions {
   OuterFragmentSchedule outerFragmentSchedule = OuterFragmentSchedule::Serial;
   /// accumulateOuterFragmentSettings.excludedVirtualGraphs: never run alongside other graphs.
   std::vector<int> outerFragmentExcludedVirtualGraphs;
+  /// MLPerf BERT's custom ZFusedReplicatedAllReducePattern (enabled by its bert.py under
+  /// poprun): every gradient all-reduce of a virtual graph becomes one fused GCL call.
+  /// false (PopART's own behaviour): one GCL call per weight's collective.
+  bool fusedGradientAllReduce = false;
 
   /// True if virtual graph `vg`'s accumulate-outer-fragment ops run alongside other graphs'
   /// (an overlap schedule and `vg` not excluded); false if they run on their own.

@@ -264,22 +264,62 @@ class PipelineLowering {
     for (std::size_t k = 0; k < order.size(); ++k) {
       const StageOptimizer& so = *order[k];
       std::vector<LOp> chain;
-      const std::uint64_t n = so.weight_elements, shard_n = (n + shard_ - 1) / shard_;
+      // PopART runs each weight's gradient reduction as its own op, one GCL call each
+      // (popx/op/collectives/*x.cpp, sdk/popart/2.1.0 and sdk/poplar/2.3.0): a weight whose
+      // optimizer state is sharded (minElementsForReplicatedTensorSharding or more elements)
+      // is reduce-scattered (StreamingMemoryOpInserter::RTSAllReduceToScatter), its shard
+      // all-reduced over the complementary group when there is one, and its update
+      // all-gathered; a smaller weight keeps OptimizerDecompose's all-reduce over all replicas.
+      // A plan without per-weight sizes counts as one weight.
+      const bool per_weight =
+          !so.weight_sizes.empty() && so.weight_sizes.size() == so.updates.size();
+      const std::vector<std::uint64_t> sizes =
+          per_weight ? so.weight_sizes : std::vector<std::uint64_t>{so.weight_elements};
+      auto sharded = [&](std::uint64_t n) {
+        return rts_ &&
+               (!per_weight || n >= s_.optimizerState.minElementsForReplicatedTensorSharding);
+      };
+      auto shard_of = [&](std::uint64_t n) { return (n + shard_ - 1) / shard_; };
+      std::uint64_t fused = 0;  // elements of the fused all-reduce (ZFused pattern)
       if (R_ > 1) {
-        if (rts_) {
-          chain.push_back(collective(coll::CollectiveOp::ReduceScatter, *shard_group_, n,
-                                     so.weight_dtype, so.vg, "gradient reduce-scatter"));
-          if (complement_)
-            chain.push_back(collective(coll::CollectiveOp::AllReduce, *complement_, shard_n,
-                                       so.weight_dtype, so.vg,
-                                       "complementary gradient all-reduce"));
-        } else {
-          chain.push_back(collective(coll::CollectiveOp::AllReduce,
-                                     coll::parse_comm_group_spec("all").toReplicaGrouping(R_), n,
-                                     so.weight_dtype, so.vg, "gradient all-reduce"));
+        const coll::ReplicaGrouping all = coll::parse_comm_group_spec("all").toReplicaGrouping(R_);
+        for (const std::uint64_t n : sizes) {
+          if (sharded(n)) {
+            chain.push_back(collective(coll::CollectiveOp::ReduceScatter, *shard_group_, n,
+                                       so.weight_dtype, so.vg, "gradient reduce-scatter"));
+            if (!complement_) continue;
+            if (s_.fusedGradientAllReduce) {
+              fused += shard_of(n);
+            } else {
+              chain.push_back(collective(coll::CollectiveOp::AllReduce, *complement_, shard_of(n),
+                                         so.weight_dtype, so.vg,
+                                         "complementary gradient all-reduce"));
+            }
+          } else if (s_.fusedGradientAllReduce) {
+            fused += n;
+          } else {
+            chain.push_back(collective(coll::CollectiveOp::AllReduce, all, n, so.weight_dtype,
+                                       so.vg, "gradient all-reduce"));
+          }
         }
+        // The fused op takes the comm group of the last all-reduce it replaces. ASSUMPTION:
+        // that is a complementary one when the domain has a complement (which weight's op is
+        // last depends on AdamDecompose's order; the small weights are < 1 % of the bytes).
+        if (fused > 0)
+          chain.push_back(collective(coll::CollectiveOp::AllReduce,
+                                     complement_ ? *complement_ : all, fused, so.weight_dtype,
+                                     so.vg, "fused gradient all-reduce"));
       }
-      const double frac = rts_ ? 1.0 / static_cast<double>(shard_) : 1.0;
+      // Each weight's update (and its optimizer state) on its shard when sharded.
+      std::uint64_t kept = 0, total = 0;  // state elements after sharding, and before
+      for (const std::uint64_t n : sizes) {
+        kept += sharded(n) ? shard_of(n) : n;
+        total += n;
+      }
+      // Without per-weight sizes the whole update is sharded as one (1 / shard exactly).
+      const double frac = !per_weight ? (rts_ ? 1.0 / static_cast<double>(shard_) : 1.0)
+                          : total > 0 ? static_cast<double>(kept) / static_cast<double>(total)
+                                      : 1.0;
       if (state_off_chip_ && so.state_bytes > 0)
         chain.push_back(exchange(
             so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), false));
@@ -295,9 +335,19 @@ class PipelineLowering {
       if (!so.updates.empty()) {
         // One op per weight (its shard with RTS), timed one after another.
         auto parts = std::make_shared<std::vector<ComputePart>>(so.updates);
-        for (ComputePart& p : *parts) {
-          p.flops *= frac;
-          p.bytes = static_cast<std::uint64_t>(static_cast<double>(p.bytes) * frac);
+        if (per_weight) {  // the sum of the weights' updates, each sharded or not
+          u.flops = 0;
+          u.mem_bytes = 0;
+        }
+        for (std::size_t i = 0; i < parts->size(); ++i) {
+          ComputePart& p = (*parts)[i];
+          const double f =
+              per_weight ? (sharded(sizes[i]) ? 1.0 / static_cast<double>(shard_) : 1.0) : frac;
+          p.flops *= f;
+          p.bytes = static_cast<std::uint64_t>(static_cast<double>(p.bytes) * f);
+          if (!per_weight) continue;
+          u.flops += p.flops;
+          u.mem_bytes += p.bytes;
         }
         u.parts = std::move(parts);
       }
@@ -307,9 +357,10 @@ class PipelineLowering {
       if (state_off_chip_ && so.state_bytes > 0)
         chain.push_back(exchange(
             so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), true));
-      if (rts_)
-        chain.push_back(collective(coll::CollectiveOp::AllGather, *shard_group_, shard_n,
-                                   so.weight_dtype, so.vg, "gather updated weights"));
+      for (const std::uint64_t n : sizes)
+        if (R_ > 1 && sharded(n))
+          chain.push_back(collective(coll::CollectiveOp::AllGather, *shard_group_, shard_of(n),
+                                     so.weight_dtype, so.vg, "gather updated weights"));
       int prev = -1;
       for (LOp& op : chain) {
         if (prev >= 0) {

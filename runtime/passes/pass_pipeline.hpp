@@ -80,6 +80,10 @@ struct StageOptimizer {
   /// The update of each weight: one op per model optimizer op, as the phased lowering runs
   /// them (each pays the per-op cost; `update_flops` / `update_bytes` are their sums).
   std::vector<ComputePart> updates;
+  /// Elements of the weight of each entry of `updates`: PopART reduces, shards and gathers
+  /// each weight with its own collective ops (RTS only from
+  /// minElementsForReplicatedTensorSharding).
+  std::vector<std::uint64_t> weight_sizes;
   /// Each micro-batch's addition of one weight's gradient into its accumulator: one op per
   /// weight that has an accumulator (accumulation_parts()), each paying the per-op cost.
   std::vector<ComputePart> accumulations;

@@ -236,6 +236,7 @@ Model build_cnn(GeneratorInput& in) {
   try {
     Model cnn = generate_cnn(s);
     cnn.phased = false;
+    cnn.per_weight_collectives = false;
     return cnn;
   } catch (const std::invalid_argument& e) {
     g.fail("image_size", e.what());

@@ -385,3 +385,29 @@ TEST_CASE("pipeline error: accumulateOuterFragmentSettings names the bad value",
   CHECK_THAT(pipeline_error(wl, 2), Catch::Contains("accumulateOuterFragmentSettings/schedule") &&
                                         Catch::Contains("overlap_memory_optimized"));
 }
+
+TEST_CASE("pipeline optimizer: PopART all-reduces each weight's gradient with its own collective",
+          "[pipeline]") {
+  // phased_chain's two layers on one stage (N = 2), 2 replicas of one IPU on pod4, no RTS. Per
+  // weight w<i> (1,024 FP16 elements, below minElementsForReplicatedTensorSharding): its own
+  // all-reduce over the 2 replicas (one GCL call per ReplicatedAllReduceOp), then the two
+  // updates (one_update_ns each), all on one IPU in a chain: the phase is a0 + a1 + 2u, then
+  // the sync of the two replicas' IPUs. The two all-reduces are the same collective (same size,
+  // group and links), so a0 == a1: each pays a collective's whole fixed cost (one merged all-reduce
+  // of 2,048 elements would pay it once).
+  Json wl = workload(phased_chain(2, {1 << 10}, kFlopsFwd, 2 * kFlopsFwd, true), 1, 2);
+  wl["session"]["replicatedGraphCount"] = 2;
+  TrainingRun r = TrainingRun::make("pod4", wl);
+  std::vector<double> ar;
+  for (const Json& op : r.results["after_loop"]["ops"]) {
+    if (op["kind"] != "collective") continue;
+    CHECK(op["op"] == "allreduce");
+    CHECK(op["elements"] == 1024);
+    ar.push_back(op["duration_ns"].get<double>());
+  }
+  REQUIRE(ar.size() == 2);
+  CHECK(ar[0] == Approx(ar[1]).epsilon(1e-12));
+  CHECK(ar[0] > 0);
+  CHECK(r.results["pipeline"]["optimizer_time_ns"].get<double>() ==
+        Approx(ar[0] + ar[1] + 2 * one_update_ns(r) + sync_ns(r, 2)).margin(0.01));
+}

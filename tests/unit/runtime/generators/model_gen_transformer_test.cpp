@@ -182,3 +182,27 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
   }
   CHECK(updates > 0);
 }
+
+TEST_CASE("a layer's biases and LayerNorm parameters are separate weights, as bert_model.py",
+          "[transformer]") {
+  // bert_model.py creates QKV (h x 3h), QKV_bias (3h), Out (h x h), Out_bias (h), the FFN
+  // matrices (h x 4h, 4h x h) and biases (4h, h), and two Gamma / Beta pairs (h each): 12
+  // weights per layer, of which only the four matrices reach PopART's
+  // minElementsForReplicatedTensorSharding (8,192) at h = 1,024.
+  const Model m = generate_transformer(bert_large_mlperf(), 4);
+  std::vector<std::pair<std::string, std::uint64_t>> layer0;
+  for (const Tensor& t : m.tensors)
+    if (t.kind == TensorKind::Weight && t.name.rfind("layer0/", 0) == 0)
+      layer0.emplace_back(t.name, t.elements());
+  REQUIRE(layer0.size() == 12);
+  std::uint64_t small = 0, sum = 0;
+  for (const auto& [name, n] : layer0) {
+    sum += n;
+    if (n < 8192) small += 1;
+  }
+  CHECK(small == 8);
+  CHECK(sum == 12596224ull);  // 12 h^2 + 13 h, as the parameter count above
+  CHECK(m.tensor("layer0/qkv_bias").elements() == 3072);
+  CHECK(m.tensor("layer0/ff1_bias").elements() == 4096);
+  CHECK(m.tensor("layer0/norm2_beta").elements() == 1024);
+}
