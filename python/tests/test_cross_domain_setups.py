@@ -40,21 +40,33 @@ def grouping(n, stride, size):
     return f"ReplicaGrouping(numReplicas={n}, stride={stride}, groupSize={size})"
 
 
-@pytest.mark.parametrize("config,replicas,domains", [
-    ("mlperf_v1.1_bert_pod128.json", 16, 2),
-    ("mlperf_v2.0_bert_bow_pod128.json", 16, 2),
-    ("mlperf_v2.0_bert_bow_pod256.json", 32, 4),
+@pytest.mark.parametrize("config,replicas,domains,fused", [
+    ("mlperf_v1.1_bert_pod128.json", 16, 2, True),
+    ("mlperf_v2.0_bert_bow_pod128.json", 16, 2, False),
+    ("mlperf_v2.0_bert_bow_pod256.json", 32, 4, False),
 ])
 def test_poprun_setups_shard_inside_a_domain_and_all_reduce_across(config, replicas, domains,
-                                                                     tmp_path):
-    rs, ar, ag = vgraph0_collectives(config, tmp_path)
-    assert (rs["op"], rs["group"], rs["tier"]) == ("reduce_scatter", grouping(replicas, 1, 8),
-                                                   "ipu_link")
-    assert (ar["op"], ar["group"], ar["tier"]) == ("allreduce", grouping(replicas, 8, domains),
-                                                   "gw_link")
-    assert ar["elements"] == -(-rs["elements"] // 8)  # the shard: ceil(n / 8)
-    assert (ag["op"], ag["group"], ag["tier"]) == ("all_gather", grouping(replicas, 1, 8),
-                                                   "ipu_link")
+                                                                     fused, tmp_path):
+    # One collective per weight (docs/gradient_collectives_per_weight.md): each large weight is
+    # reduce-scattered and all-gathered inside its domain, its shard all-reduced across the
+    # domains (ceil(n / 8) elements); a weight under 8192 elements is all-reduced over all
+    # replicas. v1.1's ZFusedReplicatedAllReducePattern (under poprun) fuses a virtual graph's
+    # all-reduces into one over the complementary group.
+    ops = vgraph0_collectives(config, tmp_path)
+    rs = [o for o in ops if o["op"] == "reduce_scatter"]
+    ag = [o for o in ops if o["op"] == "all_gather"]
+    ar = [o for o in ops if o["op"] == "allreduce"]
+    assert rs and len(rs) == len(ag)
+    assert all((o["group"], o["tier"]) == (grouping(replicas, 1, 8), "ipu_link") for o in rs + ag)
+    across = [o for o in ar if o["group"] == grouping(replicas, 8, domains)]
+    assert all(o["tier"] == "gw_link" for o in across)
+    if fused:
+        assert len(ar) == 1 and len(across) == 1
+    else:
+        assert [o["elements"] for o in across] == [-(-o["elements"] // 8) for o in rs]
+        small = [o for o in ar if o not in across]
+        assert small and all(o["group"] == grouping(replicas, 1, replicas) for o in small)
+        assert all(o["elements"] < 8192 for o in small)
 
 
 @pytest.mark.parametrize("config,replicas", [
@@ -63,6 +75,11 @@ def test_poprun_setups_shard_inside_a_domain_and_all_reduce_across(config, repli
     ("mlperf_v2.0_bert_bow_pod64.json", 8),
 ])
 def test_setups_without_poprun_shard_over_all_replicas(config, replicas, tmp_path):
+    # Without poprun: every collective over all replicas, no complementary all-reduce; only
+    # the weights under 8192 elements are all-reduced, one each (no fusion without poprun).
     ops = vgraph0_collectives(config, tmp_path)
-    assert [o["op"] for o in ops] == ["reduce_scatter", "all_gather"]
     assert all(o["group"] == grouping(replicas, 1, replicas) for o in ops)
+    rs = [o for o in ops if o["op"] == "reduce_scatter"]
+    assert rs and len(rs) == len([o for o in ops if o["op"] == "all_gather"])
+    ar = [o for o in ops if o["op"] == "allreduce"]
+    assert ar and all(o["elements"] < 8192 for o in ar)

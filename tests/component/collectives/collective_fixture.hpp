@@ -156,6 +156,15 @@ inline double cross_ipu_ns(const Json& r) {
          r["chip"]["clock_GHz"].get<double>();
 }
 
+/// A sync across two directly cabled Pod4 domains: a whole domain's sync (4 IPUs) plus a round
+/// trip over one GW-Link, in whole cycles (models/ipu/sync.hpp).
+inline double cross_domain_sync_ns(const Json& r) {
+  const double f = r["chip"]["clock_GHz"].get<double>();
+  const double round_trip_cycles =
+      std::ceil(2.0 * r["machine"]["gw_link"]["latency_ns"].get<double>() * f - 1e-9);
+  return external_sync_ns(r, 4) + round_trip_cycles / f;
+}
+
 /// The internal barrier alone (counted with the sync in a collective's time by tier).
 inline double internal_barrier_ns(const Json& r) {
   return r["chip"]["sync_internal_cycles"].get<double>() / r["chip"]["clock_GHz"].get<double>();

@@ -38,15 +38,6 @@ Run run_on_two_domains(unsigned gw_links) {
   return {w->results(), doc.resolved(), w->total_time_ns(), w->memory()};
 }
 
-/// A sync across two directly cabled domains: a whole domain's sync (4 IPUs) plus a round trip
-/// over one GW-Link, in whole cycles (as gcd_sync_test).
-double cross_domain_sync_ns(const Json& r) {
-  const double f = r["chip"]["clock_GHz"].get<double>();
-  const double round_trip_cycles =
-      std::ceil(2.0 * r["machine"]["gw_link"]["latency_ns"].get<double>() * f - 1e-9);
-  return external_sync_ns(r, 4) + round_trip_cycles / f;
-}
-
 /// Bytes per ns of one IPU's PCIe link to its gateway (the first and last hop of GW traffic).
 double gateway_link_Bpns(const Json& r) {
   const auto& g = r["machine"]["gateway"];

@@ -48,15 +48,6 @@ Run run_pod4s(unsigned num_ilds, unsigned num_gcds, SyncStats* stats = nullptr) 
   return {w->results(), doc.resolved(), w->total_time_ns(), w->memory()};
 }
 
-/// A sync across two directly cabled domains: a whole domain's sync (4 IPUs here) plus a round
-/// trip over one GW-Link, in whole cycles (models/ipu/sync.hpp).
-double cross_domain_sync_ns(const Json& r) {
-  const double f = r["chip"]["clock_GHz"].get<double>();
-  const double round_trip_cycles =
-      std::ceil(2.0 * r["machine"]["gw_link"]["latency_ns"].get<double>() * f - 1e-9);
-  return external_sync_ns(r, 4) + round_trip_cycles / f;
-}
-
 double sync_ns(const Run& run) { return run.results["time_by_tier_ns"]["sync"].get<double>(); }
 
 }  // namespace

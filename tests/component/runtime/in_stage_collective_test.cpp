@@ -108,14 +108,6 @@ double allreduce_ns(const Json& r, double sync_ns) {
          allreduce_program_ns(r, 1, kBytes / 2 / 4, kBytes / 4);
 }
 
-/// A sync across two directly cabled domains: a domain's sync (4 IPUs) plus a GW-Link round
-/// trip, in whole cycles (models/ipu/sync.hpp).
-double cross_domain_sync_ns(const Json& r) {
-  const double f = r["chip"]["clock_GHz"].get<double>();
-  return external_sync_ns(r, 4) +
-         std::ceil(2.0 * r["machine"]["gw_link"]["latency_ns"].get<double>() * f - 1e-9) / f;
-}
-
 void check(const TrainingRun& run, const Json& r, double coll_sync_ns, double phase_sync_ns) {
   const double f = run.compute_ns(kFlops, run.system->chip().tiles);
   const double b = run.compute_ns(2 * kFlops, run.system->chip().tiles);
