@@ -10,16 +10,10 @@
 #include <string>
 
 #include "runtime/generators/model_gen.hpp"
+#include "runtime/generators/transformer_placement.hpp"
 
 namespace ipusim::rt {
 namespace {
-
-/// Where the ops being emitted go: a forward phase, or a virtual graph + pipeline stage.
-struct Place {
-  int phase = 0;
-  int vgraph = -1;
-  int stage = -1;
-};
 
 struct Builder {
   const TransformerSpec& s;
@@ -45,7 +39,7 @@ struct Builder {
     t.per_micro_batch = true;
     m.add_tensor(t);
   }
-  ModelOp& op(const std::string& name, Pass pass, const Place& at, double flops) {
+  ModelOp& op(const std::string& name, Pass pass, const LayerPlace& at, double flops) {
     ModelOp o;
     o.name = name;
     o.pass = pass;
@@ -58,7 +52,7 @@ struct Builder {
     return m.ops.back();
   }
   /// A matmul as a GEMM (flops from the shape).
-  ModelOp& gemm(const std::string& name, Pass pass, const Place& at, GemmShape g) {
+  ModelOp& gemm(const std::string& name, Pass pass, const LayerPlace& at, GemmShape g) {
     ModelOp& o = op(name, pass, at, g.flops());
     o.op_class = OpClass::Matmul;
     o.unit = ComputeUnit::Amp;
@@ -68,7 +62,7 @@ struct Builder {
   }
   /// A vector-bound op over `elements` elements: `flops_per_element` and `passes` reads/writes
   /// of each element through tile memory.
-  ModelOp& vec(const std::string& name, Pass pass, const Place& at, OpClass c, double elements,
+  ModelOp& vec(const std::string& name, Pass pass, const LayerPlace& at, OpClass c, double elements,
                double flops_per_element, double passes) {
     ModelOp& o = op(name, pass, at, elements * flops_per_element);
     o.op_class = c;
@@ -77,12 +71,12 @@ struct Builder {
     return o;
   }
   /// The matmul's backward: input gradient (m x n by n x k) and weight gradient (k x m by m x n).
-  void gemm_backward(const std::string& name, const Place& at, GemmShape g,
+  void gemm_backward(const std::string& name, const LayerPlace& at, GemmShape g,
                      bool input_grad = true) {
     if (input_grad) gemm(name + "/dgrad", Pass::Backward, at, {g.m, g.n, g.k, g.groups});
     gemm(name + "/wgrad", Pass::Backward, at, {g.k, g.m, g.n, g.groups});
   }
-  void tp_allreduce(const std::string& name, Pass pass, const Place& at, double count) {
+  void tp_allreduce(const std::string& name, Pass pass, const LayerPlace& at, double count) {
     if (s.tensor_parallel <= 1 || count <= 0) return;
     ModelOp& o = op(name, pass, at, 0);
     o.type = OpType::Collective;
@@ -90,7 +84,7 @@ struct Builder {
     o.comm_group = tp_group;
     o.collective_bytes = static_cast<std::uint64_t>(count * static_cast<double>(act_bytes()));
   }
-  void host(const std::string& name, const Place& at, std::uint64_t bytes) {
+  void host(const std::string& name, const LayerPlace& at, std::uint64_t bytes) {
     ModelOp& o = op(name, Pass::Forward, at, 0);
     o.type = OpType::HostLoad;
     o.collective_bytes = bytes;
@@ -133,10 +127,10 @@ LayerShapes layer_shapes(const TransformerSpec& s) {
 constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10;
 
 /// Where one layer's feed-forward half goes when it is placed apart from its attention half
-/// (att_ffn_placement): its Place, its weights and the activation between the halves (`mid`;
-/// empty = the whole layer at the attention's Place, as layers_per_ipu places it).
+/// (att_ffn_placement): its LayerPlace, its weights and the activation between the halves (`mid`;
+/// empty = the whole layer at the attention's LayerPlace, as layers_per_ipu places it).
 struct FfnHalf {
-  Place at;
+  LayerPlace at;
   std::vector<std::string> weights;
   std::string mid;
 };
@@ -144,7 +138,7 @@ struct FfnHalf {
 /// Emits one layer's forward sub-ops (`suffix` "" for the forward, "/recompute" inside the
 /// backward). The first sub-op reads `in`, the last writes `out`; a split layer's attention
 /// half writes `ffn.mid` and its feed-forward half (at `ffn.at`) reads it.
-void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
+void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass pass,
                    const std::string& suffix, const std::vector<std::string>& weights,
                    const std::string& in, const std::string& out, std::uint64_t attn_temp,
                    std::uint64_t ffn_temp, std::uint64_t stash_bytes, const FfnHalf& ffn) {
@@ -162,7 +156,7 @@ void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
   b.tp_allreduce(p + "attn_out/tp_allreduce" + suffix, pass, at, 1);
   ModelOp& n1 =
       b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
-  const Place& fa = split ? ffn.at : at;
+  const LayerPlace& fa = split ? ffn.at : at;
   if (split) n1.outputs = {ffn.mid};
   ModelOp& f1 = b.gemm(p + "ff1" + suffix, pass, fa, l.ff1);
   if (split) {
@@ -182,13 +176,13 @@ void layer_forward(Builder& b, const std::string& p, const Place& at, Pass pass,
 /// `extra_inputs` are the layer input and its output's gradient; a split layer's feed-forward
 /// half (at `ffn.at`) reads `ffn.mid` and the output gradient and writes d`ffn.mid`, which the
 /// attention half reads with the layer input.
-void layer_backward(Builder& b, const std::string& p, const Place& at,
+void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
                     const std::vector<std::string>& weights,
                     const std::vector<std::string>& extra_inputs, const std::string& out,
                     std::uint64_t temp_bytes, const FfnHalf& ffn) {
   const LayerShapes l = layer_shapes(b.s);
   const bool split = !ffn.mid.empty();
-  const Place& fa = split ? ffn.at : at;
+  const LayerPlace& fa = split ? ffn.at : at;
   ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, fa, OpClass::Norm, l.hidden_elements,
                          2 * kNormFlops, 4);
   first.inputs = split ? ffn.weights : weights;
@@ -240,56 +234,6 @@ std::uint64_t layer_stash_bytes(const TransformerSpec& s) {
   const double per = sbh * (34.0 + 5.0 * static_cast<double>(s.heads * s.sequence_length) /
                                        static_cast<double>(s.hidden));
   return static_cast<std::uint64_t>(per * dtype_bytes(s.dtype) / 2.0);
-}
-
-/// Each layer's attention and feed-forward Place (empty unless att_ffn_placement is given).
-struct HalfPlaces {
-  std::vector<Place> attention, ffn;
-};
-
-/// Checks `att_ffn_placement` and returns where each layer's two halves go: entry i is pipeline
-/// stage i + 1 (the embedding's is 0), filled in order with attention and feed-forward halves.
-HalfPlaces half_places(const TransformerSpec& s) {
-  HalfPlaces h;
-  if (s.att_ffn_placement.empty()) return h;
-  if (!s.layers_per_ipu.empty())
-    throw std::invalid_argument("att_ffn_placement replaces layers_per_ipu: give one of them");
-  for (std::size_t i = 0; i < s.att_ffn_placement.size(); ++i) {
-    const TransformerSpec::SublayerStage& e = s.att_ffn_placement[i];
-    if (e.ipu < 0 || e.attention < 0 || e.ffn < 0)
-      throw std::invalid_argument("att_ffn_placement entries must be non-negative");
-    const Place at{0, static_cast<int>(e.ipu), static_cast<int>(i) + 1};
-    h.attention.insert(h.attention.end(), static_cast<std::size_t>(e.attention), at);
-    h.ffn.insert(h.ffn.end(), static_cast<std::size_t>(e.ffn), at);
-  }
-  if (static_cast<std::int64_t>(h.attention.size()) != s.layers ||
-      static_cast<std::int64_t>(h.ffn.size()) != s.layers)
-    throw std::invalid_argument("att_ffn_placement places " + std::to_string(h.attention.size()) +
-                                " attention and " + std::to_string(h.ffn.size()) +
-                                " feed-forward halves but the model has " +
-                                std::to_string(s.layers) + " layers");
-  for (std::size_t l = 0; l < h.ffn.size(); ++l)
-    if (h.ffn[l].stage < h.attention[l].stage)
-      throw std::invalid_argument("att_ffn_placement puts layer " + std::to_string(l) +
-                                  "'s feed-forward before its attention in the pipeline");
-  return h;
-}
-
-/// Checks `layers_per_ipu` and returns the IPU of each layer (empty when phased).
-std::vector<int> layer_ipus(const TransformerSpec& s) {
-  std::vector<int> ipu;
-  if (s.layers_per_ipu.empty()) return ipu;
-  std::int64_t sum = 0;
-  for (std::int64_t n : s.layers_per_ipu) {
-    if (n < 0) throw std::invalid_argument("layers_per_ipu entries must be >= 0");
-    sum += n;
-  }
-  if (sum != s.layers)
-    throw std::invalid_argument("layers_per_ipu sums to " + std::to_string(sum) +
-                                " but the model has " + std::to_string(s.layers) + " layers");
-  for (std::size_t i = 0; i < s.layers_per_ipu.size(); ++i)
-    for (std::int64_t j = 0; j < s.layers_per_ipu[i]; ++j) ipu.push_back(static_cast<int>(i));
-  return ipu;
 }
 
 }  // namespace
@@ -368,17 +312,18 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
       pipelined ? (head_ipu == last_layer_ipu ? last_layer_stage : next_stage) : -1;
   auto embed_at = [&] {
     return pipelined
-               ? Place{0, static_cast<int>(s.embedding_ipu), static_cast<int>(s.embedding_ipu)}
-               : Place{0, -1, -1};
+               ? LayerPlace{0, static_cast<int>(s.embedding_ipu), static_cast<int>(s.embedding_ipu)}
+               : LayerPlace{0, -1, -1};
   };
   auto layer_at = [&](std::int64_t l) {
     if (placed_halves) return halves.attention[static_cast<std::size_t>(l)];
     if (pipelined)
-      return Place{0, ipu_of_layer[static_cast<std::size_t>(l)],
-                   ipu_of_layer[static_cast<std::size_t>(l)]};
-    return Place{static_cast<int>(l / s.layers_per_phase) + 1, -1, -1};
+      return LayerPlace{0, ipu_of_layer[static_cast<std::size_t>(l)],
+                        ipu_of_layer[static_cast<std::size_t>(l)]};
+    return LayerPlace{static_cast<int>(l / s.layers_per_phase) + 1, -1, -1};
   };
-  const Place head_at = pipelined ? Place{0, head_ipu, head_stage} : Place{P - 1, -1, -1};
+  const LayerPlace head_at =
+      pipelined ? LayerPlace{0, head_ipu, head_stage} : LayerPlace{P - 1, -1, -1};
   if (pipelined && head_stage >= 0 && head_stage < static_cast<int>(s.embedding_ipu))
     throw std::invalid_argument("the heads must not come before the embedding in the pipeline");
 
@@ -405,7 +350,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
       s.head == "mlm_nsp"
           ? std::vector<std::string>{"embedding/word", "embedding/position", "embedding/type_norm"}
           : std::vector<std::string>{"embedding/word", "embedding/position"};
-  const Place ea = embed_at();
+  const LayerPlace ea = embed_at();
   // Token ids, positions and (packed) sequence ids, 4 B each.
   b.host("embedding/input_ids", ea,
          static_cast<std::uint64_t>(s.micro_batch * s.sequence_length) * 4 *
@@ -558,7 +503,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   const double recompute = (!pipelined && s.recompute) ? 1.0 : 0.0;
   for (std::int64_t l = s.layers - 1; l >= 0; --l) {
     const std::string p = "layer" + std::to_string(l) + "/";
-    const Place at = layer_at(l);
+    const LayerPlace at = layer_at(l);
     const std::string in = layer_in(l), out_grad = layer_out(l).empty() ? "" : "d" + layer_out(l);
     std::vector<std::string> extra;
     if (!in.empty()) extra.push_back(in);
