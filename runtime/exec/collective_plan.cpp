@@ -47,6 +47,33 @@ bool sizes_relabel_one_to_one(const std::vector<std::uint64_t>& a,
   return true;
 }
 
+bool sizes_relabel_one_to_one(const RunLengthVector<std::uint64_t>& a,
+                              const std::vector<std::uint64_t>& b) {
+  if (a.size != b.size()) return false;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> map;  // as above
+  std::size_t k = 0;
+  for (const auto& [x, n] : a.runs) {
+    // The run's partner size: the one map entry for x, or b's first element of the run.
+    const std::uint64_t y = b[k];
+    bool found = false;
+    for (const auto& [mx, my] : map) {
+      if (mx == x || my == y) {
+        if (mx != x || my != y) return false;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if (map.size() >= 64) return false;
+      map.emplace_back(x, y);
+    }
+    // Every element of the run is x, so maps to y only if b holds y all along it.
+    for (std::uint32_t j = 0; j < n; ++j, ++k)
+      if (b[k] != y) return false;
+  }
+  return true;
+}
+
 void CollectivePlans::flush_syncs(System& system) {
   for (auto& [key, plan] : plans_) {
     record_collective_syncs(system, plan.ipus, plan.pending_syncs, plan.pending_gw_syncs);

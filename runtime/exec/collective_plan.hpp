@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/ipu/sync.hpp"
@@ -41,6 +42,35 @@ std::shared_ptr<const CompactFoldedBatch> compact_folding(const FoldedBatch& fol
 /// the partition of the sizes matters), each class with its own size. False also beyond 64
 /// distinct sizes (a step's transfers take few; such a step is simply folded afresh).
 bool sizes_relabel_one_to_one(const std::vector<std::uint64_t>& a,
+                              const std::vector<std::uint64_t>& b);
+
+/// A vector kept as runs of equal consecutive values (a step's transfers come in runs of one
+/// pair and one size: a folded step's routes and sizes take far less memory so).
+template <typename T>
+struct RunLengthVector {
+  std::vector<std::pair<T, std::uint32_t>> runs;  ///< (value, how many in a row)
+  std::size_t size = 0;
+  explicit RunLengthVector(const std::vector<T>& v) : size(v.size()) {
+    for (const T& x : v) {
+      if (!runs.empty() && runs.back().first == x && runs.back().second < UINT32_MAX)
+        ++runs.back().second;
+      else
+        runs.emplace_back(x, 1);
+    }
+  }
+  /// True when the vector kept is `v`, element by element.
+  bool equals(const std::vector<T>& v) const {
+    if (v.size() != size) return false;
+    std::size_t k = 0;
+    for (const auto& [x, n] : runs)
+      for (std::uint32_t j = 0; j < n; ++j, ++k)
+        if (!(v[k] == x)) return false;
+    return true;
+  }
+};
+
+/// sizes_relabel_one_to_one with `a` kept as runs.
+bool sizes_relabel_one_to_one(const RunLengthVector<std::uint64_t>& a,
                               const std::vector<std::uint64_t>& b);
 
 /// One exchange step of a recorded collective: what the player needs to time it again.

@@ -265,6 +265,7 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   // same routes whose sizes relabel the last one's one to one folds the same way (classes are
   // equal sizes and cells, so only the partition of the sizes matters), with its sizes.
   std::uint64_t routes_version = 0, last_fold_routes_version = ~0ull;
+  std::uint64_t routes_hash = 0;  // of step_routes
   std::vector<std::uint64_t> last_fold_bytes;
   std::vector<std::uint32_t> last_fold_first;
 
@@ -319,6 +320,10 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
           crosses_links.push_back(!r->empty());
           if (!r->empty()) step_routes.push_back(r);
         }
+        // FNV-1a over the route pointers: finds fold_memo_'s candidates.
+        routes_hash = 14695981039346656037ull;
+        for (const Route* r : step_routes)
+          routes_hash = (routes_hash ^ reinterpret_cast<std::uintptr_t>(r)) * 1099511628211ull;
       }
       new_bytes.clear();
       prev_max_sent = 0;
@@ -373,12 +378,32 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
                   b->bytes[c] = b->folded.classes[c].bytes = step_bytes[last_fold_first[c]];
                 last_batch = std::move(b);
               } else {
-                const std::optional<FoldedBatch> f = fold_batch(
-                    *network.engine().fold_cells(), step_routes, step_bytes, &fold_scratch_);
-                last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;
-                last_fold_first.clear();
-                if (last_batch) {
-                  for (const FoldedClass& c : f->classes) last_fold_first.push_back(c.first);
+                std::vector<FoldMemo>& seen = fold_memo_[routes_hash];
+                const FoldMemo* hit = nullptr;
+                for (const FoldMemo& m : seen) {
+                  if (m.routes.equals(step_routes) &&
+                      sizes_relabel_one_to_one(m.bytes, step_bytes)) {
+                    hit = &m;
+                    break;
+                  }
+                }
+                if (hit) {
+                  auto b = std::make_shared<CompactFoldedBatch>(*hit->batch);
+                  for (std::size_t c = 0; c < b->bytes.size(); ++c)
+                    b->bytes[c] = b->folded.classes[c].bytes = step_bytes[hit->first[c]];
+                  last_batch = std::move(b);
+                  last_fold_first = hit->first;
+                } else {
+                  const std::optional<FoldedBatch> f = fold_batch(
+                      *network.engine().fold_cells(), step_routes, step_bytes, &fold_scratch_);
+                  last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;
+                  last_fold_first.clear();
+                  if (last_batch) {
+                    for (const FoldedClass& c : f->classes) last_fold_first.push_back(c.first);
+                    seen.push_back(FoldMemo{RunLengthVector<const Route*>(step_routes),
+                                            RunLengthVector<std::uint64_t>(step_bytes),
+                                            last_fold_first, last_batch});
+                  }
                 }
               }
               last_fold_routes_version = routes_version;

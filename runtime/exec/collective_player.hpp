@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -97,6 +98,20 @@ class CollectivePlayer {
   std::uint64_t planned_steps_ = 0;
   std::unordered_map<std::uint64_t, Route> routes_;
   FoldScratch fold_scratch_;  ///< fold_batch()'s scratch for recording plans
+  /// A step folded while recording any plan: its routes (this player's, so compared by
+  /// pointer), sizes (both as runs: a step has millions of flows), each class's first flow and
+  /// the compact batch.
+  struct FoldMemo {
+    RunLengthVector<const Route*> routes;
+    RunLengthVector<std::uint64_t> bytes;
+    std::vector<std::uint32_t> first;
+    std::shared_ptr<const CompactFoldedBatch> batch;
+  };
+  /// Foldings by a hash of their routes, across plays: another collective on the same routes
+  /// (another weight's size on the same grouping) whose sizes relabel a recorded step's one
+  /// to one folds the same way (sizes_relabel_one_to_one), so it takes that folding with its
+  /// own sizes instead of folding every replica's flows again.
+  std::unordered_map<std::uint64_t, std::vector<FoldMemo>> fold_memo_;
 };
 
 /// Collective topology facts of a system for `ipus_per_replica`.
