@@ -87,3 +87,35 @@ TEST_CASE("plan: sizes that relabel one to one reuse a folding, others do not", 
   }
   CHECK(b->classes[0].bytes == 30);
 }
+
+TEST_CASE("plan: run-length kept steps compare and relabel as the whole vectors", "[plan]") {
+  // {10, 10, 10, 20, 20, 10} is three runs: (10, 3), (20, 2), (10, 1).
+  const std::vector<std::uint64_t> a = {10, 10, 10, 20, 20, 10};
+  const RunLengthVector<std::uint64_t> ra(a);
+  CHECK(ra.runs.size() == 3);
+  CHECK(ra.runs[1] == std::make_pair<std::uint64_t, std::uint32_t>(20, 2));
+  CHECK(ra.size == 6);
+  CHECK(ra.equals(a));
+  CHECK_FALSE(ra.equals({10, 10, 10, 20, 20, 20}));
+  CHECK_FALSE(ra.equals({10, 10, 10, 20, 20}));
+  // The same answers as sizes_relabel_one_to_one on the whole vector.
+  const std::vector<std::vector<std::uint64_t>> bs = {
+      {7, 7, 7, 9, 9, 7},  // 10 -> 7, 20 -> 9: relabels
+      {9, 9, 9, 7, 7, 9},  // 10 -> 9, 20 -> 7: relabels
+      {7, 7, 8, 9, 9, 7},  // 10 -> 7 and 10 -> 8 inside the first run
+      {7, 7, 7, 9, 9, 8},  // 10 -> 7, then 10 -> 8 in the last run
+      {7, 7, 7, 7, 7, 7},  // 10 and 20 would merge
+      {7, 7, 7, 9, 9}};    // another length
+  const std::vector<bool> expected = {true, true, false, false, false, false};
+  for (std::size_t i = 0; i < bs.size(); ++i) {
+    CHECK(sizes_relabel_one_to_one(ra, bs[i]) == expected[i]);
+    CHECK(sizes_relabel_one_to_one(a, bs[i]) == expected[i]);
+  }
+  // Routes kept as runs compare by pointer, element by element.
+  const std::vector<Route> routes = {{0, 4}, {1}};
+  const std::vector<const Route*> p = {&routes[0], &routes[0], &routes[1]};
+  const RunLengthVector<const Route*> rp(p);
+  CHECK(rp.runs.size() == 2);
+  CHECK(rp.equals(p));
+  CHECK_FALSE(rp.equals({&routes[0], &routes[1], &routes[1]}));
+}
