@@ -388,12 +388,14 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
                   }
                 }
                 if (hit) {
+                  ++reused_foldings_;
                   auto b = std::make_shared<CompactFoldedBatch>(*hit->batch);
                   for (std::size_t c = 0; c < b->bytes.size(); ++c)
                     b->bytes[c] = b->folded.classes[c].bytes = step_bytes[hit->first[c]];
                   last_batch = std::move(b);
                   last_fold_first = hit->first;
                 } else {
+                  ++fresh_foldings_;
                   const std::optional<FoldedBatch> f = fold_batch(
                       *network.engine().fold_cells(), step_routes, step_bytes, &fold_scratch_);
                   last_batch = f ? compact_folding(*f, step_routes, step_bytes) : nullptr;

@@ -81,6 +81,11 @@ class CollectivePlayer {
   CollectiveTiming play_planned(const coll::CollectiveRequest& request, CollectivePlan& plan);
   /// Steps played from a plan without generating the schedule (for tests and benchmarks).
   std::uint64_t planned_steps() const { return planned_steps_; }
+  /// Steps recorded with a folding taken from an earlier play's step on the same routes
+  /// (fold_memo_) instead of folding their flows (for tests and benchmarks).
+  std::uint64_t reused_foldings() const { return reused_foldings_; }
+  /// Steps recorded by folding their flows (fold_batch; for tests and benchmarks).
+  std::uint64_t fresh_foldings() const { return fresh_foldings_; }
 
  private:
   /// play() and play_planned(): `plan` is null for play().
@@ -96,6 +101,8 @@ class CollectivePlayer {
   bool exclusive_network_ = false;
   std::uint64_t replayed_steps_ = 0;
   std::uint64_t planned_steps_ = 0;
+  std::uint64_t reused_foldings_ = 0;
+  std::uint64_t fresh_foldings_ = 0;
   std::unordered_map<std::uint64_t, Route> routes_;
   FoldScratch fold_scratch_;  ///< fold_batch()'s scratch for recording plans
   /// A step folded while recording any plan: its routes (this player's, so compared by

@@ -79,3 +79,64 @@ TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as t
     CHECK(t->total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
   }
 }
+
+TEST_CASE("plan: a collective of another size on the same routes reuses a recorded folding",
+          "[plan]") {
+  // The system and grouping of the case above; AllReduces of 1 MiB and of 1 MiB + 32 KiB
+  // (270,336 elements). The larger ring moves more bytes on the same IPU pairs with the same
+  // runs, so its steps' sizes relabel the 1 MiB steps' one to one: recording its plan takes the
+  // 1 MiB plan's foldings (no step is folded afresh), and its recorded and replayed plays still
+  // time exactly as its plain play. (At 1.5, 2 or 4 MiB one step's sizes do not relabel the
+  // 1 MiB step's, and that step is folded afresh.)
+  register_sim_params();
+  register_model_params();
+  register_runtime_params();
+  ConfigDoc doc = ConfigDoc::load_file(test::source_dir() + "/configs/systems/pod4.json");
+  doc.apply_override("/system/num_ilds=2");
+  doc.apply_override("/system/gw_topology=\"ring\"");
+  auto system = build_system(doc);
+  Network& net = system->network();
+  REQUIRE(net.set_fold(
+      std::make_shared<ResourceCells>(system->topology().symmetry_cells(), net.engine())));
+
+  coll::CollectiveRequest small;
+  small.op = coll::CollectiveOp::AllReduce;
+  small.dtype = coll::DType::Float32;
+  small.elements_per_replica = 262144;  // 1 MiB
+  small.topology = collective_topology(*system, 1, coll::LinkConfig::Default);
+  small.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  coll::CollectiveRequest large = small;
+  large.elements_per_replica = 270336;  // 1 MiB + 32 KiB
+
+  CollectivePlayer player(*system);
+  player.set_trace_steps(false);
+  CollectivePlan plan_small, plan_large;
+  CollectiveTiming plain, recorded, replayed;
+  std::uint64_t reused_after_small = 0, fresh_after_small = 0;
+  sc_core::sc_spawn([&] {
+    plain = player.play(large);
+    player.play_planned(small, plan_small);
+    reused_after_small = player.reused_foldings();
+    fresh_after_small = player.fresh_foldings();
+    recorded = player.play_planned(large, plan_large);
+    replayed = player.play_planned(large, plan_large);
+  });
+  sc_core::sc_start();
+
+  REQUIRE(plan_large.complete);
+  // Recording the larger plan folded nothing afresh: every folding came from the 1 MiB plan.
+  CHECK(fresh_after_small > 0);
+  CHECK(player.fresh_foldings() == fresh_after_small);
+  CHECK(player.reused_foldings() > reused_after_small);
+  CHECK(plan_large.steps.size() == plain.steps);
+  for (const CollectiveTiming* t : {&recorded, &replayed}) {
+    CHECK(t->steps == plain.steps);
+    CHECK(t->transfers == plain.transfers);
+    CHECK(t->flows == plain.flows);
+    CHECK(t->gw_link_ns == plain.gw_link_ns);
+    CHECK(t->ipu_link_ns == plain.ipu_link_ns);
+    CHECK(t->sync_ns == Approx(plain.sync_ns).epsilon(1e-12));
+    CHECK(t->reduce_ns == Approx(plain.reduce_ns).epsilon(1e-12));
+    CHECK(t->total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
+  }
+}
