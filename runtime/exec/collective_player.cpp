@@ -320,10 +320,13 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
           crosses_links.push_back(!r->empty());
           if (!r->empty()) step_routes.push_back(r);
         }
-        // FNV-1a over the route pointers: finds fold_memo_'s candidates.
+        // FNV-1a over the route pointers: finds fold_memo_'s candidates (only a recording
+        // play reads it).
         routes_hash = 14695981039346656037ull;
-        for (const Route* r : step_routes)
-          routes_hash = (routes_hash ^ reinterpret_cast<std::uintptr_t>(r)) * 1099511628211ull;
+        if (recording) {
+          for (const Route* r : step_routes)
+            routes_hash = (routes_hash ^ reinterpret_cast<std::uintptr_t>(r)) * 1099511628211ull;
+        }
       }
       new_bytes.clear();
       prev_max_sent = 0;
