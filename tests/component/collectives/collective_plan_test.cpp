@@ -17,8 +17,10 @@
 using namespace ipusim;
 using namespace ipusim::test;
 
-TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as the plain play",
-          "[plan]") {
+namespace {
+
+/// Two Pod4 domains joined as a ring, with the network folding over their symmetry cells.
+std::unique_ptr<System> two_pod4_domains() {
   register_sim_params();
   register_model_params();
   register_runtime_params();
@@ -29,13 +31,28 @@ TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as t
   Network& net = system->network();
   REQUIRE(net.set_fold(
       std::make_shared<ResourceCells>(system->topology().symmetry_cells(), net.engine())));
+  return system;
+}
 
+/// A float32 AllReduce of `elements` per replica over the 8 replicas of the two domains.
+coll::CollectiveRequest allreduce_of(const System& system, std::uint64_t elements) {
   coll::CollectiveRequest req;
   req.op = coll::CollectiveOp::AllReduce;
   req.dtype = coll::DType::Float32;
-  req.elements_per_replica = 262144;  // 1 MiB
-  req.topology = collective_topology(*system, 1, coll::LinkConfig::Default);
+  req.elements_per_replica = elements;
+  req.topology = collective_topology(system, 1, coll::LinkConfig::Default);
   req.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as the plain play",
+          "[plan]") {
+  auto system = two_pod4_domains();
+  Network& net = system->network();
+
+  const coll::CollectiveRequest req = allreduce_of(*system, 262144);  // 1 MiB
 
   CollectivePlayer player(*system);
   player.set_trace_steps(false);
@@ -88,23 +105,9 @@ TEST_CASE("plan: a collective of another size on the same routes reuses a record
   // 1 MiB plan's foldings (no step is folded afresh), and its recorded and replayed plays still
   // time exactly as its plain play. (At 1.5, 2 or 4 MiB one step's sizes do not relabel the
   // 1 MiB step's, and that step is folded afresh.)
-  register_sim_params();
-  register_model_params();
-  register_runtime_params();
-  ConfigDoc doc = ConfigDoc::load_file(test::source_dir() + "/configs/systems/pod4.json");
-  doc.apply_override("/system/num_ilds=2");
-  doc.apply_override("/system/gw_topology=\"ring\"");
-  auto system = build_system(doc);
-  Network& net = system->network();
-  REQUIRE(net.set_fold(
-      std::make_shared<ResourceCells>(system->topology().symmetry_cells(), net.engine())));
+  auto system = two_pod4_domains();
 
-  coll::CollectiveRequest small;
-  small.op = coll::CollectiveOp::AllReduce;
-  small.dtype = coll::DType::Float32;
-  small.elements_per_replica = 262144;  // 1 MiB
-  small.topology = collective_topology(*system, 1, coll::LinkConfig::Default);
-  small.groups = {{0, 1, 2, 3, 4, 5, 6, 7}};
+  const coll::CollectiveRequest small = allreduce_of(*system, 262144);  // 1 MiB
   coll::CollectiveRequest large = small;
   large.elements_per_replica = 270336;  // 1 MiB + 32 KiB
 
