@@ -45,6 +45,18 @@ coll::CollectiveRequest allreduce_of(const System& system, std::uint64_t element
   return req;
 }
 
+/// `t` has the plain play's steps, transfers and flows and its time in every part.
+void check_times_as(const CollectiveTiming& plain, const CollectiveTiming& t) {
+  CHECK(t.steps == plain.steps);
+  CHECK(t.transfers == plain.transfers);
+  CHECK(t.flows == plain.flows);
+  CHECK(t.gw_link_ns == plain.gw_link_ns);
+  CHECK(t.ipu_link_ns == plain.ipu_link_ns);
+  CHECK(t.sync_ns == Approx(plain.sync_ns).epsilon(1e-12));
+  CHECK(t.reduce_ns == Approx(plain.reduce_ns).epsilon(1e-12));
+  CHECK(t.total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
+}
+
 }  // namespace
 
 TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as the plain play",
@@ -86,14 +98,7 @@ TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as t
   // The play after folding ended went through the general path: no step from the plan.
   CHECK(player.planned_steps() == planned_after_replay);
   for (const CollectiveTiming* t : {&recorded, &replayed, &unfolded}) {
-    CHECK(t->steps == plain.steps);
-    CHECK(t->transfers == plain.transfers);
-    CHECK(t->flows == plain.flows);
-    CHECK(t->gw_link_ns == plain.gw_link_ns);
-    CHECK(t->ipu_link_ns == plain.ipu_link_ns);
-    CHECK(t->sync_ns == Approx(plain.sync_ns).epsilon(1e-12));
-    CHECK(t->reduce_ns == Approx(plain.reduce_ns).epsilon(1e-12));
-    CHECK(t->total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
+    check_times_as(plain, *t);
   }
 }
 
@@ -133,13 +138,6 @@ TEST_CASE("plan: a collective of another size on the same routes reuses a record
   CHECK(player.reused_foldings() > reused_after_small);
   CHECK(plan_large.steps.size() == plain.steps);
   for (const CollectiveTiming* t : {&recorded, &replayed}) {
-    CHECK(t->steps == plain.steps);
-    CHECK(t->transfers == plain.transfers);
-    CHECK(t->flows == plain.flows);
-    CHECK(t->gw_link_ns == plain.gw_link_ns);
-    CHECK(t->ipu_link_ns == plain.ipu_link_ns);
-    CHECK(t->sync_ns == Approx(plain.sync_ns).epsilon(1e-12));
-    CHECK(t->reduce_ns == Approx(plain.reduce_ns).epsilon(1e-12));
-    CHECK(t->total_ns() == Approx(plain.total_ns()).epsilon(1e-12));
+    check_times_as(plain, *t);
   }
 }
