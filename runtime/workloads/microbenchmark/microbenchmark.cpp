@@ -114,6 +114,34 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
     }
     return static_cast<std::uint32_t>(v);
   };
+  // "all", a count n (IPUs 0..n-1) or a list of distinct IPU ids.
+  auto read_ipus = [&] {
+    std::vector<std::uint32_t> out;
+    const Json ipus = n.get_json("ipus");
+    if (ipus == Json("all")) {
+      for (std::uint32_t i = 0; i < num_ipus; ++i) out.push_back(i);
+    } else if (is_count(ipus)) {
+      const std::uint64_t c = ipus.get<std::uint64_t>();
+      if (c == 0 || c > num_ipus)
+        n.fail("ipus", "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
+      for (std::uint32_t i = 0; i < c; ++i) out.push_back(i);
+    } else if (ipus.is_array() && !ipus.empty()) {
+      for (const Json& e : ipus) {
+        if (!is_count(e) || e.get<std::uint64_t>() >= num_ipus) {
+          n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." +
+                             std::to_string(num_ipus - 1) + ")");
+        }
+        if (std::find(out.begin(), out.end(), e.get<std::uint32_t>()) != out.end()) {
+          n.fail("ipus", "IPU " + e.dump() + " is listed twice in " + ipus.dump() +
+                             " (each IPU takes part in a sync once)");
+        }
+        out.push_back(e.get<std::uint32_t>());
+      }
+    } else {
+      n.fail("ipus", "expected a count or a non-empty list of IPU ids, got " + ipus.dump());
+    }
+    return out;
+  };
   switch (s.kind) {
     case Kind::Transfer:
       s.src = read_ipu("src_ipu");
@@ -194,31 +222,7 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
     case Kind::TileTraffic: {
       if (s.kind == Kind::TileTraffic && nested)
         n.fail("kind", "tile_traffic steps run on their own, not inside a concurrent step");
-      const Json ipus = n.get_json("ipus");
-      if (ipus == Json("all")) {
-        for (std::uint32_t i = 0; i < num_ipus; ++i) s.sync_ipus.push_back(i);
-      } else if (is_count(ipus)) {
-        const std::uint64_t c = ipus.get<std::uint64_t>();
-        if (c == 0 || c > num_ipus)
-          n.fail("ipus",
-                 "count " + std::to_string(c) + " is not in 1.." + std::to_string(num_ipus));
-        for (std::uint32_t i = 0; i < c; ++i) s.sync_ipus.push_back(i);
-      } else if (ipus.is_array() && !ipus.empty()) {
-        for (const Json& e : ipus) {
-          if (!is_count(e) || e.get<std::uint64_t>() >= num_ipus) {
-            n.fail("ipus", "entry " + e.dump() + " is not an IPU of the system (0.." +
-                               std::to_string(num_ipus - 1) + ")");
-          }
-          if (std::find(s.sync_ipus.begin(), s.sync_ipus.end(), e.get<std::uint32_t>()) !=
-              s.sync_ipus.end()) {
-            n.fail("ipus", "IPU " + e.dump() + " is listed twice in " + ipus.dump() +
-                               " (each IPU takes part in a sync once)");
-          }
-          s.sync_ipus.push_back(e.get<std::uint32_t>());
-        }
-      } else {
-        n.fail("ipus", "expected a count or a non-empty list of IPU ids, got " + ipus.dump());
-      }
+      s.sync_ipus = read_ipus();
       if (s.kind == Kind::TileTraffic) parse_tile_step(n, s);
       break;
     }
@@ -243,7 +247,21 @@ Microbenchmark::Step Microbenchmark::parse_step(ConfigNode n, const std::string&
         s.req.bytes = s.bytes_per_tile * s.tiles;
         parse_tile_step(n, s);
       } else {
-        s.ipu = read_ipu("ipu");
+        // One IPU (`ipu`), or several moving their data in one stream copy (`ipus`).
+        if (n.has("ipus")) {
+          if (n.has("ipu")) n.fail("ipus", "give ipu (one IPU) or ipus (several), not both");
+          s.sync_ipus = read_ipus();
+          s.ipu = s.sync_ipus.front();
+          // Each IPU's process runs its repetitions on its own; only a single copy keeps
+          // them in the one sync a multi-IPU stream copy has.
+          if (s.sync_ipus.size() > 1 && s.repeat > 1)
+            n.fail("repeat",
+                   "a host_buffer step over several IPUs (ipus) runs once; repeat it "
+                   "as separate steps");
+        } else {
+          s.ipu = read_ipu("ipu");
+          s.sync_ipus = {s.ipu};
+        }
         s.src = s.dst = s.ipu;
         s.bytes_per_tile = n.get_uint("bytes_per_transfer");
         s.simultaneous = n.get_bool("simultaneous");
@@ -293,9 +311,9 @@ double step_events(const Microbenchmark::Step& s) {
     case Kind::TileTraffic:
       return r * (3 + 2 * static_cast<double>(s.plan.pair_bytes.size()));
     case Kind::HostBufferWrite:
-      return r * (s.stream_copy_syncs ? 14 : 5) + 4;
+      return static_cast<double>(s.sync_ipus.size()) * (r * (s.stream_copy_syncs ? 14 : 5) + 4);
     case Kind::HostBufferRead:
-      return r * (s.stream_copy_syncs ? 17 : 8);
+      return static_cast<double>(s.sync_ipus.size()) * r * (s.stream_copy_syncs ? 17 : 8);
     default:
       return is_network(s.kind) ? 2 * r : r;
   }

@@ -93,8 +93,15 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   /// Per IPU, the time (ns) its IPU-Link ports need for a tile step's off-chip bytes: per link
   /// bundle and direction, each port group's bytes at its share (external_ports_ns()).
   std::map<std::uint32_t, double> link_ports_ns(const TileTrafficPlan& plan) const;
-  /// host_buffer_*: the host's side and the tiles' side as two processes on the network.
+  /// host_buffer_*: the host's side and the tiles' side as two processes on the network, on
+  /// each of the step's IPUs at once.
   void run_host_buffer(Step& s);
+  /// Each side's first start and last end (ns) of one IPU's host stream.
+  struct HostBufferSides {
+    double host_start_ns = 0, host_end_ns = 0, tile_start_ns = 0, tile_end_ns = 0;
+  };
+  /// One IPU's part of a host_buffer_* step from `t0`: its host side and its tiles' side.
+  HostBufferSides run_host_buffer_on(const Step& s, std::uint32_t ipu_id, double t0);
   /// Result fields of tile_*, gemm / convolution and host_buffer_* steps.
   void component_step_json(const Step& s, Json& j) const;
   void run_concurrent(Step& s);

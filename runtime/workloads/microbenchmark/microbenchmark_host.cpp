@@ -3,7 +3,10 @@
 // each moving its data as flows over the host link, the DDR and the IPU <-> gateway link (the
 // resources training's streams and remote buffers use, shared with any other traffic). Writes
 // into the buffer and the gateway's pushes to the host are posted (Network::send); only the
-// tiles' reads wait for a request to cross their link.
+// tiles' reads wait for a request to cross their link. A step over several IPUs (`ipus`) is
+// one stream copy into all of them: each IPU's tiles and its host side run as above, at once,
+// their flows sharing whatever resources their routes share (on a C2 server the host PCIe
+// switches' uplinks), after one sync of all the IPUs.
 // sc_spawn (the host's process) needs the dynamic-process API.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <algorithm>
@@ -18,6 +21,45 @@
 namespace ipusim {
 
 void Microbenchmark::run_host_buffer(Step& s) {
+  const std::uint64_t B = static_cast<std::uint64_t>(s.tiles) * s.bytes_per_tile;
+  const std::uint64_t n = s.repeat;
+  const double t0 = now_ns();
+  HostBufferSides all;
+  if (s.sync_ipus.size() == 1) {
+    all = run_host_buffer_on(s, s.ipu, t0);
+  } else {
+    // Every IPU's stream at once; the step's sides run from the first start to the last end.
+    std::vector<HostBufferSides> sides(s.sync_ipus.size());
+    std::size_t running = sides.size();
+    sc_core::sc_event all_done;
+    for (std::size_t i = 0; i < sides.size(); ++i) {
+      sc_core::sc_spawn([&, i] {
+        sides[i] = run_host_buffer_on(s, s.sync_ipus[i], t0);
+        if (--running == 0) all_done.notify(sc_core::SC_ZERO_TIME);
+      });
+    }
+    sc_core::wait(all_done);
+    all = sides.front();
+    for (const HostBufferSides& x : sides) {
+      all.host_start_ns = std::min(all.host_start_ns, x.host_start_ns);
+      all.tile_start_ns = std::min(all.tile_start_ns, x.tile_start_ns);
+      all.host_end_ns = std::max(all.host_end_ns, x.host_end_ns);
+      all.tile_end_ns = std::max(all.tile_end_ns, x.tile_end_ns);
+    }
+  }
+  s.host_start_ns = all.host_start_ns;
+  s.host_end_ns = all.host_end_ns;
+  s.tile_start_ns = all.tile_start_ns;
+  s.tile_end_ns = all.tile_end_ns;
+  s.done = n;
+  s.moved_bytes = static_cast<std::uint64_t>(s.sync_ipus.size()) * n * B;
+  s.end_ns = now_ns();
+  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+}
+
+Microbenchmark::HostBufferSides Microbenchmark::run_host_buffer_on(const Step& s,
+                                                                   std::uint32_t ipu_id,
+                                                                   double t0) {
   // Per repetition the tiles sync (the stream copy starts a BSP step) and move tiles x
   // bytes_per_transfer between their ports and the gateway buffer, their exchange phase and the
   // link flow running at once. Host -> tiles: the host writes the run into the buffer as one
@@ -31,8 +73,8 @@ void Microbenchmark::run_host_buffer(Step& s) {
   const ChipParams& chip = system_.chip();
   const ClockDomain& clock = system_.clock();
   Network& net = system_.network();
-  const Route write = system_.host_write_route(s.ipu);  // host link, DDR, gateway -> IPU
-  const Route read = system_.host_read_route(s.ipu);    // IPU -> gateway, DDR, host link
+  const Route write = system_.host_write_route(ipu_id);  // host link, DDR, gateway -> IPU
+  const Route read = system_.host_read_route(ipu_id);    // IPU -> gateway, DDR, host link
   // On a C2 card (host_attachment pcie_card) the buffer is in host memory, which the IPU reads
   // and writes directly: the tiles' transfers cross the whole route (the host PCIe switch and
   // the IPU's PCIe link), and the host side moves nothing over any link.
@@ -57,14 +99,17 @@ void Microbenchmark::run_host_buffer(Step& s) {
       static_cast<std::uint64_t>(std::ceil(static_cast<double>(s.bytes_per_tile) * scale - 1e-9));
   for (std::uint32_t t = 0; t < s.tiles; ++t)
     phase.per_tile.push_back(to_tiles ? TileTraffic{0, port_bytes} : TileTraffic{port_bytes, 0});
-  Ipu& ipu = system_.ipu(s.ipu);
-  const std::vector<std::uint32_t> me{s.ipu};
+  Ipu& ipu = system_.ipu(ipu_id);
+  // The step's IPUs sync together; one IPU's process records the syncs in the stats.
+  const std::vector<std::uint32_t>& me = s.sync_ipus;
+  const bool record_syncs = ipu_id == s.sync_ipus.front();
+  auto sync_ns = [&] { return record_syncs ? system_.sync(me).ns : system_.sync_cost(me).ns; };
+  HostBufferSides out;
 
   // Progress shared by the two processes: repetitions whose data is in the buffer.
   std::uint64_t in_buffer = 0;
   sc_core::sc_event landed, host_done;
   bool host_finished = false;
-  const double t0 = now_ns();
   // A Poplar stream copy that was not prefetched syncs with the host before and after its data
   // (StreamCopyBegin, StreamCopyEnd; docs/c2_host_stream_copy.md): the IPU's request crosses
   // to the host and the host's release comes back, as messages with no payload over the same
@@ -74,15 +119,17 @@ void Microbenchmark::run_host_buffer(Step& s) {
     net.transfer({write, 0});  // host -> IPU: the release
   };
   auto tiles_repetition = [&](const Route& route) {
-    const double ready = std::max(now_ns(), ipu.compute_tiles_free_ns());
-    const double sync_ns = system_.sync(me).ns;
+    // The sync starts once the tiles of every IPU of the step are free.
+    double ready = now_ns();
+    for (std::uint32_t i : me) ready = std::max(ready, system_.ipu(i).compute_tiles_free_ns());
+    const double sync = sync_ns();
     const std::uint64_t cycles =
         system_.fidelity() == Fidelity::PerTile
             ? ipu.exchange(phase)
             : exchange_cycles_per_tile(ExchangeRates::from(chip), phase.per_tile, false);
-    double phase_start = ready + sync_ns;
+    double phase_start = ready + sync;
     const double phase_ns = clock.cycles_to_ns(static_cast<double>(cycles));
-    ipu.occupy_compute_tiles(ready, sync_ns + phase_ns);
+    ipu.occupy_compute_tiles(ready, sync + phase_ns);
     sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
     if (s.stream_copy_syncs) {  // StreamCopyBegin: the data moves once the host has answered
       host_handshake();
@@ -94,7 +141,7 @@ void Microbenchmark::run_host_buffer(Step& s) {
     const double end = std::max(now_ns(), phase_start + phase_ns);
     if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
     if (s.stream_copy_syncs) {  // StreamCopyEnd: the tiles sync, then the host answers again
-      sc_core::wait(ns_to_sc(system_.sync(me).ns));
+      sc_core::wait(ns_to_sc(sync_ns()));
       host_handshake();
     }
   };
@@ -111,12 +158,12 @@ void Microbenchmark::run_host_buffer(Step& s) {
       if (n > 1 && host_bytes > 0) net.transfer({host_to_buffer, (n - 1) * B});
       ++transfers_done_;
       in_buffer = n;
-      s.host_end_ns = now_ns();
+      out.host_end_ns = now_ns();
       host_finished = true;
       landed.notify(sc_core::SC_ZERO_TIME);
       host_done.notify(sc_core::SC_ZERO_TIME);
     });
-    s.host_start_ns = t0;
+    out.host_start_ns = t0;
     for (std::uint64_t i = 0; i < n; ++i) {
       // The stream lands progressively; only the first and the last repetition wait for it
       // (the rest is one flow, whose progress the network does not report). Waiting for the
@@ -125,11 +172,10 @@ void Microbenchmark::run_host_buffer(Step& s) {
                                    : i + 1 < n    ? std::min<std::uint64_t>(i + 1, 1)
                                                   : n;
       while (in_buffer < needed) sc_core::wait(landed);
-      if (i == 0) s.tile_start_ns = now_ns();
+      if (i == 0) out.tile_start_ns = now_ns();
       tiles_repetition(buffer_to_tiles);
-      ++s.done;
     }
-    s.tile_end_ns = now_ns();
+    out.tile_end_ns = now_ns();
     if (!host_finished) sc_core::wait(host_done);
   } else {
     // The tiles write each repetition; the gateway pushes each one to the host once it has
@@ -141,7 +187,7 @@ void Microbenchmark::run_host_buffer(Step& s) {
       sc_core::sc_event all_arrived;
       for (std::uint64_t i = 0; i < n; ++i) {
         while (!s.simultaneous && in_buffer <= i) sc_core::wait(landed);
-        if (i == 0) s.host_start_ns = now_ns();
+        if (i == 0) out.host_start_ns = now_ns();
         ++transfers_done_;
         if (host_bytes == 0) {
           ++arrived;
@@ -152,28 +198,25 @@ void Microbenchmark::run_host_buffer(Step& s) {
         });
       }
       if (arrived < n) sc_core::wait(all_arrived);
-      s.host_end_ns = now_ns();
+      out.host_end_ns = now_ns();
       host_finished = true;
       host_done.notify(sc_core::SC_ZERO_TIME);
     });
-    s.tile_start_ns = t0;
+    out.tile_start_ns = t0;
     for (std::uint64_t i = 0; i < n; ++i) {
       tiles_repetition(tiles_to_buffer);
       ++in_buffer;
-      ++s.done;
       landed.notify(sc_core::SC_ZERO_TIME);
     }
-    s.tile_end_ns = now_ns();
+    out.tile_end_ns = now_ns();
     if (!host_finished) sc_core::wait(host_done);
   }
   if (pcie) {
     // The host's side of a C2 card's stream is the tiles' transfers themselves.
-    s.host_start_ns = s.tile_start_ns;
-    s.host_end_ns = s.tile_end_ns;
+    out.host_start_ns = out.tile_start_ns;
+    out.host_end_ns = out.tile_end_ns;
   }
-  s.moved_bytes = n * B;
-  s.end_ns = now_ns();
-  trace_step(s, s.start_ns, s.end_ns - s.start_ns);
+  return out;
 }
 
 }  // namespace ipusim

@@ -93,7 +93,10 @@ void add_step_fields(std::vector<ParamSpec>& out, const std::string& p, bool nes
   out.push_back(
       raw(p + "/ipus", "all",
           "sync, tile_traffic: \"all\", a list of global IPU ids, or a count n meaning IPUs "
-          "0..n-1."));
+          "0..n-1. host_buffer_write/read: instead of `ipu`, the IPUs that move their data in "
+          "one stream copy (each IPU's tiles tiles x bytes_per_transfer over its own host "
+          "route, all after one sync of these IPUs; repeat 1); results sum their bytes over "
+          "the first start to the last end."));
   out.push_back(real(p + "/flops", "flop", 0, 0, 1e21,
                      "compute: floating-point operations of the step over all its tiles."));
   out.push_back(

@@ -131,6 +131,7 @@ Json Microbenchmark::step_json(const Step& s) const {
     case Kind::HostBufferWrite:
     case Kind::HostBufferRead:
       j["ipu"] = s.ipu;
+      if (s.sync_ipus.size() > 1) j["ipus"] = s.sync_ipus.size();
       j["tiles"] = s.tiles;
       j["bytes_per_transfer"] = s.bytes_per_tile;
       if (s.simultaneous) j["simultaneous"] = true;
