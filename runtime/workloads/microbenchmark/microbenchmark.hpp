@@ -100,8 +100,10 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   struct HostBufferSides {
     double host_start_ns = 0, host_end_ns = 0, tile_start_ns = 0, tile_end_ns = 0;
   };
-  /// One IPU's part of a host_buffer_* step from `t0`: its host side and its tiles' side.
-  HostBufferSides run_host_buffer_on(const Step& s, std::uint32_t ipu_id, double t0);
+  /// One IPU's part of a host_buffer_* step from `t0`: its host side and its tiles' side, whose
+  /// first sync starts at `not_before_ns` at the earliest (all the step's IPUs free).
+  HostBufferSides run_host_buffer_on(const Step& s, std::uint32_t ipu_id, double t0,
+                                     double not_before_ns);
   /// Result fields of tile_*, gemm / convolution and host_buffer_* steps.
   void component_step_json(const Step& s, Json& j) const;
   void run_concurrent(Step& s);

@@ -24,9 +24,12 @@ void Microbenchmark::run_host_buffer(Step& s) {
   const std::uint64_t B = static_cast<std::uint64_t>(s.tiles) * s.bytes_per_tile;
   const std::uint64_t n = s.repeat;
   const double t0 = now_ns();
+  double not_before = t0;
+  for (std::uint32_t i : s.sync_ipus)
+    not_before = std::max(not_before, system_.ipu(i).compute_tiles_free_ns());
   HostBufferSides all;
   if (s.sync_ipus.size() == 1) {
-    all = run_host_buffer_on(s, s.ipu, t0);
+    all = run_host_buffer_on(s, s.ipu, t0, not_before);
   } else {
     // Every IPU's stream at once; the step's sides run from the first start to the last end.
     std::vector<HostBufferSides> sides(s.sync_ipus.size());
@@ -34,7 +37,7 @@ void Microbenchmark::run_host_buffer(Step& s) {
     sc_core::sc_event all_done;
     for (std::size_t i = 0; i < sides.size(); ++i) {
       sc_core::sc_spawn([&, i] {
-        sides[i] = run_host_buffer_on(s, s.sync_ipus[i], t0);
+        sides[i] = run_host_buffer_on(s, s.sync_ipus[i], t0, not_before);
         if (--running == 0) all_done.notify(sc_core::SC_ZERO_TIME);
       });
     }
@@ -58,8 +61,8 @@ void Microbenchmark::run_host_buffer(Step& s) {
 }
 
 Microbenchmark::HostBufferSides Microbenchmark::run_host_buffer_on(const Step& s,
-                                                                   std::uint32_t ipu_id,
-                                                                   double t0) {
+                                                                   std::uint32_t ipu_id, double t0,
+                                                                   double not_before_ns) {
   // Per repetition the tiles sync (the stream copy starts a BSP step) and move tiles x
   // bytes_per_transfer between their ports and the gateway buffer, their exchange phase and the
   // link flow running at once. Host -> tiles: the host writes the run into the buffer as one
@@ -119,9 +122,9 @@ Microbenchmark::HostBufferSides Microbenchmark::run_host_buffer_on(const Step& s
     net.transfer({write, 0});  // host -> IPU: the release
   };
   auto tiles_repetition = [&](const Route& route) {
-    // The sync starts once the tiles of every IPU of the step are free.
-    double ready = now_ns();
-    for (std::uint32_t i : me) ready = std::max(ready, system_.ipu(i).compute_tiles_free_ns());
+    // The sync starts once the tiles of every IPU of the step are free (`not_before_ns`: when
+    // they all were at the step's start, before any of its IPUs' processes took its own).
+    const double ready = std::max({now_ns(), ipu.compute_tiles_free_ns(), not_before_ns});
     const double sync = sync_ns();
     const std::uint64_t cycles =
         system_.fidelity() == Fidelity::PerTile

@@ -37,14 +37,16 @@ Json write_step(std::uint32_t ipu, std::uint32_t tiles, std::uint64_t bytes) {
       {"kind", "host_buffer_write"}, {"ipu", ipu}, {"tiles", tiles}, {"bytes_per_transfer", bytes}};
 }
 
-/// The tiles' side of one host -> tiles repetition alone on its route: the sync, the read
-/// request up the IPU's link (L), then the data back over the uplink (latency 0) and the link
-/// (L) at rate `Bpns`, with one chunk of fill on the second hop (the network's flow), beside
-/// the tiles' exchange phase.
-double tiles_read_ns(const ConfigDoc& doc, double bytes, double bytes_per_tile, double Bpns) {
+/// The tiles' side of one host -> tiles repetition on its route: the sync (`sync_ns`; < 0: one
+/// IPU's internal sync), the read request up the IPU's link (L), then the data back over the
+/// uplink (latency 0) and the link (L) at rate `Bpns`, with one chunk of fill on the second hop
+/// (the network's flow), beside the tiles' exchange phase.
+double tiles_read_ns(const ConfigDoc& doc, double bytes, double bytes_per_tile, double Bpns,
+                     double sync_ns = -1) {
   const double L = 500;
   const double chunk = resolved(doc, "/machine/host_link/chunk_bytes");
-  const double S = resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
+  const double S =
+      sync_ns >= 0 ? sync_ns : resolved(doc, "/chip/sync_internal_cycles") * cycle_ns(doc);
   const double r = resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile");
   const double ext = resolved(doc, "/chip/external_exchange_bytes_per_cycle_per_tile");
   const double phase = (resolved(doc, "/chip/exchange_fixed_cycles") +
@@ -116,6 +118,72 @@ TEST_CASE(
   CHECK(kids[0]["duration_ns"].get<double>() == Approx(alone(3)).margin(0.01));
   CHECK(kids[1]["duration_ns"].get<double>() == Approx(alone(3)).margin(0.01));
   CHECK(kids[2]["duration_ns"].get<double>() == Approx(alone(6)).margin(0.01));
+}
+
+namespace {
+
+/// One stream copy of 1216 tiles x 40 KiB into each IPU of `ipus` at once (no stream copy
+/// syncs), on pcie_pod16 with an uplink of 8 GB/s: links and uplink both 8 x 0.75 = 6 B/ns.
+Json multi_write(const Json& ipus) {
+  return Json::array({{{"kind", "host_buffer_write"},
+                       {"ipus", ipus},
+                       {"tiles", 1216},
+                       {"bytes_per_transfer", 40960}}});
+}
+
+}  // namespace
+
+TEST_CASE("pcie_card, N IPUs: two IPUs behind one switch get half its uplink each",
+          "[microbenchmark][pcie_card]") {
+  // IPUs 0 and 1 sit behind switch 0 (ipus_per_switch 4): their two reads share its uplink's
+  // 6 B/ns, 3 B/ns each (their own links carry 6). Each IPU: S2 + max(phase, 500 + 500 +
+  // (chunk + 49,807,360 B) / 3) = S2 + 16.6 ms, S2 the sync of the two IPUs; both end
+  // together, so the step moves 2 x 49,807,360 B in that time: about 6 GB/s, the uplink's.
+  ConfigDoc doc = pcie_pod16(multi_write(Json::array({0, 1})), 8);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 1216.0 * 40960;
+  const double t = tiles_read_ns(doc, B, 40960, 3, b.system->sync_cost({0, 1}).ns);
+  const Json w = b.step(0);
+  CHECK(w["ipus"].get<int>() == 2);
+  CHECK(w["bytes"].get<double>() == 2 * B);
+  CHECK(w["tile_transfer_ns"].get<double>() == Approx(t).margin(0.01));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(2 * B / t));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(6.0).epsilon(0.01));
+}
+
+TEST_CASE("pcie_card, N IPUs: two IPUs behind different switches share nothing",
+          "[microbenchmark][pcie_card]") {
+  // IPU 0 behind switch 0, IPU 4 behind switch 1: each read has an uplink and a link of
+  // 6 B/ns to itself: S2 + max(phase, 1000 + (chunk + 49,807,360 B) / 6) = S2 + 8.3 ms, twice
+  // the one-switch case's rate: about 12 GB/s for the two.
+  ConfigDoc doc = pcie_pod16(multi_write(Json::array({0, 4})), 8);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double B = 1216.0 * 40960;
+  const double t = tiles_read_ns(doc, B, 40960, 6, b.system->sync_cost({0, 4}).ns);
+  const Json w = b.step(0);
+  CHECK(w["tile_transfer_ns"].get<double>() == Approx(t).margin(0.01));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(2 * B / t));
+  CHECK(w["tile_side_GBps"].get<double>() == Approx(12.0).epsilon(0.01));
+}
+
+TEST_CASE("host_buffer over several IPUs: ipu with ipus, or a repeat, is refused with the path",
+          "[pcie_card][errors]") {
+  Json both = multi_write(Json::array({0, 1}));
+  both[0]["ipu"] = 0;
+  ConfigDoc d1 = pcie_pod16(both, 8);
+  CHECK_THROWS_WITH(Bench::make(d1, "both"),
+                    Catch::Contains("/workload/steps/0/ipus") && Catch::Contains("not both"));
+  Json rep = multi_write(Json::array({0, 1}));
+  rep[0]["repeat"] = 2;
+  ConfigDoc d2 = pcie_pod16(rep, 8);
+  CHECK_THROWS_WITH(Bench::make(d2, "rep"), Catch::Contains("/workload/steps/0/repeat"));
+  ConfigDoc d3 = pcie_pod16(multi_write(17), 8);
+  CHECK_THROWS_WITH(Bench::make(d3, "many"),
+                    Catch::Contains("/workload/steps/0/ipus") && Catch::Contains("1..16"));
 }
 
 namespace {
