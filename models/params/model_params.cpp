@@ -332,7 +332,9 @@ std::vector<ParamSpec> machine_specs() {
       plausible(
           real("/machine/pcie_card/link_GBps", "GB/s", 7.877, 0.001, 1e6,
                "host_attachment pcie_card: each IPU's PCIe link to the host, per direction: "
-               "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'), 8 lanes x "
+               "PCIe Gen3 x8 (CIT section 4 host rows: 'PCIe Gen3 x8 per IPU'; Graphcore's C2 "
+               "Card Product Brief, 2020, 'System interface: 2 x 8 lanes PCIe Gen 3/4', one "
+               "x8 interface per IPU of the card), 8 lanes x "
                "8 GT/s x 128/130 / 8 = 7.877 GB/s (PCIe 3.0 base specification: 8 GT/s, "
                "128b/130b). Its usable fraction is "
                "/machine/gateway/ipu_gateway_link_efficiency's overhead bytes per TLP at "
@@ -358,13 +360,21 @@ std::vector<ParamSpec> machine_specs() {
               "cache line of the C2 server's Xeon host (no public figure for it)."),
       integer("/machine/pcie_card/ipus_per_switch", "", 4, 1, 1024,
               "host_attachment pcie_card: IPUs behind one host PCIe switch, whose one uplink to "
-              "the host they share. ASSUMPTION: 4 = 2 C2 cards per switch: the 8-card C2 server "
-              "of 2019 (Dell DSS 8440, 16 IPUs) has four PCIe switches for its accelerator "
-              "slots (Dell/eeNews product descriptions); CIT's 8 C2 boards in one host."),
+              "the host they share; IPU i sits behind switch i / this (cards in slot order). "
+              "ASSUMPTION: 4 = 2 C2 cards per switch, the 8 cards spread evenly: CIT's 8 C2 "
+              "boards sit in one host; the 8-card C2 server of 2019 (Dell DSS 8440, 16 IPUs, "
+              "eeNews Europe 2019) has four PCIe switches for its accelerator slots (iX 4/2020 "
+              "review of the DSS 8440: 'vier PCIe-Switches fuer die GPUs', on the PowerEdge "
+              "C4140's main board). Which slot hangs off which switch is not public, nor is "
+              "the host the CIT report used (docs/c2_host_topology.md)."),
       plausible(real("/machine/pcie_card/switch_uplink_GBps", "GB/s", 15.754, 0.001, 1e6,
                      "host_attachment pcie_card: a host PCIe switch's uplink to the host CPU, per "
                      "direction: PCIe Gen3 x16 = 16 x 8 GT/s x 128/130 / 8 (ASSUMPTION: x16, the "
-                     "widest Gen3 root port; same efficiency as the IPUs' links)."),
+                     "widest Gen3 root port, as the PowerEdge C4140's switch uplinks, Dell "
+                     "'Deep Learning Performance: Scale-up vs Scale-out' figure 10; the DSS "
+                     "8440's own uplink width is not public; same efficiency as the IPUs' "
+                     "links). Two x8 IPU links fill one x16 uplink, so 4 IPUs per switch share "
+                     "it 2:1 (docs/c2_host_topology.md)."),
                 1, 128),
       integer("/machine/gw_link/links_per_machine", "", 2, 0, 64,
               "GW-Links per machine, one east and one west port (M2K-DS, BOW-DS; SWGW 1.2)."),

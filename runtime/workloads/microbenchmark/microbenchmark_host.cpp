@@ -106,7 +106,13 @@ Microbenchmark::HostBufferSides Microbenchmark::run_host_buffer_on(const Step& s
   // The step's IPUs sync together; one IPU's process records the syncs in the stats.
   const std::vector<std::uint32_t>& me = s.sync_ipus;
   const bool record_syncs = ipu_id == s.sync_ipus.front();
-  auto sync_ns = [&] { return record_syncs ? system_.sync(me).ns : system_.sync_cost(me).ns; };
+  // A barrier across IPUs runs each IPU's internal barrier before the external one (Graphcore
+  // patent US 10,579,585 B2, claim 1), as in tile steps.
+  const double internal_ns = clock.cycles_to_ns(static_cast<double>(chip.sync_internal_cycles));
+  auto sync_ns = [&] {
+    const SyncCost c = record_syncs ? system_.sync(me) : system_.sync_cost(me);
+    return c.ns + (c.scope == SyncScope::Internal ? 0.0 : internal_ns);
+  };
   HostBufferSides out;
 
   // Progress shared by the two processes: repetitions whose data is in the buffer.
