@@ -2,7 +2,12 @@
 # Fails (exit 1) when a C++ file of the project differs from .clang-format, listing each
 # file that differs. Uses Debian's clang-format (tools/setup.sh ci installs it).
 #   tools/check_format.sh [SOURCE_DIR]      fix with: clang-format -i FILE...
+# -h / --help: print this header and exit (nothing is installed, built or run).
 set -euo pipefail
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+fi
 src="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 cd "$src"
 command -v clang-format >/dev/null || { echo "check_format: clang-format is not installed (tools/setup.sh ci installs it)" >&2; exit 1; }

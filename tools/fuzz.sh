@@ -10,7 +10,12 @@
 # tests/fuzz/corpus/TARGET/; new interesting inputs go to build/fuzz/corpus/TARGET/ and
 # crashers to build/fuzz/crashes/TARGET/ — copy every crasher into tests/fuzz/corpus/TARGET/
 # after fixing it, so that the fuzz_replay CTest keeps it fixed.
+# -h / --help: print this header and exit (nothing is installed, built or run).
 set -euo pipefail
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+fi
 target=${1:?usage: tools/fuzz.sh config|cbr|sweep|graph SECONDS|merge [JOBS]}
 seconds=${2:?usage: tools/fuzz.sh TARGET SECONDS|merge [JOBS]}
 jobs=${3:-1}

@@ -2,7 +2,12 @@
 # Puts `ipusim` on PATH: builds the release preset if it is not built yet (tools/setup.sh),
 # then `cmake --install` into a prefix (default ~/.local, so ~/.local/bin/ipusim; no root).
 #   tools/install.sh [PREFIX]
+# -h / --help: print this header and exit (nothing is installed, built or run).
 set -euo pipefail
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="${1:-$HOME/.local}"
 if [ ! -x "$here/build/release/tools/ipusim" ]; then

@@ -124,6 +124,9 @@ def print_split(rows: list, ipusim: str, root: str) -> None:
 
 
 def main() -> int:
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print(__doc__)
+        return 0
     ipusim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/ci/tools/ipusim")
     root = sys.argv[2] if len(sys.argv) > 2 else ROOT
     print("| model | system | step time | per IPU, simulated | fall-off from Pod64, simulated "

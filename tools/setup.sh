@@ -6,7 +6,12 @@
 # (tests/regression/slurm/) starts its own munged, slurmctld and slurmd from them) and
 # clang-format (style:clang_format checks every C++ file against .clang-format) and chromium
 # (the html:browser:* tests open every --html page in headless Chromium).
+# -h / --help: print this header and exit (nothing is installed, built or run).
 set -euo pipefail
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  sed -n '2,/^set -euo pipefail/{/^#/s/^# \{0,1\}//p}' "$0"
+  exit 0
+fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 preset="${1:-release}"
 
