@@ -143,6 +143,7 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
   op.scalar_reductions = lars_norms(spec.type, weight) + popart_update_reductions(spec);
+  op.sharded_norms = popart_update_reductions(spec);
   op.chained_ops =
       spec.tf_ipu_optimizer ? tf_update_ops(spec, weight) : popart_update_ops(spec, w.dtype);
   model.ops.push_back(op);
