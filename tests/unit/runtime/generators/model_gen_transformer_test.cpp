@@ -179,8 +179,14 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
     INFO(op.name);
     CHECK(op.chained_ops == 7);
     CHECK(op.scalar_reductions == 2);
+    // Both LambSquareOps read the weight's shard when it is sharded: each all-reduced.
+    CHECK(op.sharded_norms == 2);
   }
   CHECK(updates > 0);
+  // Without PopART's decomposition (popxl) no LambSquareOp, so no norm all-reduce.
+  s.optimizer.popart_decompose = false;
+  for (const ModelOp& op : generate_transformer(s, 4).ops)
+    if (op.pass == Pass::Optimizer) CHECK(op.sharded_norms == 0);
 }
 
 TEST_CASE("a layer's biases and LayerNorm parameters are separate weights, as bert_model.py",
