@@ -164,6 +164,21 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
   o.popart_decompose = false;  // popxl and the other frameworks: one op per weight
   CHECK(popart_update_ops(o, DType::Float16) == 1);
   CHECK(popart_update_reductions(o) == 0);
+  // Gradient clipping (ClipWeightGradientsByNorm): per weight a ReduceSumSquareOp of the
+  // gradient (+1 reduction) and a MulOp by the clip factor (+1 op). LAMB, accumulating, FP16
+  // weight with FP32 moments: 7 + 1 = 8 ops, 2 + 1 = 3 reductions; Adam the same 7 + 1 ops
+  // (AdamDecompose builds the same ops for both) and 0 + 1 reductions.
+  o.popart_decompose = true;
+  o.accumulate = true;
+  o.clip_all_weights = true;
+  CHECK(popart_update_ops(o, DType::Float16) == 8);
+  CHECK(popart_update_reductions(o) == 3);
+  o.type = "adam";
+  CHECK(popart_update_ops(o, DType::Float16) == 8);
+  CHECK(popart_update_reductions(o) == 1);
+  o.type = "sgd";  // not decomposed here: clipping adds nothing
+  CHECK(popart_update_ops(o, DType::Float16) == 1);
+  CHECK(popart_update_reductions(o) == 0);
 
   // Every generated BERT weight update carries them.
   TransformerSpec s = bert_large_mlperf();
