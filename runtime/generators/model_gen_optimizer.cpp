@@ -145,7 +145,11 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
   op.scalar_reductions = lars_norms(spec.type, weight) + popart_update_reductions(spec);
-  op.sharded_norms = popart_update_reductions(spec);  // each reads the shard under RTS
+  // LAMB's two LambSquareOps read the shard under RTS and are all-reduced (SDK 2.1 to 2.5.1).
+  // The clipping ReduceSumSquareOp is too only from SDK 2.5 (its RTS handling and the transform
+  // before the second streaming-memory pass are not in sdk/poplar/2.3.0): not counted here.
+  op.sharded_norms = popart_update_reductions(spec) -
+                     (spec.clip_all_weights && popart_update_reductions(spec) > 0 ? 1 : 0);
   op.chained_ops =
       spec.tf_ipu_optimizer ? tf_update_ops(spec, weight) : popart_update_ops(spec, w.dtype);
   model.ops.push_back(op);

@@ -81,9 +81,9 @@ std::uint32_t popart_update_ops(const OptimizerSpec& spec, DType weight_dtype);
 /// Reductions to a scalar in PopART's decomposed update when spec.popart_decompose: LAMB's
 /// LambSquareOps of the weight and of the Adam updater term (2), and with spec.clip_all_weights
 /// the ReduceSumSquareOp of the gradient for the global norm (1, clipweightgradientsbynorm.cpp
-/// addReduceSumSquare); 0 otherwise. Each reads the weight's shard when its state is sharded
-/// (LambSquareOp and ReduceSumSquareOp::configureForReplicatedTensorSharding then all-reduce
-/// its scalar): ModelOp::sharded_norms.
+/// addReduceSumSquare); 0 otherwise. LAMB's two read the weight's shard when its state is
+/// sharded and are then all-reduced (ModelOp::sharded_norms); the clipping one is all-reduced
+/// only from SDK 2.5 (ReduceSumSquareOp::configureForReplicatedTensorSharding), not modelled.
 std::uint32_t popart_update_reductions(const OptimizerSpec& spec);
 
 /// Combines the optimizer ops' reductions to a scalar as TensorFlow's reduce-many combiner

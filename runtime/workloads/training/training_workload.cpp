@@ -172,10 +172,10 @@ void register_training_params() {
            "PopART's gradient clipping by the global norm of all the weights' gradients "
            "(ClipNormSettings.clipAllWeights; MLPerf v1.1 and v2.0 BERT set "
            "gradient_clipping_norm): per weight a ReduceSumSquareOp of its gradient (a "
-           "reduction to a scalar, all-reduced over the sharding domain when the weight's state "
-           "is sharded) and a MulOp by the clip factor (transforms/clipweightgradientsbynorm.cpp). "
-           "Not modelled: the IpuCopies of the scalar norms to one virtual graph and of the "
-           "factor back. PopART sessions with adam or lamb only"),
+           "reduction to a scalar) and a MulOp by the clip factor "
+           "(transforms/clipweightgradientsbynorm.cpp). Not modelled: the IpuCopies of the "
+           "scalar norms to one virtual graph and of the factor back, and, from SDK 2.5, the "
+           "all-reduce of a sharded weight's norm. PopART sessions with adam or lamb only"),
       integer(m + "optimizer/max_reduce_many_buffer_size", "B", 0, 0, {},
               "TensorFlow's optimizations.maximum_reduce_many_buffer_size: the LARS norms "
               "(reductions to a scalar) whose outputs fit in this many bytes run as one popops "

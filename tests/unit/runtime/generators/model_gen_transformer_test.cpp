@@ -202,6 +202,16 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
   s.optimizer.popart_decompose = false;
   for (const ModelOp& op : generate_transformer(s, 4).ops)
     if (op.pass == Pass::Optimizer) CHECK(op.sharded_norms == 0);
+  // With clipping: 3 reductions and 8 ops, of which LAMB's 2 norms are all-reduced under RTS
+  // (the clipping norm's all-reduce is SDK 2.5's, not modelled).
+  s.optimizer.popart_decompose = true;
+  s.optimizer.clip_all_weights = true;
+  for (const ModelOp& op : generate_transformer(s, 4).ops) {
+    if (op.pass != Pass::Optimizer) continue;
+    CHECK(op.scalar_reductions == 3);
+    CHECK(op.chained_ops == 8);
+    CHECK(op.sharded_norms == 2);
+  }
 }
 
 TEST_CASE("a layer's biases and LayerNorm parameters are separate weights, as bert_model.py",
