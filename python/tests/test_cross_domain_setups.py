@@ -9,7 +9,9 @@ all-reduce. Expected groups worked by hand from the replica counts:
 - v1.1 POD128: 16 replicas, 2 instances, so 8 local:
   - reduce-scatter and all-gather over ReplicaGrouping(16, stride 1, 8);
   - all-reduce over (16, stride 8, 2), the pairs {r, r + 8};
-- v2.0 Bow Pod256: 32 replicas, 4 instances, so 8 local: (32, 1, 8) and (32, 8, 4)."""
+- v2.0 Bow Pod256: 32 replicas, 4 instances, so 8 local: (32, 1, 8) and (32, 8, 4).
+LAMB's two norms of each sharded weight are all-reduced (one FP32 element each) over the
+sharding domain (LambSquareOp::configureForReplicatedTensorSharding)."""
 import json
 import os
 import subprocess
@@ -36,6 +38,12 @@ def vgraph0_collectives(config, tmp_path):
     return [o for o in ops if o["kind"] == "collective" and o["vgraph"] == 0]
 
 
+def lamb_norms(ops):
+    """Splits the LAMB norm all-reduces off: (norms, the other collectives)."""
+    norms = [o for o in ops if "LAMB norm" in o["label"]]
+    return norms, [o for o in ops if o not in norms]
+
+
 def grouping(n, stride, size):
     return f"ReplicaGrouping(numReplicas={n}, stride={stride}, groupSize={size})"
 
@@ -52,9 +60,12 @@ def test_poprun_setups_shard_inside_a_domain_and_all_reduce_across(config, repli
     # domains (ceil(n / 8) elements); a weight under 8192 elements is all-reduced over all
     # replicas. v1.1's ZFusedReplicatedAllReducePattern (under poprun) fuses a virtual graph's
     # all-reduces into one over the complementary group.
-    ops = vgraph0_collectives(config, tmp_path)
+    norms, ops = lamb_norms(vgraph0_collectives(config, tmp_path))
     rs = [o for o in ops if o["op"] == "reduce_scatter"]
     ag = [o for o in ops if o["op"] == "all_gather"]
+    assert len(norms) == 2 * len(rs)
+    assert all((o["op"], o["elements"], o["group"]) == ("allreduce", 1, grouping(replicas, 1, 8))
+               for o in norms)
     ar = [o for o in ops if o["op"] == "allreduce"]
     assert rs and len(rs) == len(ag)
     assert all((o["group"], o["tier"]) == (grouping(replicas, 1, 8), "ipu_link") for o in rs + ag)
@@ -77,9 +88,10 @@ def test_poprun_setups_shard_inside_a_domain_and_all_reduce_across(config, repli
 def test_setups_without_poprun_shard_over_all_replicas(config, replicas, tmp_path):
     # Without poprun: every collective over all replicas, no complementary all-reduce; only
     # the weights under 8192 elements are all-reduced, one each (no fusion without poprun).
-    ops = vgraph0_collectives(config, tmp_path)
-    assert all(o["group"] == grouping(replicas, 1, replicas) for o in ops)
+    norms, ops = lamb_norms(vgraph0_collectives(config, tmp_path))
+    assert all(o["group"] == grouping(replicas, 1, replicas) for o in ops + norms)
     rs = [o for o in ops if o["op"] == "reduce_scatter"]
+    assert len(norms) == 2 * len(rs) and all(o["elements"] == 1 for o in norms)
     assert rs and len(rs) == len([o for o in ops if o["op"] == "all_gather"])
     ar = [o for o in ops if o["op"] == "allreduce"]
     assert ar and all(o["elements"] < 8192 for o in ar)

@@ -60,15 +60,17 @@ std::uint32_t popart_update_ops(const OptimizerSpec& spec, DType weight_dtype) {
   // gradCast: PopART casts an FP16 gradient (the accumulator's type) when both moments are FP32
   // (scaledOptimizerState off, its default).
   if (weight_dtype == DType::Float16 && spec.state_dtype == DType::Float32) n += 1;
-  n += 1;                       // gradUnscale: ScaleOp by the constant gradient scale
-  n += 2;                       // accl1, accl2: the moment AccumulateOps
-  if (spec.accumulate) n += 1;  // accumUpdate: AccumulatorUpdateOp zeroes the accumulator
-  n += 2;                       // AdamUpdaterOp, AdamVarUpdateOp
+  n += 1;                             // gradUnscale: ScaleOp by the constant gradient scale
+  n += 2;                             // accl1, accl2: the moment AccumulateOps
+  if (spec.accumulate) n += 1;        // accumUpdate: AccumulatorUpdateOp zeroes the accumulator
+  n += 2;                             // AdamUpdaterOp, AdamVarUpdateOp
+  if (spec.clip_all_weights) n += 1;  // the gradient times the clip factor (MulOp)
   return n;
 }
 
 std::uint32_t popart_update_reductions(const OptimizerSpec& spec) {
-  return spec.popart_decompose && spec.type == "lamb" ? 2 : 0;
+  if (!spec.popart_decompose || (spec.type != "adam" && spec.type != "lamb")) return 0;
+  return (spec.type == "lamb" ? 2 : 0) + (spec.clip_all_weights ? 1 : 0);
 }
 
 void combine_scalar_reductions(Model& model, std::uint64_t buffer_bytes) {
@@ -143,6 +145,11 @@ void add_optimizer(Model& model, const std::string& weight, int forward_phase,
   // LARS needs the norms before it can update, so it reads the weight and gradient twice.
   if (spec.type == "lars") op.bytes += static_cast<std::uint64_t>(n) * 2 * dtype_bytes(w.dtype);
   op.scalar_reductions = lars_norms(spec.type, weight) + popart_update_reductions(spec);
+  // LAMB's two LambSquareOps read the shard under RTS and are all-reduced (SDK 2.1 to 2.5.1).
+  // The clipping ReduceSumSquareOp is too only from SDK 2.5 (its RTS handling and the transform
+  // before the second streaming-memory pass are not in sdk/poplar/2.3.0): not counted here.
+  op.sharded_norms = popart_update_reductions(spec) -
+                     (spec.clip_all_weights && popart_update_reductions(spec) > 0 ? 1 : 0);
   op.chained_ops =
       spec.tf_ipu_optimizer ? tf_update_ops(spec, weight) : popart_update_ops(spec, w.dtype);
   model.ops.push_back(op);

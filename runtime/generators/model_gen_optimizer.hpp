@@ -31,6 +31,11 @@ struct OptimizerSpec {
   /// popart_update_ops and popart_update_reductions. false: one op per weight (popxl
   /// applications build their own optimizer graph; the cnn generator uses tf_ipu_optimizer).
   bool popart_decompose = false;
+  /// PopART's gradient clipping by the global norm of every weight's gradient
+  /// (Adam(..., clip_norm_settings=[ClipNormSettings.clipAllWeights(max_norm)]), MLPerf v1.1
+  /// and v2.0 BERT's gradient_clipping_norm). Read from /workload/model/optimizer/clip_all_weights;
+  /// counted by popart_update_ops and popart_update_reductions when popart_decompose.
+  bool clip_all_weights = false;
 };
 
 /// State tensors per weight: sgd 1 (momentum), adam 2, lamb 2, lars 1 (momentum).
@@ -67,11 +72,18 @@ std::uint32_t tf_update_ops(const OptimizerSpec& spec, const std::string& weight
 /// the two moment updates (accl1 and accl2, AccumulateOps, 2), the accumulator reset after them
 /// when micro-batches accumulate (accumUpdate, an AccumulatorUpdateOp, 1), the AdamUpdaterOp
 /// (1) and the AdamVarUpdateOp (1). LAMB's two LambSquareOps are popops reductions to a scalar
-/// (popx/op/lambx.cpp), counted by popart_update_reductions. Other optimizer types: 1.
+/// (popx/op/lambx.cpp), counted by popart_update_reductions. With spec.clip_all_weights,
+/// ClipWeightGradientsByNorm (transforms/clipweightgradientsbynorm.cpp, sdk/poplar/2.5.1
+/// addClipByNorm) multiplies each gradient by the clip factor (a MulOp, 1). Other optimizer
+/// types: 1.
 std::uint32_t popart_update_ops(const OptimizerSpec& spec, DType weight_dtype);
 
-/// Reductions to a scalar in PopART's decomposed update: LAMB's LambSquareOps of the weight and
-/// of the Adam updater term (2) when spec.popart_decompose; 0 otherwise.
+/// Reductions to a scalar in PopART's decomposed update when spec.popart_decompose: LAMB's
+/// LambSquareOps of the weight and of the Adam updater term (2), and with spec.clip_all_weights
+/// the ReduceSumSquareOp of the gradient for the global norm (1, clipweightgradientsbynorm.cpp
+/// addReduceSumSquare); 0 otherwise. LAMB's two read the weight's shard when its state is
+/// sharded and are then all-reduced (ModelOp::sharded_norms); the clipping one is all-reduced
+/// only from SDK 2.5 (ReduceSumSquareOp::configureForReplicatedTensorSharding), not modelled.
 std::uint32_t popart_update_reductions(const OptimizerSpec& spec);
 
 /// Combines the optimizer ops' reductions to a scalar as TensorFlow's reduce-many combiner

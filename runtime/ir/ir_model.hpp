@@ -99,6 +99,12 @@ struct ModelOp {
   /// Reductions of a whole operand to a scalar before the element-wise work (LARS's norms
   /// of a weight and its gradient); see ComputeSpec::scalar_reductions.
   std::uint32_t scalar_reductions = 0;
+  /// Of scalar_reductions, those whose input is the weight's shard when its optimizer state is
+  /// sharded (replicated tensor sharding): PopART's LambSquareOps. Each then gets a
+  /// ReplicatedAllReduceInplace of its FP32 scalar over the sharding domain, since a shard's
+  /// norm is only part of the weight's (LambSquareOp::configureForReplicatedTensorSharding,
+  /// willow/src/op/lamb.cpp, graphcore/popart sdk/popart/2.1.0 and sdk/poplar/2.3.0 / 2.5.1).
+  std::uint32_t sharded_norms = 0;
   /// Ops the framework runs this one as, one after another, each paying the op overhead (an
   /// optimizer update built op by op); see ComputeSpec::chained_ops.
   std::uint32_t chained_ops = 1;

@@ -263,6 +263,16 @@ bool SessionOptions::outer_fragment_parallel(int vg) const {
   if (outerFragmentSchedule != OuterFragmentSchedule::OverlapCycleOptimized &&
       outerFragmentSchedule != OuterFragmentSchedule::OverlapMemoryOptimized)
     return false;
+  // PopART's AccumulateOuterFragmentParallelizer parallelises only clusters that hold remote
+  // ops: filterOpClusters drops every cluster without a RemoteLoad / RemoteStore /
+  // MultiExchange, and tryToParallelizeOpClusters ties only those ops of different virtual
+  // graphs together (graphcore/popart willow/src/transforms/
+  // accumulateouterfragmentparallelizer.cpp, sdk/poplar/2.3.0 lines 252-253 and 504-519,
+  // sdk/poplar/2.5.1 lines 256-257, 547-564 and 588-620). Its clusters become the scheduler's
+  // bins (schedulegraphgrower.cpp, 2.5.1 lines 343-356), so without remote ops every bin
+  // holds one virtual graph's ops, one after another as under Serial. The only remote ops the
+  // pipeline lowering streams in the outer fragment are those of an off-chip optimizer state.
+  if (optimizerState.location.storage != Storage::OffChip) return false;
   const auto& ex = outerFragmentExcludedVirtualGraphs;
   return std::find(ex.begin(), ex.end(), vg) == ex.end();
 }

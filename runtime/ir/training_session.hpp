@@ -84,7 +84,8 @@ struct SessionOptions {
   bool fusedGradientAllReduce = false;
 
   /// True if virtual graph `vg`'s accumulate-outer-fragment ops run alongside other graphs'
-  /// (an overlap schedule and `vg` not excluded); false if they run on their own.
+  /// (an overlap schedule, the optimizer state off chip so that PopART's parallelizer has remote
+  /// ops to tie together, and `vg` not excluded); false if they run on their own.
   bool outer_fragment_parallel(int vg) const;
 
   /// Settings of the category of a tensor kind (gradients use the activation settings).

@@ -49,6 +49,12 @@ int Lowerer::optimizer(int p, int v, int tail, const std::vector<LTransfer>& opt
     const double frac = shard ? static_cast<double>(shard->shard_elems) /
                                     static_cast<double>(std::max<std::uint64_t>(1, n))
                               : 1.0;
+    // A sharded weight's LAMB norms are norms of its shard: each FP32 scalar all-reduced over
+    // the sharding domain before the update (ModelOp::sharded_norms).
+    if (shard)
+      for (std::uint32_t j = 0; j < o->sharded_norms; ++j)
+        b[2].push_back(collective(coll::CollectiveOp::AllReduce, *shard->shard_group, 1,
+                                  DType::Float32, v, "LAMB norm all-reduce", {w}));
     LOp u;
     u.kind = LKind::Compute;
     u.unit = ComputeUnit::Vector;

@@ -323,6 +323,15 @@ class PipelineLowering {
       if (state_off_chip_ && so.state_bytes > 0)
         chain.push_back(exchange(
             so.vg, static_cast<std::uint64_t>(static_cast<double>(so.state_bytes) * frac), false));
+      // A sharded weight's LAMB norms (its LambSquareOps of the weight and of the Adam updater)
+      // are norms of its shard: PopART all-reduces each FP32 scalar over the sharding domain
+      // before the trust ratio, one GCL call each (ModelOp::sharded_norms).
+      if (per_weight && so.sharded_norms.size() == sizes.size())
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+          if (R_ > 1 && sharded(sizes[i]))
+            for (std::uint32_t j = 0; j < so.sharded_norms[i]; ++j)
+              chain.push_back(collective(coll::CollectiveOp::AllReduce, *shard_group_, 1,
+                                         DType::Float32, so.vg, "LAMB norm all-reduce"));
       LOp u;
       u.kind = LKind::Compute;
       u.lane = Lane::Compute;

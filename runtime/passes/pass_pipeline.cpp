@@ -274,8 +274,10 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     so.updates.back().unit = ComputeUnit::Vector;  // as the optimizer op the lowering runs
     so.updates.back().op_class = OpClass::Optimizer;
     // popxl applications (io_mode set) build their own collectives: not counted per weight.
-    if (m.per_weight_collectives && s.io_mode == IoMode::Unset)
+    if (m.per_weight_collectives && s.io_mode == IoMode::Unset) {
       so.weight_sizes.push_back(wt.elements());
+      so.sharded_norms.push_back(o.sharded_norms);
+    }
     for (const std::string& t : o.inputs) {
       if (!m.has_tensor(t)) continue;
       const Tensor& x = m.tensor(t);

@@ -84,6 +84,9 @@ struct StageOptimizer {
   /// each weight with its own collective ops (RTS only from
   /// minElementsForReplicatedTensorSharding).
   std::vector<std::uint64_t> weight_sizes;
+  /// Per entry of `weight_sizes`: the weight's norms that are all-reduced when its optimizer
+  /// state is sharded (ModelOp::sharded_norms).
+  std::vector<std::uint32_t> sharded_norms;
   /// Each micro-batch's addition of one weight's gradient into its accumulator: one op per
   /// weight that has an accumulator (accumulation_parts()), each paying the per-op cost.
   std::vector<ComputePart> accumulations;

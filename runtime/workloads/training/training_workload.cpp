@@ -96,11 +96,18 @@ Model build_model(ConfigNode& node, TrainingState& st, System& system, bool trai
     opt.type = o.get_enum("type");
     opt.state_dtype = read_dtype(o, "state_dtype");
     opt.max_reduce_many_buffer_bytes = o.get_uint("max_reduce_many_buffer_size");
-    o.finish();
+    opt.clip_all_weights = o.get_bool("clip_all_weights");
     opt.accumulate = st.session.batchSerializationFactor * st.session.accumulationFactor > 1;
     // A PopART session lowers the update through AdamDecompose; a popxl application (io_mode
     // set) builds its own optimizer graph, not modelled op by op.
     opt.popart_decompose = st.session.io_mode == IoMode::Unset;
+    if (opt.clip_all_weights &&
+        (!opt.popart_decompose || (opt.type != "adam" && opt.type != "lamb")))
+      o.fail("clip_all_weights",
+             "gradient clipping is modelled for a PopART session (session/io_mode unset) with "
+             "optimizer type adam or lamb; got type " +
+                 opt.type + (opt.popart_decompose ? "" : " with io_mode set"));
+    o.finish();
   }
   GeneratorInput in{node, st, system, opt, training};
   if (node.has("onnx") || (node.has("generator") && node.get_enum("generator") == "onnx")) {
@@ -161,6 +168,14 @@ void register_training_params() {
              "Optimizer (state tensors and update flops)"),
       choice(m + "optimizer/state_dtype", "float32", {"float16", "float32"},
              "Optimizer state dtype (PopXL apps: float32)"),
+      flag(m + "optimizer/clip_all_weights", false,
+           "PopART's gradient clipping by the global norm of all the weights' gradients "
+           "(ClipNormSettings.clipAllWeights; MLPerf v1.1 and v2.0 BERT set "
+           "gradient_clipping_norm): per weight a ReduceSumSquareOp of its gradient (a "
+           "reduction to a scalar) and a MulOp by the clip factor "
+           "(transforms/clipweightgradientsbynorm.cpp). Not modelled: the IpuCopies of the "
+           "scalar norms to one virtual graph and of the factor back, and, from SDK 2.5, the "
+           "all-reduce of a sharded weight's norm. PopART sessions with adam or lamb only"),
       integer(m + "optimizer/max_reduce_many_buffer_size", "B", 0, 0, {},
               "TensorFlow's optimizations.maximum_reduce_many_buffer_size: the LARS norms "
               "(reductions to a scalar) whose outputs fit in this many bytes run as one popops "

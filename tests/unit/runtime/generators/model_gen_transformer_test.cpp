@@ -164,6 +164,21 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
   o.popart_decompose = false;  // popxl and the other frameworks: one op per weight
   CHECK(popart_update_ops(o, DType::Float16) == 1);
   CHECK(popart_update_reductions(o) == 0);
+  // Gradient clipping (ClipWeightGradientsByNorm): per weight a ReduceSumSquareOp of the
+  // gradient (+1 reduction) and a MulOp by the clip factor (+1 op). LAMB, accumulating, FP16
+  // weight with FP32 moments: 7 + 1 = 8 ops, 2 + 1 = 3 reductions; Adam the same 7 + 1 ops
+  // (AdamDecompose builds the same ops for both) and 0 + 1 reductions.
+  o.popart_decompose = true;
+  o.accumulate = true;
+  o.clip_all_weights = true;
+  CHECK(popart_update_ops(o, DType::Float16) == 8);
+  CHECK(popart_update_reductions(o) == 3);
+  o.type = "adam";
+  CHECK(popart_update_ops(o, DType::Float16) == 8);
+  CHECK(popart_update_reductions(o) == 1);
+  o.type = "sgd";  // not decomposed here: clipping adds nothing
+  CHECK(popart_update_ops(o, DType::Float16) == 1);
+  CHECK(popart_update_reductions(o) == 0);
 
   // Every generated BERT weight update carries them.
   TransformerSpec s = bert_large_mlperf();
@@ -179,8 +194,24 @@ TEST_CASE("PopART's AdamDecompose: a LAMB update is 7 ops and 2 reductions to a 
     INFO(op.name);
     CHECK(op.chained_ops == 7);
     CHECK(op.scalar_reductions == 2);
+    // Both LambSquareOps read the weight's shard when it is sharded: each all-reduced.
+    CHECK(op.sharded_norms == 2);
   }
   CHECK(updates > 0);
+  // Without PopART's decomposition (popxl) no LambSquareOp, so no norm all-reduce.
+  s.optimizer.popart_decompose = false;
+  for (const ModelOp& op : generate_transformer(s, 4).ops)
+    if (op.pass == Pass::Optimizer) CHECK(op.sharded_norms == 0);
+  // With clipping: 3 reductions and 8 ops, of which LAMB's 2 norms are all-reduced under RTS
+  // (the clipping norm's all-reduce is SDK 2.5's, not modelled).
+  s.optimizer.popart_decompose = true;
+  s.optimizer.clip_all_weights = true;
+  for (const ModelOp& op : generate_transformer(s, 4).ops) {
+    if (op.pass != Pass::Optimizer) continue;
+    CHECK(op.scalar_reductions == 3);
+    CHECK(op.chained_ops == 8);
+    CHECK(op.sharded_norms == 2);
+  }
 }
 
 TEST_CASE("a layer's biases and LayerNorm parameters are separate weights, as bert_model.py",

@@ -5,7 +5,9 @@
 // when there is one) only for a weight whose optimizer state has at least
 // minElementsForReplicatedTensorSharding elements, and all-gathers that weight's updated shard;
 // every op is its own GCL call (popx/op/collectives/*x.cpp). MLPerf BERT's
-// ZFusedReplicatedAllReducePattern fuses a virtual graph's all-reduces into one.
+// ZFusedReplicatedAllReducePattern fuses a virtual graph's all-reduces into one. LAMB's two
+// LambSquareOps of a sharded weight each get an all-reduce of their FP32 scalar over the
+// sharding domain (LambSquareOp::configureForReplicatedTensorSharding, willow/src/op/lamb.cpp).
 #include <catch2/catch.hpp>
 
 #include "runtime/passes/pass_pipeline.hpp"
@@ -19,8 +21,9 @@ constexpr std::uint64_t kBig = 16384;   // >= 8192: sharded
 constexpr std::uint64_t kSmall = 1024;  // < 8192 (PopART's default threshold): not sharded
 
 /// One stage on virtual graph 0 with the two weights kBig and kSmall (each its own update op),
-/// 8 replicas, the optimizer state on chip with RTS over `domain`.
-std::vector<LOp> optimizer_ops(const std::string& domain, bool fused, bool per_weight = true) {
+/// 8 replicas, the optimizer state on chip with RTS over `domain`; `norms` LAMB norms per weight.
+std::vector<LOp> optimizer_ops(const std::string& domain, bool fused, bool per_weight = true,
+                               std::uint32_t norms = 0) {
   PipelinePlan plan;
   PipelineStage st;
   st.first_op = st.last_op = "op";
@@ -34,6 +37,7 @@ std::vector<LOp> optimizer_ops(const std::string& domain, bool fused, bool per_w
   so.updates = {big, small};
   so.update_flops = big.flops + small.flops;
   if (per_weight) so.weight_sizes = {kBig, kSmall};
+  if (per_weight) so.sharded_norms = {norms, norms};
   plan.optimizers.push_back(so);
   plan.pipelined = true;
   SessionOptions s;
@@ -121,4 +125,27 @@ TEST_CASE("without per-weight sizes the virtual graph's weights reduce as one", 
   CHECK(ops[1].flops == Approx((16384.0 + 1024.0) / 8));
   CHECK(ops[2].cop == coll::CollectiveOp::AllGather);
   CHECK(ops[2].elements == (kBig + kSmall) / 8);
+}
+
+TEST_CASE("LAMB: each norm of a sharded weight is all-reduced over the sharding domain",
+          "[rts][pipeline]") {
+  // Two LambSquareOps per weight. kBig (sharded over consecutive:4): its two norms are norms of
+  // its shard, so two all-reduces of one FP32 element over ReplicaGrouping(8, 1, 4), before the
+  // update. kSmall (not sharded): its norms are whole, no collective. So the 5 ops of the
+  // consecutive:4 case above plus 2: RS, complementary AR, kSmall's AR, 2 norm ARs, update, AG.
+  const std::vector<LOp> ops = optimizer_ops("consecutive:4", false, true, 2);
+  REQUIRE(ops.size() == 7);
+  for (int i : {3, 4}) {
+    CHECK(ops[i].cop == coll::CollectiveOp::AllReduce);
+    CHECK(*ops[i].group == coll::ReplicaGrouping(8, 1, 4));
+    CHECK(ops[i].elements == 1);
+    CHECK(ops[i].dtype == DType::Float32);
+  }
+  CHECK(ops[5].role == "optimizer");
+  CHECK(ops[6].cop == coll::CollectiveOp::AllGather);
+  // Without RTS no weight is sharded: no norm all-reduce, only the two gradient all-reduces.
+  const std::vector<LOp> none = optimizer_ops("none", false, true, 2);
+  std::size_t norm_ars = 0;
+  for (const LOp& op : none) norm_ars += op.elements == 1 ? 1 : 0;
+  CHECK(norm_ars == 0);
 }
