@@ -4,7 +4,7 @@
 
 #include "models/ipu/popops_vertices.hpp"
 #include "models/ipu/reduce_plan.hpp"
-#include "models/params/registry.hpp"
+#include "models/params/hw_params.hpp"
 
 using namespace ipusim;
 
