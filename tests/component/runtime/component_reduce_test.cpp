@@ -59,7 +59,7 @@ TEST_CASE("reduce over 128 tiles: two stages, 128 -> 2 -> 1, by hand",
   CHECK(b.duration(0) == Approx(cycles * cycle_ns(doc)));
   CHECK(b.step(0)["reduce_ns"].get<double>() == Approx((294 + 114) * cycle_ns(doc)));
   CHECK(b.step(0)["exchange_ns"].get<double>() == Approx((84 + 21) * cycle_ns(doc)));
-  const Json& stages = b.step(0)["reduce_stages"];
+  const Json stages = b.step(0)["reduce_stages"];
   REQUIRE(stages.size() == 2);
   CHECK(stages[0]["reducing_tiles"] == 2);
   CHECK(stages[0]["partials"] == 64);
