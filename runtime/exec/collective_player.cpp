@@ -201,7 +201,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       }
     }
     if (reduce && max_reduce_elems > 0) {
-      // The step's addInPlace (poplibs ReplicatedCollectives.cpp): a popops BinaryOp1DInPlace
+      // The step's addInPlace (poplibs CollectivesProgram.hpp opInPlace, ADD -> addInPlace,
+      // before GCL took the code over at 887b9d3a): a popops BinaryOp1DInPlace
       // ADD on every tile that holds part of the received fragment, timed by its cycle
       // estimator on the busiest tile (models/ipu/popops_vertices.hpp); the fragment lies over
       // the tiles as the program's slices see it (CollectiveFragment::elems_per_tile()).
