@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/ipu/gemm_tiling.hpp"
+#include "models/ipu/reduce_plan.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
@@ -30,10 +31,9 @@ std::uint64_t total_cycles(std::uint64_t overhead_cycles, double cycles) {
   return overhead_cycles + static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
 }
 
-/// The fixed cycles a step pays: none, a reduction vertex's, or a training op's.
+/// The fixed cycles a step pays: none, or a training op's (times its chained ops).
 std::uint64_t step_overhead_cycles(const ChipParams& chip, const ComputeSpec& spec) {
   if (!spec.op_overhead) return 0;
-  if (spec.reduction_vertex) return chip.reduction_overhead_cycles;
   return chip.op_overhead_cycles * std::max<std::uint64_t>(1, spec.chained_ops);
 }
 
@@ -154,15 +154,13 @@ std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
 
 double scalar_reduction_cycles(const ChipParams& chip, const ComputeSpec& spec, double tiles) {
   if (spec.scalar_reductions == 0 || tiles <= 0) return 0;
-  // popops reduces a tensor spread over the tiles to one value in two compute sets: each
-  // tile's partial (its elements' work is in the step's flops and bytes; the compute set costs
-  // one op overhead), then the partials (FP32, 4 B each) gathered on one tile and summed there.
-  const double gather = tiles * 4.0 / chip.exchange_bytes_per_cycle_per_tile;
-  const double sum = tiles /
-                     flops_per_cycle_per_tile(chip, ComputeDType::Float32, ComputeUnit::Vector) /
-                     chip.vector_efficiency;
-  const double one = static_cast<double>(chip.op_overhead_cycles) +
-                     static_cast<double>(chip.reduction_overhead_cycles) + gather + sum;
+  // popops reduces a tensor spread over the tiles to one value in compute sets: each tile's
+  // partial (its elements' work is in the step's flops and bytes; the compute set costs one op
+  // overhead), then the tiles' FP32 partials summed over the stages popops::reduce plans, each
+  // a superstep of sync, exchange and reduction vertices (models/ipu/reduce_plan.hpp).
+  const auto partial_tiles = static_cast<std::uint64_t>(std::llround(tiles));
+  const double one =
+      static_cast<double>(chip.op_overhead_cycles) + scalar_reduce_cycles(chip, partial_tiles);
   return one * static_cast<double>(spec.scalar_reductions);
 }
 

@@ -44,20 +44,15 @@ struct ComputeSpec {
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
   /// reduction inside a BSP superstep) may turn it off.
   bool op_overhead = true;
-  /// The step is a collective's (or a reduce microbenchmark's) reduction vertex: it pays
-  /// /chip/compute/reduction_overhead_cycles instead of the training op overhead.
-  bool reduction_vertex = false;
   /// Reductions of the whole (vector) operand to one scalar that the step runs before its
   /// element-wise work, e.g. LARS's norms of a weight and its gradient. Each is a popops
-  /// reduction in two compute sets: every tile sums its elements (one more op overhead; the
-  /// per-element flops and bytes are already in `flops`/`bytes`), then one tile gathers the
-  /// tiles' FP32 partials over the exchange and sums them in a reduction vertex
-  /// (reduction_overhead_cycles + tiles x 4 B / exchange_bytes_per_cycle_per_tile + tiles
-  /// FP32 adds at the vector rate x vector_efficiency).
+  /// reduction: every tile sums its elements (one more op overhead; the per-element flops and
+  /// bytes are already in `flops`/`bytes`), then the tiles' FP32 partials are summed over the
+  /// stages popops::reduce plans (scalar_reduce_cycles(), models/ipu/reduce_plan.hpp).
   std::uint32_t scalar_reductions = 0;
   /// Separate ops the step runs one after another, each paying the op overhead once (a
   /// framework that builds one variable's optimizer update as a chain of small element-wise
-  /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op. Not for a reduction vertex.
+  /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op.
   std::uint32_t chained_ops = 1;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each

@@ -110,7 +110,6 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_efficiency = cm.get_double("amp_efficiency");
   c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
-  c.reduction_overhead_cycles = cm.get_uint("reduction_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =

@@ -73,10 +73,7 @@ struct ChipParams {
   double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches
   double amp_inner_dim_half{};  ///< partial length (16-bit elements) at which AMP efficiency halves
   std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
-  /// Per reduction step of a collective (or reduce microbenchmark): the reduction vertex's fixed
-  /// cycles (launch, loop set-up), paid instead of op_overhead_cycles.
-  std::uint64_t reduction_overhead_cycles{};
-  double vector_efficiency{};  ///< fraction of vector/memory peak a vector-bound op reaches
+  double vector_efficiency{};          ///< fraction of vector/memory peak a vector-bound op reaches
   /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).
   double external_exchange_bytes_per_cycle_per_tile{};
   /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.

@@ -33,7 +33,10 @@ std::vector<ParamSpec> chip_specs() {
           "SRAM per tile: 0xE8000 - 0x4C000 = 624 KiB (derived from PG 2.3.1); GC2 256 KiB (CIT)."),
       real("/chip/clock_GHz", "GHz", 1.325, 0.01, 10,
            "Tile clock. M2000 1.325 GHz (M2K-DS); Bow 1.85 GHz (BOW-DS); GC2 1.6 GHz (IPUG, CIT)."),
-      integer("/chip/worker_threads", "", 6, 1, 64, "Hardware worker threads per tile (PG)."),
+      integer("/chip/worker_threads", "", 6, 1, 64,
+              "Hardware worker threads per tile (PG), run round-robin: a popops vertex takes this "
+              "many clock cycles per worker cycle of its poplibs cycle estimate "
+              "(models/ipu/popops_vertices.hpp)."),
       real("/chip/flops_per_cycle_per_tile/float16", "flop/cycle", 128, 0.001, 1e6,
            "AMP FP16.16 flops per cycle per tile: 64 MAC/cycle (PG 2.3); GC2 64 (derived from "
            "124.5 TFLOP/s)."),
@@ -103,22 +106,6 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
-      integer("/chip/compute/reduction_overhead_cycles", "cycle", 472, 0, 1e6,
-              "Fixed cycles of one reduction step of a collective (and of the reduce "
-              "microbenchmark): the reduction vertex's launch and loop set-up, paid instead of "
-              "op_overhead_cycles (a training op is several compute sets; a collective's "
-              "reduction is one vertex inside its superstep, whose sync and exchange are timed "
-              "separately). Derived before any fit from the Citadel GC2 figures (measurements.md "
-              "section 4): reduce of one fp32 per tile over 1216 tiles, 1.97 us, minus the "
-              "model's gather of the same data (150 + 100 + 1215 cycles: sync, exchange) and the "
-              "root's summing work (1215 cycles at vector_efficiency's pre-fit assumption 0.5, "
-              "configs/calibration/assumptions.json), at 1.6 GHz: 3152 - 1465 - 1215 = 472 "
-              "cycles (README, \"Component microbenchmarks\"). Not refitted with the fitted "
-              "vector_efficiency: one figure may not determine a parameter. ASSUMPTION that "
-              "popops reduces a gather on one tile. The same small popops vertex is what each "
-              "compute set of a collective's on-chip program pays (the ring index's map / "
-              "mapInPlace, a fragment's dynamicSlice / dynamicUpdate: "
-              "runtime/exec/collective_program.hpp), with the internal sync and its work."),
       real("/chip/compute/vector_efficiency", "", 1, 0.01, 1,
            "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
            "vector-bound ops "

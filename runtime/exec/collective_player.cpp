@@ -4,7 +4,7 @@
 #include <set>
 #include <systemc>
 
-#include "models/ipu/compute.hpp"
+#include "models/ipu/popops_vertices.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_program.hpp"
 #include "runtime/exec/step_memo.hpp"
@@ -152,8 +152,6 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   const double external_setup_ns =
       clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
-  const ComputeDType compute_dtype =
-      request.dtype == coll::DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
 
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
@@ -203,13 +201,17 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       }
     }
     if (reduce && max_reduce_elems > 0) {
-      ComputeSpec spec;
-      spec.flops = static_cast<double>(max_reduce_elems);
-      spec.bytes = max_reduce_elems * elem_bytes * 3;  // read 2, write 1
-      spec.dtype = compute_dtype;
-      spec.unit = ComputeUnit::Vector;
-      spec.reduction_vertex = true;  // a reduction vertex, not a training op (issue 25 item 7)
-      const double reduce_ns = clock.cycles_to_ns(static_cast<double>(compute_cycles(chip, spec)));
+      // The step's addInPlace (poplibs CollectivesProgram.hpp opInPlace, ADD -> addInPlace,
+      // before GCL took the code over at 887b9d3a): a popops BinaryOp1DInPlace
+      // ADD on every tile that holds part of the received fragment, timed by its cycle
+      // estimator on the busiest tile (models/ipu/popops_vertices.hpp); the fragment lies over
+      // the tiles as the program's slices see it (CollectiveFragment::elems_per_tile()).
+      CollectiveFragment received;
+      received.elems = max_reduce_elems;
+      received.elem_bytes = elem_bytes;
+      received.tiles = chip.tiles;
+      const double reduce_ns = clock.cycles_to_ns(static_cast<double>(
+          add_in_place_tile_cycles(chip, received.elems_per_tile(), elem_bytes)));
       sc_core::wait(ns_to_sc(reduce_ns));
       timing.reduce_ns += reduce_ns;
     }

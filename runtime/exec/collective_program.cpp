@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
+#include "models/ipu/popops_vertices.hpp"
 
 namespace ipusim {
 namespace {
@@ -14,20 +14,6 @@ std::uint64_t ceil_div_u(std::uint64_t a, std::uint64_t b) { return b == 0 ? a :
 constexpr std::uint64_t kMinTileBytesPerFragment = 128;
 /// Bytes of the ring index (UNSIGNED_INT).
 constexpr std::uint64_t kIndexBytes = 4;
-
-/// One popops vertex on its tile touching `bytes` (read and written) with `flops`: the small
-/// vertex's fixed cycles (reduction_overhead_cycles) plus its work at the vector rate.
-std::uint64_t vertex_cycles(const ChipParams& chip, double flops, std::uint64_t bytes,
-                            ComputeDType dtype) {
-  ComputeSpec spec;
-  spec.unit = ComputeUnit::Vector;
-  spec.dtype = dtype;
-  spec.tiles = 1;
-  spec.reduction_vertex = true;
-  spec.flops = flops;
-  spec.bytes = bytes;
-  return compute_cycles(chip, spec);
-}
 
 /// An exchange phase whose busiest tile sends `sent` and receives `received` bytes (`shared`:
 /// the receivers of a supertile get the same data), its destinations spread over the chip.
@@ -97,17 +83,16 @@ std::uint64_t collective_program_cycles(const ChipParams& chip, const Collective
   const std::uint64_t per_tile_bytes = fragment.elems_per_tile() * fragment.elem_bytes;
   const std::uint64_t input_bytes_per_tile = ceil_div_u(fragment.input_elems * fragment.elem_bytes,
                                                         std::max<std::uint32_t>(1, fragment.tiles));
-  const ComputeDType dtype =
-      fragment.elem_bytes == 2 ? ComputeDType::Float16 : ComputeDType::Float32;
   // The index (4 B) from its tile to the tiles of the fragment (one sender, shared receive).
   const std::uint64_t index_broadcast = exchange_cycles(chip, kIndexBytes, kIndexBytes, true);
-  // map / mapInPlace: one integer add and modulo on the index's tile, read and written.
-  const std::uint64_t index_op =
-      sync + vertex_cycles(chip, 2, 2 * kIndexBytes, ComputeDType::Float32);
+  // map / mapInPlace: the ring index (one UNSIGNED_INT) updated in place on its tile, one
+  // BinaryOp1DInPlace (ASSUMPTION: popops maps the index's expression to one such vertex).
+  const std::uint64_t index_op = sync + add_in_place_tile_cycles(chip, 1, kIndexBytes, true);
   // dynamicSlice / dynamicUpdate: the index comes over the exchange, then each tile copies its
-  // elements of the fragment (read and written).
+  // elements of the fragment (DynamicSlice1D / DynamicUpdateSlice1D, one region).
   const std::uint64_t slice =
-      sync + index_broadcast + vertex_cycles(chip, 0, 2 * per_tile_bytes, dtype);
+      sync + index_broadcast +
+      dynamic_slice_tile_cycles(chip, fragment.elems_per_tile(), fragment.elem_bytes);
   const std::uint64_t swtch = sync + index_broadcast;
   const std::uint64_t copy = sync + exchange_cycles(chip, per_tile_bytes, per_tile_bytes, false);
   const std::uint64_t input_copy =

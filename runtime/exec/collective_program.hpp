@@ -22,9 +22,8 @@
 // training op's several large compute sets):
 //   - a compute set (map, mapInPlace on the index's tile; dynamicSlice / dynamicUpdate on the
 //     fragment's tiles) is one BSP superstep: /chip/sync_internal_cycles, then one popops vertex
-//     per tile, /chip/compute/reduction_overhead_cycles (a small popops vertex's launch and loop
-//     set-up, derived from the one small popops op Citadel times, the 1.97 us reduce of
-//     measurements.md section 4) plus its elements' work at the vector rate;
+//     per tile at the cycles of poplibs' estimator for it (models/ipu/popops_vertices.hpp: the
+//     index's add in place, a one-region dynamic slice of the tile's elements);
 //   - an operand not on the tile that uses it comes over an exchange phase of the same
 //     superstep: /chip/exchange_fixed_cycles plus the busiest tile's bytes (or the farthest
 //     word's flight) by the on-chip exchange model (models/ipu/exchange.hpp); the index (4 B)
@@ -32,8 +31,8 @@
 //   - a Copy is an exchange-only superstep: sync + exchange of the fragment's bytes per tile;
 //   - a Switch branches on every tile, so its index is broadcast first (an exchange-only
 //     superstep; ASSUMPTION: Poplar does not fold it into the preceding exchange).
-// The addInPlace is the step's reduction vertex (timed already by the collective player) and
-// shares the superstep of the Copy that brings its operand.
+// The addInPlace is the step's reduction vertex (timed already by the collective player, by
+// its estimator) and shares the superstep of the Copy that brings its operand.
 #include <cstdint>
 
 #include "models/params/hw_params.hpp"

@@ -88,8 +88,19 @@ class Microbenchmark : public sc_core::sc_module, public Workload {
   /// Parses a gemm / convolution step into an AMP compute spec with its GEMM shape.
   void parse_shape_step(ConfigNode& n, Step& s);
   /// tile_transfer and tile_traffic: repeat x (sync, then each IPU's exchange phase and the
-  /// network at once, then the reduction vertex of a reduce).
+  /// network at once; a reduce runs popops::reduce's stages, each such a superstep followed by
+  /// its reduction vertices).
   void run_tile_traffic(Step& s);
+  /// The time of one superstep's parts (ns).
+  struct SuperstepTimes {
+    double sync_ns = 0, setup_ns = 0, exchange_ns = 0, network_ns = 0, link_ports_ns = 0;
+  };
+  /// One BSP superstep of `plan` over the step's IPUs from now: the barriers (in the timed
+  /// interval only with `timed_sync`), the external set-up when data leaves an IPU, then each
+  /// IPU's exchange phase beside the network; returns when all are done.
+  SuperstepTimes tile_superstep(const Step& s, const TileTrafficPlan& plan, bool timed_sync);
+  /// Expands a reduce step's popops::reduce stages into their messages (parse time).
+  void plan_reduce_stages(ConfigNode& n, Step& s);
   /// Per IPU, the time (ns) its IPU-Link ports need for a tile step's off-chip bytes: per link
   /// bundle and direction, each port group's bytes at its share (external_ports_ns()).
   std::map<std::uint32_t, double> link_ports_ns(const TileTrafficPlan& plan) const;

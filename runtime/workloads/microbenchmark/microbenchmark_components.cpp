@@ -5,8 +5,10 @@
 // compute model — with no closed form on the side.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "models/ipu/external_ports.hpp"
+#include "models/ipu/reduce_plan.hpp"
 #include "models/system/system.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark_step.hpp"
@@ -128,6 +130,7 @@ void Microbenchmark::parse_tile_step(ConfigNode& n, Step& s) {
     }
   }
   s.req.bytes = s.plan.payload_bytes;
+  if (s.kind == Kind::TileTraffic && t.pattern == TilePattern::Reduce) plan_reduce_stages(n, s);
 }
 
 void Microbenchmark::parse_shape_step(ConfigNode& n, Step& s) {
@@ -165,10 +168,11 @@ void Microbenchmark::parse_shape_step(ConfigNode& n, Step& s) {
                                        compute_dtype_bytes(c.dtype));
 }
 
-void Microbenchmark::run_tile_traffic(Step& s) {
+Microbenchmark::SuperstepTimes Microbenchmark::tile_superstep(const Step& s,
+                                                              const TileTrafficPlan& plan,
+                                                              bool timed_sync) {
   const ChipParams& chip = system_.chip();
   const ClockDomain& clock = system_.clock();
-  const TileTrafficPlan& plan = s.plan;
   const std::vector<std::uint32_t>& ipus = s.tile.ipus;
   std::vector<TransferRequest> reqs;
   for (const auto& [pair, bytes] : plan.pair_bytes)
@@ -188,69 +192,137 @@ void Microbenchmark::run_tile_traffic(Step& s) {
   const double setup_ns =
       reqs.empty() ? 0.0
                    : clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
-  for (std::uint64_t r = 0; r < s.repeat; ++r) {
-    // BSP: every IPU of the step syncs, sets up its external exchange if data leaves it, then
-    // each IPU's tiles run their exchange phase while the network carries what crosses links.
-    // A step not timed by the host starts its clock once the sync has released the tiles (the
-    // IPUs' cycle counters): the sync then belongs to the superstep before it and is not timed.
-    // A superstep whose barrier spans IPUs runs the internal barrier of each IPU before the
-    // external one (Graphcore patent US 10,579,585 B2, claim 1: internal barrier, internal
-    // exchange, external barrier, external exchange), so a host-timed step waits for both.
-    const SyncCost sync = system_.sync(ipus);
-    const double barriers_ns =
-        sync.ns + (sync.scope == SyncScope::Internal
-                       ? 0.0
-                       : clock.cycles_to_ns(static_cast<double>(chip.sync_internal_cycles)));
-    double ready = now_ns();
-    for (std::uint32_t ipu : ipus)
-      ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
-    const double phase_start = ready + (s.host_timed ? barriers_ns : 0.0) + setup_ns;
-    double exchange_ns = 0, ports_phase_ns = 0;
-    for (std::size_t i = 0; i < ipus.size(); ++i) {
-      Ipu& ipu = system_.ipu(ipus[i]);
-      // Timed per tile in both fidelities (a rooted pattern's busiest tile is the point).
-      const std::uint64_t cycles =
-          system_.fidelity() == Fidelity::PerTile
-              ? ipu.exchange(phases[i])
-              : exchange_cycles_per_tile(rates, phases[i].per_tile, phases[i].shared_receive);
-      const double ns = clock.cycles_to_ns(static_cast<double>(cycles));
-      // The tiles are held, too, while the IPU's link ports move their off-chip bytes.
-      const auto pn = ports_ns.find(ipus[i]);
-      const double ports = pn == ports_ns.end() ? 0.0 : pn->second;
-      ipu.occupy_compute_tiles(ready, phase_start - ready + std::max(ns, ports));
-      exchange_ns = std::max(exchange_ns, ns);
-      ports_phase_ns = std::max(ports_phase_ns, ports);
+  // BSP: every IPU of the step syncs, sets up its external exchange if data leaves it, then
+  // each IPU's tiles run their exchange phase while the network carries what crosses links.
+  // A step not timed by the host starts its clock once the sync has released the tiles (the
+  // IPUs' cycle counters): the sync then belongs to the superstep before it and is not timed.
+  // A superstep whose barrier spans IPUs runs the internal barrier of each IPU before the
+  // external one (Graphcore patent US 10,579,585 B2, claim 1: internal barrier, internal
+  // exchange, external barrier, external exchange), so a host-timed step waits for both.
+  const SyncCost sync = system_.sync(ipus);
+  const double barriers_ns =
+      sync.ns + (sync.scope == SyncScope::Internal
+                     ? 0.0
+                     : clock.cycles_to_ns(static_cast<double>(chip.sync_internal_cycles)));
+  double ready = now_ns();
+  for (std::uint32_t ipu : ipus) ready = std::max(ready, system_.ipu(ipu).compute_tiles_free_ns());
+  const double phase_start = ready + (timed_sync ? barriers_ns : 0.0) + setup_ns;
+  SuperstepTimes t;
+  for (std::size_t i = 0; i < ipus.size(); ++i) {
+    Ipu& ipu = system_.ipu(ipus[i]);
+    // Timed per tile in both fidelities (a rooted pattern's busiest tile is the point).
+    const std::uint64_t cycles =
+        system_.fidelity() == Fidelity::PerTile
+            ? ipu.exchange(phases[i])
+            : exchange_cycles_per_tile(rates, phases[i].per_tile, phases[i].shared_receive);
+    const double ns = clock.cycles_to_ns(static_cast<double>(cycles));
+    // The tiles are held, too, while the IPU's link ports move their off-chip bytes.
+    const auto pn = ports_ns.find(ipus[i]);
+    const double ports = pn == ports_ns.end() ? 0.0 : pn->second;
+    ipu.occupy_compute_tiles(ready, phase_start - ready + std::max(ns, ports));
+    t.exchange_ns = std::max(t.exchange_ns, ns);
+    t.link_ports_ns = std::max(t.link_ports_ns, ports);
+  }
+  sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
+  if (!reqs.empty()) system_.network().transfer_all(reqs);
+  transfers_done_ += reqs.size();
+  t.network_ns = now_ns() - phase_start;
+  const double end = std::max(now_ns(), phase_start + std::max(t.exchange_ns, t.link_ports_ns));
+  if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+  t.sync_ns = timed_sync ? barriers_ns : 0.0;
+  t.setup_ns = setup_ns;
+  return t;
+}
+
+void Microbenchmark::plan_reduce_stages(ConfigNode& n, Step& s) {
+  // popops::reduce of a tensor [rows, cols] holding one row on each active tile of the step's
+  // IPUs (global tile index: the IPU's position in the step x tiles per IPU + tile) into an
+  // output mapped from the root tile on.
+  const ChipParams& chip = system_.chip();
+  const TileTrafficSpec& t = s.tile;
+  const std::uint64_t ct = chip.tiles;
+  const std::uint64_t active = t.tiles == 0 ? ct : t.tiles;
+  std::vector<std::uint64_t> sources;
+  std::uint64_t root = 0;
+  for (std::size_t i = 0; i < t.ipus.size(); ++i) {
+    for (std::uint64_t tile = 0; tile < active; ++tile) sources.push_back(i * ct + tile);
+    if (t.ipus[i] == t.root_ipu) root = i * ct + t.root_tile;
+  }
+  const auto elem = static_cast<std::uint32_t>(element_bytes(s.reduce_dtype));
+  const std::vector<ReduceStage> stages =
+      plan_popops_reduce(sources, t.bytes_per_tile / elem, elem, t.ipus.size() * ct, ct, root);
+  for (const ReduceStage& stage : stages) {
+    TileTrafficSpec spec;
+    spec.pattern = TilePattern::Messages;
+    spec.ipus = t.ipus;
+    for (const ReducePiece& p : stage.pieces) {
+      for (std::uint64_t src : p.sources) {
+        if (src == p.tile) continue;
+        spec.messages.push_back({t.ipus[src / ct], static_cast<std::uint32_t>(src % ct),
+                                 t.ipus[p.tile / ct], static_cast<std::uint32_t>(p.tile % ct),
+                                 p.cols() * stage.elem_bytes});
+      }
     }
-    sc_core::wait(ns_to_sc(phase_start) - sc_core::sc_time_stamp());
-    if (!reqs.empty()) system_.network().transfer_all(reqs);
-    transfers_done_ += reqs.size();
-    s.network_ns = now_ns() - phase_start;
-    const double end = std::max(now_ns(), phase_start + std::max(exchange_ns, ports_phase_ns));
-    if (end > now_ns()) sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
-    s.sync_ns = s.host_timed ? barriers_ns : 0.0;
-    s.setup_ns = setup_ns;
-    s.exchange_ns = exchange_ns;
-    s.link_ports_ns = ports_phase_ns;
-    if (s.tile.pattern == TilePattern::Reduce && s.tile.bytes_per_tile > 0) {
-      // The root's reduction vertex sums what it gathered: one add per element of every other
-      // tile's data; it reads every operand and its own value and writes the result.
-      const std::uint64_t elems = s.tile.bytes_per_tile / element_bytes(s.reduce_dtype);
-      const std::uint64_t others = plan.messages;
-      ComputeSpec c;
-      c.unit = ComputeUnit::Vector;
-      c.dtype = s.reduce_dtype;
-      c.tiles = 1;
-      c.reduction_vertex = true;
-      c.flops = static_cast<double>(elems * others);
-      c.bytes = (others + 2) * elems * element_bytes(s.reduce_dtype);
-      Ipu& root = system_.ipu(s.tile.root_ipu);
-      const double ns = clock.cycles_to_ns(static_cast<double>(root.compute(c)));
-      const double start = root.occupy_compute_tiles(now_ns(), ns);
-      sc_core::wait(ns_to_sc(start + ns) - sc_core::sc_time_stamp());
-      s.reduce_ns = ns;
+    Step::ReduceStep r;
+    r.stage = stage;
+    try {
+      r.plan =
+          plan_tile_traffic(spec, chip.tiles, chip.exchange_columns, chip.external_port_groups);
+    } catch (const ConfigError& e) {
+      n.fail("traffic", e.what());
+    }
+    s.reduce_stages.push_back(std::move(r));
+  }
+}
+
+void Microbenchmark::run_tile_traffic(Step& s) {
+  const ChipParams& chip = system_.chip();
+  const ClockDomain& clock = system_.clock();
+  const std::uint64_t ct = chip.tiles;
+  for (std::uint64_t r = 0; r < s.repeat; ++r) {
+    if (s.reduce_stages.empty()) {
+      const SuperstepTimes t = tile_superstep(s, s.plan, s.host_timed);
+      s.sync_ns = t.sync_ns;
+      s.setup_ns = t.setup_ns;
+      s.exchange_ns = t.exchange_ns;
+      s.network_ns = t.network_ns;
+      s.link_ports_ns = t.link_ports_ns;
+    } else {
+      // popops::reduce: each stage is a compute set, one superstep whose exchange brings the
+      // partials to their reducing tiles, then those tiles' reduction vertices. The first
+      // stage's sync is timed as the step says; the later ones are inside the timed program.
+      s.sync_ns = s.setup_ns = s.exchange_ns = s.network_ns = s.link_ports_ns = s.reduce_ns = 0;
+      for (std::size_t k = 0; k < s.reduce_stages.size(); ++k) {
+        Step::ReduceStep& st = s.reduce_stages[k];
+        const SuperstepTimes t = tile_superstep(s, st.plan, k > 0 || s.host_timed);
+        s.sync_ns += t.sync_ns;
+        s.setup_ns += t.setup_ns;
+        s.exchange_ns += t.exchange_ns;
+        s.network_ns += t.network_ns;
+        s.link_ports_ns += t.link_ports_ns;
+        st.exchange_ns = t.exchange_ns;
+        // Each IPU's reducing tiles run their vertices; the IPU is done with its busiest tile.
+        std::map<std::uint32_t, ReduceStage> per_ipu;
+        for (const ReducePiece& p : st.stage.pieces) {
+          ReduceStage& mine = per_ipu[s.tile.ipus[p.tile / ct]];
+          mine.elem_bytes = st.stage.elem_bytes;
+          mine.pieces.push_back(p);
+        }
+        double end = now_ns(), longest = 0;
+        for (const auto& [ipu_id, stage] : per_ipu) {
+          const double ns =
+              clock.cycles_to_ns(static_cast<double>(reduce_stage_compute_cycles(chip, stage)));
+          const double start = system_.ipu(ipu_id).occupy_compute_tiles(now_ns(), ns);
+          end = std::max(end, start + ns);
+          longest = std::max(longest, ns);
+        }
+        sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+        st.reduce_ns = longest;
+        s.reduce_ns += longest;
+      }
     }
     ++s.done;
-    s.moved_bytes += plan.payload_bytes;
+    s.moved_bytes += s.plan.payload_bytes;
   }
   s.end_ns = now_ns();
   trace_step(s, s.start_ns, s.end_ns - s.start_ns);
@@ -302,7 +374,31 @@ void Microbenchmark::component_step_json(const Step& s, Json& j) const {
     j["exchange_ns"] = s.exchange_ns;
     j["network_ns"] = s.network_ns;
     j["link_ports_ns"] = s.link_ports_ns;
-    if (s.tile.pattern == TilePattern::Reduce) j["reduce_ns"] = s.reduce_ns;
+    if (s.tile.pattern == TilePattern::Reduce) {
+      // The stages popops::reduce plans (models/ipu/reduce_plan.hpp), each a superstep: its
+      // reducing tiles, the most partials and outputs one of them sums, its exchange phase
+      // and its vertices (ns); the step's exchange_ns and reduce_ns are their sums.
+      j["reduce_ns"] = s.reduce_ns;
+      Json stages = Json::array();
+      std::uint64_t messages = 0;
+      for (const Step::ReduceStep& st : s.reduce_stages) {
+        std::uint64_t partials = 0, outputs = 0;
+        std::set<std::uint64_t> tiles;
+        for (const ReducePiece& p : st.stage.pieces) {
+          tiles.insert(p.tile);
+          partials = std::max<std::uint64_t>(partials, p.sources.size());
+          outputs = std::max(outputs, p.cols());
+        }
+        stages.push_back({{"reducing_tiles", tiles.size()},
+                          {"partials", partials},
+                          {"outputs", outputs},
+                          {"exchange_ns", st.exchange_ns},
+                          {"reduce_ns", st.reduce_ns}});
+        messages += st.plan.messages;
+      }
+      j["reduce_stages"] = stages;
+      if (!s.reduce_stages.empty()) j["messages_per_repeat"] = messages;
+    }
   }
   if (s.kind == Kind::Gemm || s.kind == Kind::Convolution) {
     const double dur = s.end_ns - s.start_ns;

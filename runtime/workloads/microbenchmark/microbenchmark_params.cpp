@@ -110,9 +110,11 @@ void add_step_fields(std::vector<ParamSpec>& out, const std::string& p, bool nes
              {"messages", "random", "broadcast", "gather", "scatter", "reduce", "all_to_all"},
              "tile_traffic: messages (the `messages` list), random (every tile sends "
              "bytes_per_tile to a random tile, see destinations and seed), broadcast / "
-             "scatter (root tile to every tile), gather / reduce (every tile to the "
-             "root tile; reduce then sums on the root), all_to_all (every tile to every "
-             "other tile), over the tiles of `ipus`."));
+             "scatter (root tile to every tile), gather (every tile to the root tile), "
+             "reduce (every tile's bytes_per_tile summed over the tiles in the stages "
+             "popops::reduce plans, the output from the root tile on: "
+             "models/ipu/reduce_plan.hpp), all_to_all (every tile to every other tile), "
+             "over the tiles of `ipus`."));
   out.push_back(raw(p + "/messages", Json::array(),
                     "tile_traffic messages: list of [src_ipu, src_tile, dst_ipu, dst_tile, bytes] "
                     "(global IPU ids, tile indices); the step's IPUs are those named."));

@@ -9,6 +9,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/exchange.hpp"
+#include "models/ipu/reduce_plan.hpp"
 #include "models/network/network.hpp"
 #include "models/network/routing.hpp"
 #include "runtime/workloads/microbenchmark/microbenchmark.hpp"
@@ -40,6 +41,14 @@ struct Microbenchmark::Step {
   TileTrafficSpec tile;  ///< tile_transfer and tile_traffic: the messages
   TileTrafficPlan plan;  ///< ... expanded once at parse time
   ComputeDType reduce_dtype = ComputeDType::Float32;  ///< tile_traffic reduce: element type
+  /// tile_traffic reduce: one stage of popops::reduce (models/ipu/reduce_plan.hpp) with its
+  /// messages expanded, and the time of its parts in the last repetition (ns).
+  struct ReduceStep {
+    ReduceStage stage;
+    TileTrafficPlan plan;
+    double exchange_ns = 0, reduce_ns = 0;
+  };
+  std::vector<ReduceStep> reduce_stages;  ///< empty for the other patterns
   // Results.
   double start_ns = 0, end_ns = 0;
   std::uint64_t moved_bytes = 0;

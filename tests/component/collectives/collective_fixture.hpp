@@ -50,21 +50,17 @@ inline double rail_Bpns(const Json& r) {
          l["efficiency"].get<double>();
 }
 
-/// One on-tile reduction of `elems` float32 elements per IPU, balanced over all tiles: a
-/// vector-unit op of one flop per element that reads two and writes one element, bounded by
-/// the vector rate or the memory rate, divided by the vector efficiency, plus the per-op
-/// overhead (models/ipu/compute.hpp).
+/// One step's on-tile reduction of `elems` float32 elements per IPU: popops' addInPlace
+/// (BinaryOp1DInPlace ADD) on the busiest tile, which holds ceil(elems / tiles) elements but at
+/// least 128 B (32 floats) and at most all of them; poplibs' estimate for it
+/// (popopsCycleEstimators.cpp getBinaryOp1DInPlaceEstimate): 11 + W x (58 + 3 x loops), W
+/// workers each adding ceil(n / W) floats two (one 64-bit vector) per 3-cycle loop.
 inline double reduce_ns(const Json& r, double elems) {
   const auto& c = r["chip"];
   const double tiles = c["tiles"].get<double>();
-  const double eff = c["compute"]["vector_efficiency"].get<double>();
-  const double by_flops =
-      elems / tiles / c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
-  const double by_bytes =
-      std::ceil(elems * 12 / tiles) / c["memory_bytes_per_cycle_per_tile"].get<double>();
-  // A collective's reduction is one vertex: it pays the reduction overhead, not an op's.
-  const double cycles = std::ceil(std::max(by_flops, by_bytes) / eff - 1e-9) +
-                        c["compute"]["reduction_overhead_cycles"].get<double>();
+  const double w = c["worker_threads"].get<double>();
+  const double n = std::min(elems, std::max(std::ceil(elems / tiles - 1e-9), 32.0));
+  const double cycles = 11 + w * (58 + 3 * std::ceil(std::ceil(n / w - 1e-9) / 2 - 1e-9));
   return cycles / c["clock_GHz"].get<double>();
 }
 
@@ -92,9 +88,10 @@ inline ProgramParts ring_phase_parts(bool reduce, double steps, bool sliceable,
 
 /// Time of `p` for fragments of `frag_elems` elements of `elem_bytes` (inputs of
 /// `input_elems`) from the resolved parameters: every part is a superstep paying the internal
-/// sync; a compute set (index op: 2 flops on 8 B; slice / update: the fragment's elements on
-/// its busiest tile, read and written) pays the small vertex (reduction_overhead_cycles) plus
-/// its work at the vector FP32 rate or the memory rate over vector_efficiency; the index (4 B)
+/// sync; a compute set pays its vertex's poplibs estimate on W workers (index op: one
+/// UNSIGNED_INT added in place, 11 + W x (58 + 7); slice / update: a dynamic slice of the
+/// fragment's elements on its busiest tile, 11 + 14 + W x (39 + 24 + 2 x floor(ceil(n / W) /
+/// V)), V = 2 floats or 4 halves per 64-bit copy); the index (4 B)
 /// of a slice or Switch and every copy cross an exchange phase: exchange_fixed_cycles plus the
 /// longer of the busiest tile's bytes at the per-tile rate and the farthest word's flight
 /// (ceil(cycles per column x (columns - 1)) + 1). A fragment lies on at least 128 B per tile.
@@ -109,16 +106,14 @@ inline double program_ns(const Json& r, const ProgramParts& p, double frag_elems
                                       (c["exchange_columns"].get<double>() - 1) -
                                   1e-9) +
                         1;
-  const double vertex = c["compute"]["reduction_overhead_cycles"].get<double>();
-  const double eff = c["compute"]["vector_efficiency"].get<double>();
-  const double mem = c["memory_bytes_per_cycle_per_tile"].get<double>();
-  const double vflops = c["vector_flops_per_cycle_per_tile"]["float32"].get<double>();
+  const double w = c["worker_threads"].get<double>();
   const double per_tile =
       std::min(frag_elems, std::max(std::ceil(frag_elems / tiles), std::ceil(128 / elem_bytes)));
   auto exchange = [&](double bytes) { return fixed + std::max(std::ceil(bytes / rate), flight); };
-  auto work = [&](double cycles) { return std::ceil(cycles / eff - 1e-9); };
-  const double index_op = sync + vertex + work(std::max(2 / vflops, 8 / mem));
-  const double slice = sync + exchange(4) + vertex + work(2 * per_tile * elem_bytes / mem);
+  const double per_copy = elem_bytes == 2 ? 4 : 2;
+  const double index_op = sync + 11 + w * (58 + 7);
+  const double slice = sync + exchange(4) + 25 +
+                       w * (39 + 24 + 2 * std::floor(std::ceil(per_tile / w - 1e-9) / per_copy));
   const double swtch = sync + exchange(4);
   const double copy = sync + exchange(per_tile * elem_bytes);
   const double input_copy = sync + exchange(std::ceil(input_elems * elem_bytes / tiles));

@@ -2,8 +2,8 @@
 // of the resolved parameters: one tile alone, an idle link, a two-IPU broadcast, a gather
 // (contention at the root's port), a word's flight across the exchange's columns (idle, and
 // under a gather's port contention), a transfer timed without its sync, two flows sharing a
-// link (contention on the network), a reduce (the reduction vertex's own overhead) and a
-// GEMM / convolution shape.
+// link (contention on the network) and a GEMM / convolution shape (a reduce's stages:
+// component_reduce_test.cpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -267,29 +267,6 @@ TEST_CASE("tile_traffic: two IPU pairs whose routes share an up link each get ha
   CHECK(b.duration(0) == Approx(setup + shared).epsilon(1e-3));
   // Alone, each would take about half as long: the sharing is what the step measures.
   CHECK(b.step(0)["network_ns"].get<double>() > 1.9 * X / C);
-}
-
-TEST_CASE("tile_traffic reduce: a gather, then the root's vertex with the reduction overhead",
-          "[microbenchmark][tile_traffic][reduce]") {
-  Json extra = workload(Json::array({tile_step(
-      {{"traffic", "reduce"}, {"ipus", 1}, {"dtype", "float32"}, {"bytes_per_tile", 4}})}));
-  extra["chip"] = {{"compute", {{"reduction_overhead_cycles", 321}}}};
-  ConfigDoc doc = preset_config("pod4", extra);
-  Bench b = Bench::make(doc);
-  sc_core::sc_start();
-  REQUIRE(b.mb->finished());
-  const double T = resolved(doc, "/chip/tiles");
-  const double gather =
-      resolved(doc, "/chip/sync_internal_cycles") + resolved(doc, "/chip/exchange_fixed_cycles") +
-      ceil_div((T - 1) * 4, resolved(doc, "/chip/exchange_bytes_per_cycle_per_tile"));
-  // One tile adds T - 1 floats (vector fp32 rate) and reads T + 1, writes 1: the larger of the
-  // two bounds, over the vector efficiency, plus the vertex's 321 cycles (not the op overhead).
-  const double flops = (T - 1) / resolved(doc, "/chip/vector_flops_per_cycle_per_tile/float32");
-  const double mem = (T + 1) * 4 / resolved(doc, "/chip/memory_bytes_per_cycle_per_tile");
-  const double vertex =
-      321 + ceil_div(std::max(flops, mem), resolved(doc, "/chip/compute/vector_efficiency"));
-  CHECK(b.duration(0) == Approx((gather + vertex) * cycle_ns(doc)));
-  CHECK(b.step(0)["reduce_ns"].get<double>() == Approx(vertex * cycle_ns(doc)));
 }
 
 TEST_CASE("gemm and convolution: the AMP formula of the GEMM shape (as training times it)",

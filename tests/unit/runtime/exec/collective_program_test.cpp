@@ -10,9 +10,9 @@ using namespace ipusim;
 namespace {
 
 /// 16 tiles in 4 columns (1 cycle per column: the farthest word takes 3 + 1 = 4 cycles), sync
-/// 100, exchange fixed 50 at 4 B/cycle (supertiles of 2), a small vertex 400 cycles, vector
-/// FP32 2 flop/cycle at efficiency 0.5, memory 24 B/cycle. The training op overhead is set far
-/// off (9999): the program must not pay it.
+/// 100, exchange fixed 50 at 4 B/cycle (supertiles of 2), 6 workers per tile (the vertices'
+/// poplibs estimates, models/ipu/popops_vertices.hpp). The training op overhead is set far off
+/// (9999): the program must not pay it.
 ChipParams round_chip() {
   ChipParams c = registry_hw_params().chip;
   c.tiles = 16;
@@ -22,12 +22,8 @@ ChipParams round_chip() {
   c.exchange_fixed_cycles = 50;
   c.exchange_bytes_per_cycle_per_tile = 4;
   c.tiles_per_supertile = 2;
-  c.reduction_overhead_cycles = 400;
+  c.worker_threads = 6;
   c.op_overhead_cycles = 9999;
-  c.vector_flops_per_cycle_fp32 = 2;
-  c.vector_flops_per_cycle_fp16 = 4;
-  c.vector_efficiency = 0.5;
-  c.memory_bytes_per_cycle_per_tile = 24;
   return c;
 }
 
@@ -75,22 +71,24 @@ TEST_CASE("a small all-reduce over 2 replicas: parts and cycles by hand", "[coll
   // dynamicUpdate; Copy out of the sliceable tensor.
   check_count(ag, 2, 2, 0, 2, 1);
   // Parts (cycles):
-  //   index op  = sync 100 + vertex 400 + ceil(max(2 / 2, 8 / 24) / 0.5) = 2      -> 502
+  //   index op  = sync 100 + the index's add in place (UNSIGNED_INT, 7 cycles an element):
+  //               11 + 6 x (58 + 7) = 401                                          -> 501
   //   slice     = sync 100 + index exchange (50 + max(1, flight 4) = 54)
-  //               + vertex 400 + ceil(2 x 128 B / 24 / 0.5) = 22                    -> 576
+  //               + dynamic slice of 32 floats: 6 per worker, 3 copies of 2:
+  //               11 + 14 + 6 x (39 + 24 + 6) = 439                                  -> 593
   //   copy      = sync 100 + exchange 50 + max(128 B / 4 = 32, 4)                    -> 182
   //   input copy= sync 100 + exchange 50 + max(512 B / 16 tiles / 4 = 8, 4)         -> 158
-  // Each phase: 2 x 502 + 2 x 576 + 2 x 182 + 158 = 2,678 cycles.
+  // Each phase: 2 x 501 + 2 x 593 + 2 x 182 + 158 = 2,710 cycles.
   const ChipParams c = round_chip();
-  CHECK(collective_program_cycles(c, rs, f) == 2678);
-  CHECK(collective_program_cycles(c, ag, f) == 2678);
-  // A later step of the reduce-scatter: mapInPlace, dynamicSlice, Copy = 502 + 576 + 182.
+  CHECK(collective_program_cycles(c, rs, f) == 2710);
+  CHECK(collective_program_cycles(c, ag, f) == 2710);
+  // A later step of the reduce-scatter: mapInPlace, dynamicSlice, Copy = 501 + 593 + 182.
   const CollectiveProgramCount step = collective_step_program(true, false, false, f);
   check_count(step, 1, 1, 0, 1, 0);
-  CHECK(collective_program_cycles(c, step, f) == 1260);
+  CHECK(collective_program_cycles(c, step, f) == 1276);
 }
 
-TEST_CASE("a small op costs the small vertex, not the training op overhead",
+TEST_CASE("a small op costs its vertex's estimate, not the training op overhead",
           "[collective_program]") {
   const CollectiveFragment f = fragment(64, 128, 4);
   const CollectiveProgramCount rs = collective_step_program(true, true, false, f);
@@ -98,12 +96,13 @@ TEST_CASE("a small op costs the small vertex, not the training op overhead",
   const std::uint64_t base = collective_program_cycles(c, rs, f);
   c.op_overhead_cycles = 1;
   CHECK(collective_program_cycles(c, rs, f) == base);
-  // Four compute sets (2 index ops, 2 dynamicSlices) each pay the small vertex once.
-  c.reduction_overhead_cycles += 10;
-  CHECK(collective_program_cycles(c, rs, f) == base + 4 * 10);
+  // A seventh worker slows the four compute sets' vertices: each index op 11 + 7 x 65 = 466
+  // (+65), each slice of 32 floats (5 per worker, 2 copies) 25 + 7 x 67 = 494 (+55).
+  c.worker_threads = 7;
+  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 55);
   // Seven supersteps (4 compute sets, 2 copies, 1 input copy) each pay the internal sync.
   c.sync_internal_cycles += 1;
-  CHECK(collective_program_cycles(c, rs, f) == base + 4 * 10 + 7);
+  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 55 + 7);
 }
 
 TEST_CASE("large fragments go through a Switch of copies", "[collective_program]") {
@@ -111,19 +110,19 @@ TEST_CASE("large fragments go through a Switch of copies", "[collective_program]
   const CollectiveFragment f = fragment(3200, 3200 * 16, 2);
   const ChipParams c = round_chip();
   // Switch = sync 100 + index broadcast 54 = 154; copy of 400 B = 100 + 50 + 100 = 250.
-  // Reduce-scatter step: mapInPlace, Switch, Copy: 502 + 154 + 250 = 906.
+  // Reduce-scatter step: mapInPlace, Switch, Copy: 501 + 154 + 250 = 905.
   const CollectiveProgramCount rs = collective_step_program(true, false, false, f);
   check_count(rs, 1, 0, 1, 1, 0);
-  CHECK(collective_program_cycles(c, rs, f) == 906);
-  // All-gather step: mapInPlace, Copy, Switch, Copy: 502 + 250 + 154 + 250 = 1,156.
+  CHECK(collective_program_cycles(c, rs, f) == 905);
+  // All-gather step: mapInPlace, Copy, Switch, Copy: 501 + 250 + 154 + 250 = 1,155.
   const CollectiveProgramCount ag = collective_step_program(false, false, false, f);
   check_count(ag, 1, 0, 1, 2, 0);
-  CHECK(collective_program_cycles(c, ag, f) == 1156);
+  CHECK(collective_program_cycles(c, ag, f) == 1155);
   // First all-gather step: + map, the first fragment's Copy, the prologue's Switch and Copy
-  // (no sliceable tensor, so no copy out): 1,156 + 502 + 250 + 154 + 250 = 2,312.
+  // (no sliceable tensor, so no copy out): 1,155 + 501 + 250 + 154 + 250 = 2,310.
   const CollectiveProgramCount first = collective_step_program(false, true, false, f);
   check_count(first, 2, 0, 2, 4, 0);
-  CHECK(collective_program_cycles(c, first, f) == 2312);
+  CHECK(collective_program_cycles(c, first, f) == 2310);
 }
 
 TEST_CASE("an all-gather into its own output always updates dynamically, without a copy out",

@@ -1,0 +1,84 @@
+// Cycles of popops' reduction, addInPlace and dynamic-slice vertices from poplibs' estimators.
+#include "models/ipu/popops_vertices.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ipusim {
+namespace {
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? a : (a + b - 1) / b; }
+
+/// Elements of `dtype` in the tile's 64-bit load path (Target::getDataPathWidth() / type bits).
+std::uint64_t data_path_elems(ComputeDType dtype) { return dtype == ComputeDType::Float32 ? 2 : 4; }
+
+/// Elements one accumulator instruction adds (f32v4acc / f16v8acc: getAccVectorWidth).
+std::uint64_t acc_vector_width(ComputeDType dtype) {
+  return dtype == ComputeDType::Float32 ? 4 : 8;
+}
+
+/// Worker threads of the chip (at least one).
+std::uint64_t workers(const ChipParams& chip) {
+  return std::max<std::uint32_t>(1, chip.worker_threads);
+}
+
+}  // namespace
+
+std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t outputs,
+                                          ComputeDType dtype) {
+  if (partials == 0 || outputs == 0) return 0;
+  const std::uint64_t dp = data_path_elems(dtype);
+  if (outputs == 1) {
+    // getCyclesEstimateForSingleInput: elemsPerCycle = min(acc width, data path) = dp, two
+    // loads per accumulator-width loop, cyclesPerLoop = max(2, 1) = 2, elemsPerLoop = 2 dp.
+    const std::uint64_t per_loop = std::min(acc_vector_width(dtype), dp) * 2;
+    return 1 + 2                            // entry, storage and exit
+           + 6                              // other init / checking
+           + 2 * (partials / per_loop) + 5  // loops, remainder set-up and accumulator read
+           + partials % per_loop            // one cycle per remaining element
+           + 3;                             // sum of the accumulators (FP32 output)
+  }
+  // getCyclesEstimateForStridedReduce, one outer stride, the outputs' row as the stride.
+  const std::uint64_t per_loop = std::gcd(std::min(acc_vector_width(dtype), dp), outputs);
+  const std::uint64_t post = dtype == ComputeDType::Float32 ? 3 + 2 : 1 + 6;
+  const std::uint64_t outer = 3 + post + (3 + (partials - 1));
+  return 3 + 2    // entry / exit
+         + 6 + 5  // loop set-up
+         + ceil_div(outputs, per_loop) * outer;
+}
+
+std::uint64_t reduce_vertex_tile_cycles(const ChipParams& chip, std::uint64_t partials,
+                                        std::uint64_t outputs, ComputeDType dtype) {
+  if (partials == 0 || outputs == 0) return 0;
+  const std::uint64_t w = workers(chip);
+  // Grain of the outputs' split over the workers: 2 x vector width for ADD (4 floats, 8 halves).
+  const std::uint64_t grain = 2 * data_path_elems(dtype);
+  const std::uint64_t busiest =
+      outputs == 1 ? 1 : std::min(outputs, ceil_div(ceil_div(outputs, grain), w) * grain);
+  return w * reduce_vertex_worker_cycles(partials, busiest, dtype);
+}
+
+std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t elems,
+                                       std::uint32_t elem_bytes, bool integer) {
+  if (elems == 0) return 0;
+  const std::uint64_t w = workers(chip);
+  // ADD FLOAT / HALF: cyclesPerLoop 1 on the natural vector width (64-bit path: 2 floats,
+  // 4 halves) + 2 for load / store and the loop (an external codelet, not interleaved);
+  // ADD UNSIGNED_INT: 7 cycles per element, not vectorised.
+  const std::uint64_t vector = integer ? 1 : (elem_bytes == 2 ? 4 : 2);
+  const std::uint64_t per_loop = integer ? 7 : 1 + 2;
+  const std::uint64_t worker = 58 + ceil_div(ceil_div(elems, w), vector) * per_loop;
+  return 11 + w * worker;
+}
+
+std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
+                                        std::uint32_t elem_bytes) {
+  if (elems == 0) return 0;
+  const std::uint64_t w = workers(chip);
+  const std::uint64_t vector = elem_bytes == 2 ? 4 : 2;  // data path width / (16 or 32 bits)
+  const std::uint64_t copies = ceil_div(elems, w) / vector;
+  const std::uint64_t worker = 39 + (24 + 2 * copies);  // one sub-element
+  return 11 + 1 + 6 + 1 + 6 + w * worker;
+}
+
+}  // namespace ipusim

@@ -1,0 +1,58 @@
+#pragma once
+// Cycles of the small popops vertices that reductions and collectives run (plain C++), from the
+// cycle estimators poplibs ships with them (graphcore/poplibs, sdk-release-3.4, 7eac0f26; each
+// function names its file and lines). No parameter is fitted here: the constants are the
+// estimators'.
+//
+// An estimator counts a worker's cycles. A tile runs its `/chip/worker_threads` workers
+// round-robin, one instruction each per worker_threads clock cycles, so a vertex takes
+// worker_threads x its worker cycles of the tile's clock, whether or not the other workers have
+// work; poplibs converts the same way (lib/popops/reduction/Modelling.cpp:
+// maxWorkerCycles * numWorkerContexts; popopsCycleEstimators.cpp getBinaryOp1DInPlaceEstimate:
+// numWorkers * workerCycles + the supervisor's overhead).
+#include <cstdint>
+
+#include "models/params/hw_params.hpp"
+
+namespace ipusim {
+
+/// Worker cycles of popops' ReduceAdd vertex that sums `partials` partials of `dtype` (Float16 or
+/// Float32; FP32 accumulators and output) into `outputs` outputs (0 if there are no partials):
+///   one output (SCALAR_OUTPUT_SINGLE_INPUT, the vertex poplibs 1.0.49, the Citadel report's SDK,
+///   picks for a scalar output: ReductionConnection.cpp getReductionVertexSpecialisation), by
+///   CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput (lines 292-331):
+///     3 + 6 + 2 x floor(n / L) + 5 + n mod L + 3, L = 4 floats or 8 halves per loop;
+///   several (STRIDED_REDUCE), by getCyclesEstimateForStridedReduce (lines 212-290):
+///     5 + 11 + ceil(m / E) x (3 + post + 3 + (n - 1)), E = gcd(data path elements, m),
+///     post = 5 (FP32 partials) or 7 (FP16 partials, FP32 output).
+std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t outputs,
+                                          ComputeDType dtype);
+
+/// Clock cycles of one tile that reduces `partials` partials into `outputs` outputs: poplibs
+/// splits the outputs over the workers in grains of 2 x vector width (ReductionStages.cpp
+/// findGrainSizeForOp, splitOutputRegionsForWorkers), each worker runs its share, and the tile
+/// takes worker_threads x its busiest worker's cycles (one output: one worker).
+std::uint64_t reduce_vertex_tile_cycles(const ChipParams& chip, std::uint64_t partials,
+                                        std::uint64_t outputs, ComputeDType dtype);
+
+/// Clock cycles of popops' addInPlace of `elems` elements on one tile (the BinaryOp1DInPlace
+/// ADD multi-vertex a collective's reduction step runs; 0 for no elements), by
+/// popopsCycleEstimators.cpp getBinaryOp1DInPlaceEstimate (lines 1510-1523) with
+/// binaryOpInnerLoopCycles (lines 63-84), the ADD row of binaryOpInPlacePerfInfo
+/// (popopsCycleEstimators.hpp lines 471-477) and basicOpSupervisorOverhead (11,
+/// PerformanceEstimation.cpp lines 19-30):
+///   11 + W x (58 + ceil(ceil(elems / W) / V) x c), W = worker_threads,
+///   FP32 / FP16: V = 2 / 4 elements per loop, c = 1 + 2; UNSIGNED_INT: V = 1, c = 7.
+/// `integer` selects the UNSIGNED_INT row (a ring index's map); otherwise `elem_bytes` 2 is FP16
+/// and 4 FP32.
+std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t elems,
+                                       std::uint32_t elem_bytes, bool integer = false);
+
+/// Clock cycles of popops' dynamicSlice / dynamicUpdate of one region of `elems` elements of
+/// `elem_bytes` bytes on one tile (the DynamicSlice1D / DynamicUpdateSlice1D multi-vertex), by
+/// popopsCycleEstimators.cpp getDynamicSlice1DEstimate (lines 1755-1783), one sub-element:
+///   11 + 14 + W x (39 + 24 + 2 x floor(ceil(elems / W) / V)), V = 64-bit data path elements.
+std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
+                                        std::uint32_t elem_bytes);
+
+}  // namespace ipusim

@@ -1,0 +1,128 @@
+// popops' vertex estimators (models/ipu/popops_vertices.hpp) and popops::reduce's plan
+// (models/ipu/reduce_plan.hpp) against hand-worked values of poplibs' formulas.
+#include <catch2/catch.hpp>
+
+#include "models/ipu/popops_vertices.hpp"
+#include "models/ipu/reduce_plan.hpp"
+#include "models/params/hw_params.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+/// A chip whose exchange and sync are set here, so the closed forms do not follow fitted values.
+ChipParams chip_of(std::uint32_t tiles) {
+  ChipParams c = registry_hw_params().chip;
+  c.tiles = tiles;
+  c.worker_threads = 6;
+  c.sync_internal_cycles = 150;
+  c.exchange_fixed_cycles = 100;
+  c.exchange_bytes_per_cycle_per_tile = 4;
+  c.exchange_columns = 16;
+  c.exchange_cycles_per_column = 1;
+  return c;
+}
+
+std::vector<std::uint64_t> first_tiles(std::uint64_t n) {
+  std::vector<std::uint64_t> v(n);
+  for (std::uint64_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("ReduceAdd vertex estimates by hand", "[popops][reduce]") {
+  // One output (getCyclesEstimateForSingleInput), FP32: 3 + 6 + 2 floor(n / 4) + 5 + n mod 4
+  // + 3. 64 partials: 3 + 6 + 32 + 5 + 0 + 3 = 49; 19: 3 + 6 + 8 + 5 + 3 + 3 = 28.
+  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32) == 49);
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float32) == 28);
+  // FP16 loads 8 halves per loop: 19 -> 3 + 6 + 4 + 5 + 3 + 3 = 24.
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float16) == 24);
+  // Several outputs (getCyclesEstimateForStridedReduce), FP32, 64 partials into 8 outputs:
+  // E = gcd(2, 8) = 2 per loop, 4 loops of 3 + 5 + 3 + 63 = 74: 5 + 11 + 4 x 74 = 312.
+  CHECK(reduce_vertex_worker_cycles(64, 8, ComputeDType::Float32) == 312);
+  CHECK(reduce_vertex_worker_cycles(0, 1, ComputeDType::Float32) == 0);
+  const ChipParams c = chip_of(16);
+  // On the tile: 6 workers round robin, one output on one worker: 6 x 49 = 294.
+  CHECK(reduce_vertex_tile_cycles(c, 64, 1, ComputeDType::Float32) == 294);
+  // 64 outputs: 16 grains of 4 over 6 workers, the busiest has 3 grains = 12 outputs:
+  // 5 + 11 + 6 x (3 + 5 + 3 + 63) = 460 worker cycles, 2760 on the tile.
+  CHECK(reduce_vertex_tile_cycles(c, 64, 64, ComputeDType::Float32) == 2760);
+}
+
+TEST_CASE("addInPlace and dynamic slice estimates by hand", "[popops]") {
+  const ChipParams c = chip_of(16);
+  // FP32, 32 elements: ceil(32 / 6) = 6 per worker, 3 loops of 2 at 1 + 2 cycles:
+  // 11 + 6 x (58 + 9) = 413.
+  CHECK(add_in_place_tile_cycles(c, 32, 4) == 413);
+  // FP16 packs 4 per loop: ceil(6 / 4) = 2 loops: 11 + 6 x (58 + 6) = 395.
+  CHECK(add_in_place_tile_cycles(c, 32, 2) == 395);
+  // The ring index (one UNSIGNED_INT, 7 cycles): 11 + 6 x (58 + 7) = 401.
+  CHECK(add_in_place_tile_cycles(c, 1, 4, true) == 401);
+  CHECK(add_in_place_tile_cycles(c, 0, 4) == 0);
+  // Dynamic slice of 32 floats: 6 per worker, floor(6 / 2) = 3 copies:
+  // 11 + 14 + 6 x (39 + 24 + 6) = 439.
+  CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 439);
+}
+
+TEST_CASE("popops::reduce of one float per tile on a GC2: 1216 -> 19 -> 1", "[popops][reduce]") {
+  // calculateNextStep: 1216 partials >= 2 sqrt(1216) = 69.7 and 1216 > 32: an intermediate
+  // stage. calculateSplit: ideal piece 1216 / 1216 = 1, N = 1216; 1216 / 1216 < 64, so
+  // N = 1216 / 64 = 19 (19 rows each >= 2): groups of ceil(1216 / 19) = 64 rows on tiles
+  // 0..18. Then 19 partials on 19 tiles: 19 <= 32, the output stage on tile 0.
+  const auto stages = plan_popops_reduce(first_tiles(1216), 1, 4, 1216, 1216, 0);
+  REQUIRE(stages.size() == 2);
+  REQUIRE(stages[0].pieces.size() == 19);
+  for (std::size_t i = 0; i < 19; ++i) {
+    CHECK(stages[0].pieces[i].tile == i);
+    CHECK(stages[0].pieces[i].sources.size() == 64);
+    CHECK(stages[0].pieces[i].sources.front() == 64 * i);
+  }
+  REQUIRE(stages[1].pieces.size() == 1);
+  CHECK(stages[1].pieces[0].tile == 0);
+  CHECK(stages[1].pieces[0].sources == first_tiles(19));
+  CHECK(stages[1].elem_bytes == 4);
+}
+
+TEST_CASE("a two-stage reduction to a scalar on a 128-tile chip, closed form", "[popops][reduce]") {
+  const ChipParams c = chip_of(128);
+  // 128 partials > 32: an intermediate stage; N = 128 / 64 = 2 groups of 64 rows on tiles 0
+  // and 1, then the output stage on tile 0 with 2 partials (tile 0's own and tile 1's).
+  const auto stages = plan_popops_reduce(first_tiles(128), 1, 4, 128, 128, 0);
+  REQUIRE(stages.size() == 2);
+  REQUIRE(stages[0].pieces.size() == 2);
+  CHECK(stages[0].pieces[1].sources.front() == 64);
+  CHECK(stages[1].pieces[0].sources == first_tiles(2));
+  // Stage 1: sync 150; exchange: tile 1 receives 64 x 4 B = 64 cycles (tile 0 receives 63), the
+  // destinations not listed (the whole chip: ceil(1 x 15) + 1 = 16 cycles of flight):
+  // 100 + 64 = 164; vertex 64 partials: 6 x 49 = 294. 150 + 164 + 294 = 608.
+  // Stage 2: sync 150; exchange: 4 B = 1 cycle, flight 16: 100 + 16 = 116; vertex 2 partials:
+  // 6 x (3 + 6 + 0 + 5 + 2 + 3) = 6 x 19 = 114. 150 + 116 + 114 = 380.
+  CHECK(reduce_stage_compute_cycles(c, stages[0]) == 294);
+  CHECK(reduce_stage_compute_cycles(c, stages[1]) == 114);
+  CHECK(scalar_reduce_cycles(c, 128) == Approx(608 + 380));
+  // 16 tiles: 16 partials <= 32, one stage: tile 0 receives 15 x 4 B = 15 cycles, flight 16:
+  // 150 + 116 + 6 x (3 + 6 + 8 + 5 + 0 + 3) = 150 + 116 + 150 = 416.
+  CHECK(scalar_reduce_cycles(chip_of(16), 16) == Approx(416));
+  // One tile: nothing to exchange or sum.
+  CHECK(scalar_reduce_cycles(c, 1) == 0);
+}
+
+TEST_CASE("popops::reduce of a row of 16 floats per tile: column pieces", "[popops][reduce]") {
+  // 128 rows of 16 columns on 128 tiles: 2048 partials > 16 x 32. Grain 4 columns: 4 pieces;
+  // ideal piece 2048 / 128 = 16; each piece 128 x 4 = 512 / 16 = 32 groups of 4 rows, but
+  // 512 / 32 = 16 < 64 so N = 512 / 64 = 8 groups of 16 rows: 32 tiles (0..31) each sum 16
+  // partials of 4 columns. Then 8 partials per output: the output stage, 16 outputs at >= 8
+  // per tile: tiles 0 and 1, 8 columns each, 8 partials each, from two pieces' groups.
+  const auto stages = plan_popops_reduce(first_tiles(128), 16, 4, 128, 128, 0);
+  REQUIRE(stages.size() == 2);
+  REQUIRE(stages[0].pieces.size() == 32);
+  CHECK(stages[0].pieces[31].tile == 31);
+  CHECK(stages[0].pieces[31].sources.size() == 16);
+  CHECK(stages[0].pieces[31].cols() == 4);
+  REQUIRE(stages[1].pieces.size() == 4);
+  CHECK(stages[1].pieces[0].tile == 0);
+  CHECK(stages[1].pieces[2].tile == 1);
+  CHECK(stages[1].pieces[2].col_begin == 8);
+  CHECK(stages[1].pieces[2].sources.size() == 8);
+}
