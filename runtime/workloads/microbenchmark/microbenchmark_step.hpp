@@ -63,6 +63,8 @@ struct Microbenchmark::Step {
   /// The longest time an IPU's link ports needed for the step's off-chip bytes (its port
   /// groups' share of each bundle, Microbenchmark::link_ports_ns()).
   double link_ports_ns = 0;
+  /// tile_traffic reduce: the op overhead the reduce pays once (/chip/compute/op_overhead_cycles).
+  double op_overhead_ns = 0;
 };
 
 namespace mb {
