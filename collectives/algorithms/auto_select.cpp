@@ -34,21 +34,52 @@ Algorithm pick_gw_method(std::uint32_t num_ilds) {
   return num_ilds > 2 ? Algorithm::MeetInTheMiddle : Algorithm::Clockwise;
 }
 
+// The small-message thresholds: the largest size at which direct is still as fast as the
+// fastest other candidate (and, for a broadcast over several domains above it, hierarchical,
+// a direct broadcast per tier, as fast as the fastest ring), chosen to make auto's worst slowdown
+// against `best` smallest over every size (1/8 octave steps from 256 B to 64 MiB) of the presets of
+// that span (Ladder: pod4; Torus: pod16, pod64; Domains: pod128), one IPU per replica, all
+// replicas, float32. Derived by
+// `/usr/bin/python3 tools/auto_thresholds.py` on 392f714 (its first table; the candidates'
+// times do not depend on this table, so the derivation does not either). Below the
+// crossover the fixed cost of every superstep across IPUs (both barriers, the external
+// exchange set-up and the step's on-chip program) dominates and the method with the fewest
+// supersteps wins; above it the bytes on the busiest link do and a ring wins.
+namespace {
+struct SmallMessageRow {
+  CollectiveOp op;
+  std::uint64_t ladder, torus, domains;
+};
+constexpr SmallMessageRow kSmallMessage[] = {
+    {CollectiveOp::AllReduce, 961548, 571740, 1617124},
+    {CollectiveOp::ReduceScatter, 1048576, 623488, 1617124},
+    {CollectiveOp::AllGather, 881744, 571648, 1616896},
+    {CollectiveOp::Broadcast, 571740, 77936, 2232},
+};
+/// A broadcast over several domains above its direct threshold: hierarchical up to this size.
+constexpr std::uint64_t kTieredBroadcastMaxBytes = 480776;
+
+}  // namespace
+
+std::uint64_t small_message_max_bytes(CollectiveOp op, GroupSpan span) {
+  for (const auto& row : kSmallMessage) {
+    if (row.op != op) continue;
+    return span == GroupSpan::Ladder  ? row.ladder
+           : span == GroupSpan::Torus ? row.torus
+                                      : row.domains;
+  }
+  return 0;  // all_to_all: always direct, no threshold
+}
+
 bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes,
-                        std::uint32_t ranks) {
+                        std::uint32_t group_size, GroupSpan span) {
   for (const auto& group : request.groups) {
     for (std::size_t i = 1; i < group.size(); ++i) {
       if (group[i] != group[i - 1] + 1) return false;
     }
   }
-  switch (request.op) {
-    case CollectiveOp::AllGather:
-      return bytes * ranks <= kDirectMaxGatherOutputBytes;
-    case CollectiveOp::Broadcast:
-      return bytes <= kDirectMaxBroadcastBytes;
-    default:
-      return bytes <= kDirectMaxReduceBytes;
-  }
+  const std::uint64_t size = request.op == CollectiveOp::AllGather ? bytes * group_size : bytes;
+  return size <= small_message_max_bytes(request.op, span);
 }
 
 Algorithm select_algorithm(const CollectiveRequest& request) {
@@ -56,11 +87,26 @@ Algorithm select_algorithm(const CollectiveRequest& request) {
   if (request.op == CollectiveOp::AllToAll) return Algorithm::Direct;
   const auto& topo = request.topology;
   const auto structure = ild_structure(request.groups, topo.ipus_per_replica, topo.ild_size_ipus);
-  if (structure && structure->num_ilds > 1) return Algorithm::Hierarchical;
+  const bool spans = structure && structure->num_ilds > 1;
   const std::uint64_t bytes = request.elements_per_replica * dtype_bytes(request.dtype);
+  std::uint32_t group_size = 0;
+  for (const auto& group : request.groups)
+    group_size = std::max(group_size, static_cast<std::uint32_t>(group.size()));
+  // Below the threshold the fixed cost of each superstep across IPUs dominates, so the method
+  // with the fewest supersteps wins: direct (1 or 2 supersteps). Above it the bytes dominate:
+  // a ring (hierarchical's tiers are rings), except that a broadcast over several domains
+  // first takes hierarchical (a direct broadcast per tier: few supersteps, and the root's
+  // links carry one copy per domain instead of one per member) up to its own threshold.
+  const GroupSpan span = spans        ? GroupSpan::Domains
+                         : topo.torus ? GroupSpan::Torus
+                                      : GroupSpan::Ladder;
+  const bool small = small_message_rule(request, bytes, group_size, span) ||
+                     (request.direct_max_bytes > 0 && bytes <= request.direct_max_bytes);
+  if (small) return Algorithm::Direct;
+  if (spans && (request.op != CollectiveOp::Broadcast || bytes <= kTieredBroadcastMaxBytes)) {
+    return Algorithm::Hierarchical;
+  }
   const auto ranks = max_members_per_ild(request.groups, topo.ipus_per_replica, topo.ild_size_ipus);
-  if (small_message_rule(request, bytes, ranks)) return Algorithm::Direct;
-  if (request.direct_max_bytes > 0 && bytes <= request.direct_max_bytes) return Algorithm::Direct;
   if (request.op == CollectiveOp::Broadcast) {
     // A ring broadcast scatters the root's tensor, then all-gathers the pieces.
     return pick_ring_method(RingPhaseKind::AllGather, ranks, bytes / std::max(ranks, 1u),
