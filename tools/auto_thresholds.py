@@ -48,7 +48,9 @@ GCL_RING = {  # reference section 4.5: A (ranks <= 4), B (<= 8), C (<= 16), byte
 def best(ipusim: str, system: str, op: str, nbytes: int) -> dict:
     cmd = [ipusim, "collective", "--system", system, "--op", op, "--bytes", str(nbytes),
            "--algorithm", "best", "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:  # e.g. a pod256 all_gather's output over 2^32 elements
+        return {"error": out.stderr.strip().splitlines()[-1]}
     b = json.loads(out.stdout)["best"]
     return {"times": {c["algorithm"]: c["time_ns"] for c in b["candidates"]},
             "auto": b["auto_choice"], "auto_ns": b["auto_time_ns"], "best": b["chosen"],
@@ -56,15 +58,25 @@ def best(ipusim: str, system: str, op: str, nbytes: int) -> dict:
 
 
 def scan(ipusim: str, jobs: int, systems, ops, sizes) -> dict:
+    """Every (system, op, bytes) that runs; the ones the simulator refuses are reported and
+    left out."""
     keys = [(s, op, n) for s in systems for op in ops for n in sizes]
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = pool.map(lambda k: best(ipusim, *k), keys)
-    return dict(zip(keys, results))
+        results = dict(zip(keys, pool.map(lambda k: best(ipusim, *k), keys)))
+    for key, r in results.items():
+        if "error" in r:
+            print(f"left out {key[0]} {key[1]} {key[2]} B: {r['error']}")
+    return {k: r for k, r in results.items() if "error" not in r}
 
 
 def unit(op: str, system: str, nbytes: int) -> int:
     """The small-message rule's unit: all_gather's output, every other op's input."""
     return nbytes * SHAPES[system] if op == "all_gather" else nbytes
+
+
+def per_member(op: str, system: str, nbytes: int) -> int:
+    """The tiered broadcast's unit: bytes per group member."""
+    return nbytes // SHAPES[system]
 
 
 def gcl_ring(op: str, system: str, nbytes: int) -> str:
@@ -82,35 +94,37 @@ def gcl_ring(op: str, system: str, nbytes: int) -> str:
 
 def fallback(op: str, system: str, nbytes: int, tiered: int) -> str:
     """What auto runs above the direct threshold: over several domains hierarchical (a
-    broadcast only up to `tiered` bytes), else GCL's ring."""
-    if system in SPANS["domains"] and (op != "broadcast" or nbytes <= tiered):
+    broadcast only up to `tiered` bytes per group member), else GCL's ring."""
+    if system in SPANS["domains"] and (op != "broadcast" or nbytes <= tiered * SHAPES[system]):
         return "hierarchical"
     return gcl_ring(op, system, nbytes)
 
 
-def choose(data: dict, op: str, shapes: list, pick) -> tuple:
+def choose(data: dict, op: str, shapes: list, pick, unit=unit) -> tuple:
     """The threshold T (a scanned size in the rule's unit, or 0) whose rule `pick(T, system,
-    bytes)` makes auto's worst slowdown against best over `shapes` and every size smallest;
-    returns (T, worst slowdown, where)."""
-    keys = [(s, n) for s in shapes for n in SIZES]
-    outcome = {}
+    bytes)` makes auto's worst slowdown against best over `shapes` and every size smallest
+    (then the sum of the slowdowns); returns (T, worst slowdown, where)."""
+    keys = [(s, n) for s in shapes for n in SIZES if (s, op, n) in data]
+    outcome = {}  # threshold: ((worst slowdown, where), sum of slowdowns)
     for t in sorted({0} | {unit(op, s, n) for s, n in keys}):
-        worst = (0.0, "")
+        worst, total = (0.0, ""), 0.0
         for s, n in keys:
             r = data[(s, op, n)]
             slow = r["times"][pick(t, s, n)] / r["best_ns"] - 1
+            total += slow
             if slow > worst[0] + 1e-12:
                 worst = (slow, f"{s} {n} B")
-        outcome[t] = worst
-    t = min(outcome, key=lambda c: (round(outcome[c][0], 6), c))
-    return t, outcome[t][0], outcome[t][1]
+        outcome[t] = (worst, total)
+    # Ties in the worst case (set elsewhere, e.g. by GCL's ring table) go to the smallest sum.
+    t = min(outcome, key=lambda c: (round(outcome[c][0][0], 6), round(outcome[c][1], 6), c))
+    return t, outcome[t][0][0], outcome[t][0][1]
 
 
-def crossover(data: dict, op: str, system: str, few: str, other) -> str:
+def crossover(data: dict, op: str, system: str, few: str, other, unit=unit) -> str:
     """The largest scanned size (rule's unit) where `few` is at least as fast as `other(n)`,
     and the next scanned size."""
     row = [(unit(op, system, n), data[(system, op, n)]["times"][few] <=
-            data[(system, op, n)]["times"][other(n)]) for n in SIZES]
+            data[(system, op, n)]["times"][other(n)]) for n in SIZES if (system, op, n) in data]
     up = max((u for u, wins in row if wins), default=0)
     nxt = min((u for u, wins in row if not wins and u > up), default=None)
     return f"{up}/{nxt}"
@@ -123,19 +137,22 @@ def thresholds(data: dict) -> dict:
     print("(hierarchical) is at least as fast as what auto runs above it / the next size, in the")
     print("rule's unit (all_gather: the output; other ops: the input; bytes per replica).")
     print("Threshold: the scanned size that makes auto's worst slowdown against best over the")
-    print("span's shapes and every size smallest.\n")
+    print("span's shapes and every size smallest (ties: the smallest sum of slowdowns).\n")
     print(f"{'op':15} {'span':8} {'threshold':>10} {'worst':>7}  crossovers")
     derived = {}
     for op in OPS:
         for span, shapes in SPANS.items():
             tiered = 0
             if span == "domains" and op == "broadcast":
+                # Per group member: a ring's supersteps grow with the group, hierarchical's
+                # do not, nor do the bytes on its busiest link (one domain's direct broadcast).
                 tiered, worst, where = choose(
                     data, op, shapes,
-                    lambda t, s, n: "hierarchical" if n <= t else gcl_ring(op, s, n))
-                cells = [f"{s} {crossover(data, op, s, 'hierarchical', lambda n, s=s: gcl_ring(op, s, n))}"
+                    lambda t, s, n: "hierarchical" if n <= t * SHAPES[s] else gcl_ring(op, s, n),
+                    per_member)
+                cells = [f"{s} {crossover(data, op, s, 'hierarchical', lambda n, s=s: gcl_ring(op, s, n), per_member)}"
                          for s in shapes]
-                print(f"{op:15} {span:8} {tiered:>10} {100 * worst:6.1f} %  hierarchical: "
+                print(f"{op:15} {span:8} {tiered:>10} {100 * worst:6.1f} %  hierarchical, B per member: "
                       + ", ".join(cells) + (f"; worst at {where}" if where else ""))
                 derived[(op, span, "tiered")] = tiered
             t, worst, where = choose(
@@ -164,7 +181,7 @@ def ring_crossovers(data: dict) -> None:
                 table[2] if n_ranks <= 16 else None
             per = [(n // n_ranks if op == "broadcast" else n,
                     data[(s, op, n)]["times"]["bidirectional_pair"] <
-                    data[(s, op, n)]["times"]["meet_in_the_middle"]) for n in SIZES]
+                    data[(s, op, n)]["times"]["meet_in_the_middle"]) for n in SIZES if (s, op, n) in data]
             first = next((u for i, (u, faster) in enumerate(per)
                           if all(f for _, f in per[i:])), None)
             print(f"  {op:15} {s:6} model {first if first else 'never (to 64 MiB)'}, "
@@ -176,7 +193,7 @@ def check(data: dict) -> None:
     for op in OPS:
         for s in SHAPES:
             rows = [(data[(s, op, n)]["auto_ns"] / data[(s, op, n)]["best_ns"] - 1, n)
-                    for n in SIZES]
+                    for n in SIZES if (s, op, n) in data]
             slow, n = max(rows)
             r = data[(s, op, n)]
             print(f"  {op:15} {s:6} {100 * slow:5.1f} % at {n} B (auto {r['auto']}, "

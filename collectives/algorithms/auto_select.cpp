@@ -51,13 +51,15 @@ struct SmallMessageRow {
   std::uint64_t ladder, torus, domains;
 };
 constexpr SmallMessageRow kSmallMessage[] = {
-    {CollectiveOp::AllReduce, 961548, 571740, 1617124},
-    {CollectiveOp::ReduceScatter, 1048576, 623488, 1617124},
-    {CollectiveOp::AllGather, 881744, 571648, 1616896},
-    {CollectiveOp::Broadcast, 571740, 77936, 2232},
+    {CollectiveOp::AllReduce, 1143480, 571740, 1763488},
+    {CollectiveOp::ReduceScatter, 1143480, 623488, 1923096},
+    {CollectiveOp::AllGather, 2286960, 571648, 1763328},
+    {CollectiveOp::Broadcast, 679916, 77936, 1216},
 };
-/// A broadcast over several domains above its direct threshold: hierarchical up to this size.
-constexpr std::uint64_t kTieredBroadcastMaxBytes = 480776;
+/// A broadcast over several domains above its direct threshold: hierarchical up to this many
+/// bytes per group member (a ring's supersteps grow with the group; hierarchical's do not, nor
+/// do the bytes on its busiest link, one domain's direct broadcast), a ring above.
+constexpr std::uint64_t kTieredBroadcastMaxBytesPerMember = 4096;
 
 }  // namespace
 
@@ -103,7 +105,8 @@ Algorithm select_algorithm(const CollectiveRequest& request) {
   const bool small = small_message_rule(request, bytes, group_size, span) ||
                      (request.direct_max_bytes > 0 && bytes <= request.direct_max_bytes);
   if (small) return Algorithm::Direct;
-  if (spans && (request.op != CollectiveOp::Broadcast || bytes <= kTieredBroadcastMaxBytes)) {
+  if (spans && (request.op != CollectiveOp::Broadcast ||
+                bytes <= kTieredBroadcastMaxBytesPerMember * group_size)) {
     return Algorithm::Hierarchical;
   }
   const auto ranks = max_members_per_ild(request.groups, topo.ipus_per_replica, topo.ild_size_ipus);

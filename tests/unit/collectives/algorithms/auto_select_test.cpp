@@ -77,7 +77,8 @@ TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
   ag.elements_per_replica = 311296;
   CHECK(select_algorithm(ag) == PAIR);
   // A group spanning two 4-IPU domains with 4 members in each runs hierarchically above the
-  // small-message rule (4 MB > 1617124 B); a broadcast up to 480776 B (4000 B > 2232 B).
+  // small-message rule (4 MB > 1763488 B); a broadcast up to 4096 B per member (4000 B >
+  // 1216 B, its direct threshold, and <= 8 x 4096 B).
   auto spanning = request(CollectiveOp::AllReduce, 8, 1000000, Algorithm::Auto);
   spanning.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
@@ -85,20 +86,20 @@ TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
   spanning.elements_per_replica = 1000;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
   // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD
-  // (1 MB: above the small-message rule).
-  auto unbalanced = request(CollectiveOp::AllReduce, 6, 250000, Algorithm::Auto);
+  // (1.2 MB: above the ladder's small-message threshold, 1143480 B; below GCL's 1245184 B).
+  auto unbalanced = request(CollectiveOp::AllReduce, 6, 300000, Algorithm::Auto);
   unbalanced.topology.ild_size_ipus = 4;  // 4 members in ILD 0, 2 in ILD 1
   CHECK(select_algorithm(unbalanced) == MITM);
   CHECK(select_algorithm(request(CollectiveOp::AllToAll, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
   CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
-  // Optional direct threshold above the small-message rule: 1 MiB of float32 on 8 ranks.
-  auto big = request(CollectiveOp::AllReduce, 8, 262144, Algorithm::Auto);
+  // Optional direct threshold above the small-message rule: 1.2 MB of float32 on 8 ranks.
+  auto big = request(CollectiveOp::AllReduce, 8, 300000, Algorithm::Auto);
   CHECK(select_algorithm(big) == MITM);
-  big.direct_max_bytes = 1048576;
+  big.direct_max_bytes = 1200000;
   CHECK(select_algorithm(big) == Algorithm::Direct);
-  big.elements_per_replica = 262145;
+  big.elements_per_replica = 300001;
   CHECK(select_algorithm(big) == MITM);
   // An explicit algorithm is kept.
   CHECK(select_algorithm(request(CollectiveOp::AllReduce, 8, 16, Algorithm::Anticlockwise)) ==
@@ -113,10 +114,10 @@ TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
 
 TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's threshold", "[auto]") {
   // The table of auto_select.cpp, bytes per replica (all_gather: the output), by span.
-  const std::uint64_t ar[] = {961548, 571740, 1617124};
-  const std::uint64_t rs[] = {1048576, 623488, 1617124};
-  const std::uint64_t ag[] = {881744, 571648, 1616896};
-  const std::uint64_t bc[] = {571740, 77936, 2232};
+  const std::uint64_t ar[] = {1143480, 571740, 1763488};
+  const std::uint64_t rs[] = {1143480, 623488, 1923096};
+  const std::uint64_t ag[] = {2286960, 571648, 1763328};
+  const std::uint64_t bc[] = {679916, 77936, 1216};
   const GroupSpan spans[] = {GroupSpan::Ladder, GroupSpan::Torus, GroupSpan::Domains};
   for (int i = 0; i < 3; ++i) {
     CHECK(small_message_max_bytes(CollectiveOp::AllReduce, spans[i]) == ar[i]);
@@ -131,11 +132,11 @@ TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's thres
   CHECK(select_algorithm(r) == Algorithm::Direct);
   r.elements_per_replica = 142936;
   CHECK(select_algorithm(r) == MITM);
-  // The open ladder (no wrap) moves the crossover up: 961548 B = 240387 float32.
+  // The open ladder (no wrap) moves the threshold up: 1143480 B = 285870 float32.
   r.topology.torus = false;
-  r.elements_per_replica = 240387;
+  r.elements_per_replica = 285870;
   CHECK(select_algorithm(r) == Algorithm::Direct);
-  r.elements_per_replica = 240388;
+  r.elements_per_replica = 285871;
   CHECK(select_algorithm(r) == MITM);
   // AllGather compares its output, piece x ranks: 16 x 35728 B = 571648 B on the torus.
   auto g = request(CollectiveOp::AllGather, 16, 35728 / 4, Algorithm::Auto);
@@ -155,23 +156,23 @@ TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's thres
   CHECK(select_algorithm(bc16) == MITM);
   // 4 ranks on the ladder, 4 MiB: 1 MiB pieces >= 622592 B, 4 ranks: the bidirectional pair.
   CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 1048576, Algorithm::Auto)) == PAIR);
-  // Over two 4-IPU domains: AllReduce direct up to 1617124 B = 404281 float32, then
-  // hierarchical; a broadcast direct up to 2232 B, hierarchical (a direct broadcast per tier)
-  // up to 480776 B, then a flat ring (4 members per domain, 120195-B pieces < 622592 B: meet in
-  // the middle).
-  auto d = request(CollectiveOp::AllReduce, 8, 404281, Algorithm::Auto);
+  // Over two 4-IPU domains: AllReduce direct up to 1763488 B = 440872 float32, then
+  // hierarchical; a broadcast direct up to 1216 B, hierarchical (a direct broadcast per tier)
+  // up to 4096 B per member (8 members: 32768 B), then a flat ring (4 members per domain,
+  // 8193-B pieces < 622592 B: meet in the middle).
+  auto d = request(CollectiveOp::AllReduce, 8, 440872, Algorithm::Auto);
   d.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(d) == Algorithm::Direct);
-  d.elements_per_replica = 404282;
+  d.elements_per_replica = 440873;
   CHECK(select_algorithm(d) == Algorithm::Hierarchical);
   d.op = CollectiveOp::Broadcast;
-  d.elements_per_replica = 558;  // 2232 B
+  d.elements_per_replica = 304;  // 1216 B
   CHECK(select_algorithm(d) == Algorithm::Direct);
-  d.elements_per_replica = 559;
+  d.elements_per_replica = 305;
   CHECK(select_algorithm(d) == Algorithm::Hierarchical);
-  d.elements_per_replica = 120194;  // 480776 B
+  d.elements_per_replica = 8192;  // 32768 B
   CHECK(select_algorithm(d) == Algorithm::Hierarchical);
-  d.elements_per_replica = 120195;
+  d.elements_per_replica = 8193;
   CHECK(select_algorithm(d) == MITM);
   // Strided groups (orthogonal: {0, 2}, {1, 3}) never take the small-message rule.
   auto strided = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
