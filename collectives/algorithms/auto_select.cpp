@@ -40,7 +40,7 @@ Algorithm pick_gw_method(std::uint32_t num_ilds) {
 // against `best` smallest over every size (1/8 octave steps from 256 B to 64 MiB) of the presets of
 // that span (Ladder: pod4; Torus: pod16, pod64; Domains: pod128), one IPU per replica, all
 // replicas, float32. Derived by
-// `/usr/bin/python3 tools/auto_thresholds.py` on 392f714 (its first table; the candidates'
+// `/usr/bin/python3 tools/auto_thresholds.py` on 8940ee9 (its first table; the candidates'
 // times do not depend on this table, so the derivation does not either). Below the
 // crossover the fixed cost of every superstep across IPUs (both barriers, the external
 // exchange set-up and the step's on-chip program) dominates and the method with the fewest
@@ -60,6 +60,11 @@ constexpr SmallMessageRow kSmallMessage[] = {
 /// bytes per group member (a ring's supersteps grow with the group; hierarchical's do not, nor
 /// do the bytes on its busiest link, one domain's direct broadcast), a ring above.
 constexpr std::uint64_t kTieredBroadcastMaxBytesPerMember = 4096;
+/// The Domains column was derived on two and four IPU-Link domains (pod128, pod256). Beyond, no
+/// crossover was derived (pod1024 and up: 16 or more domains on a leaf/spine fabric, where
+/// direct's N(N-1) transfers per superstep reach 268 M on pod16k, more than the simulator can
+/// hold), so auto keeps hierarchical there as before the rule.
+constexpr std::uint32_t kSmallMessageMaxDomains = 4;
 
 }  // namespace
 
@@ -102,10 +107,11 @@ Algorithm select_algorithm(const CollectiveRequest& request) {
   const GroupSpan span = spans        ? GroupSpan::Domains
                          : topo.torus ? GroupSpan::Torus
                                       : GroupSpan::Ladder;
-  const bool small = small_message_rule(request, bytes, group_size, span) ||
+  const bool derived = !spans || structure->num_ilds <= kSmallMessageMaxDomains;
+  const bool small = (derived && small_message_rule(request, bytes, group_size, span)) ||
                      (request.direct_max_bytes > 0 && bytes <= request.direct_max_bytes);
   if (small) return Algorithm::Direct;
-  if (spans && (request.op != CollectiveOp::Broadcast ||
+  if (spans && (!derived || request.op != CollectiveOp::Broadcast ||
                 bytes <= kTieredBroadcastMaxBytesPerMember * group_size)) {
     return Algorithm::Hierarchical;
   }

@@ -174,6 +174,17 @@ TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's thres
   CHECK(select_algorithm(d) == Algorithm::Hierarchical);
   d.elements_per_replica = 8193;
   CHECK(select_algorithm(d) == MITM);
+  // More than four domains (no crossover derived there): hierarchical at any size, as before.
+  auto many = request(CollectiveOp::AllReduce, 20, 16, Algorithm::Auto);
+  many.topology.ild_size_ipus = 4;  // 5 domains of 4
+  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
+  many.op = CollectiveOp::Broadcast;
+  many.elements_per_replica = 1 << 20;  // 4 MiB > 4096 B x 20 members
+  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
+  many.groups = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};  // 4 domains
+  many.op = CollectiveOp::AllReduce;
+  many.elements_per_replica = 16;
+  CHECK(select_algorithm(many) == Algorithm::Direct);
   // Strided groups (orthogonal: {0, 2}, {1, 3}) never take the small-message rule.
   auto strided = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
   strided.groups = {{0, 2}, {1, 3}};
