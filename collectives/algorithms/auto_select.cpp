@@ -34,17 +34,17 @@ Algorithm pick_gw_method(std::uint32_t num_ilds) {
   return num_ilds > 2 ? Algorithm::MeetInTheMiddle : Algorithm::Clockwise;
 }
 
-// The small-message thresholds: the largest size at which direct is still as fast as the
-// fastest other candidate (and, for a broadcast over several domains above it, hierarchical,
-// a direct broadcast per tier, as fast as the fastest ring), chosen to make auto's worst slowdown
-// against `best` smallest over every size (1/8 octave steps from 256 B to 64 MiB) of the presets of
-// that span (Ladder: pod4; Torus: pod16, pod64; Domains: pod128), one IPU per replica, all
-// replicas, float32. Derived by
-// `/usr/bin/python3 tools/auto_thresholds.py` on 8940ee9 (its first table; the candidates'
-// times do not depend on this table, so the derivation does not either). Below the
-// crossover the fixed cost of every superstep across IPUs (both barriers, the external
+// The small-message thresholds, one home: per op and span, the scanned size (1/8-octave steps
+// from 256 B to 64 MiB) that makes auto's worst slowdown against `best` smallest over the
+// presets of that span (Ladder: pod4; Torus: pod16, pod64; Domains: pod128, pod256), one IPU
+// per replica, all replicas, float32, given what auto runs above it (GCL's ring table, kept as
+// GCL's, or hierarchical); where GCL's ring is not the fastest the threshold can sit past the
+// plain crossover. Derived by `/usr/bin/python3 tools/auto_thresholds.py` on 8940ee9 (its first
+// table; the candidates' times do not depend on this table, so neither does the derivation).
+// Below a crossover the fixed cost of every superstep across IPUs (both barriers, the external
 // exchange set-up and the step's on-chip program) dominates and the method with the fewest
-// supersteps wins; above it the bytes on the busiest link do and a ring wins.
+// supersteps wins; above it the bytes on the busiest link do. The torus Broadcast crossover is
+// worked by hand in tests/component/collectives/auto_threshold_test.cpp.
 namespace {
 struct SmallMessageRow {
   CollectiveOp op;

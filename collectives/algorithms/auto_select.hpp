@@ -27,11 +27,10 @@ inline constexpr std::uint64_t kBarleyTwistThresholdBytes = 196608;
 enum class GroupSpan { Ladder, Torus, Domains };
 
 /// GCL's "broadcast" method, "the fastest option for small tensors" (GCL OptionFlags
-/// `method`), which ipusim runs as `direct` (across domains a broadcast runs hierarchical, a
-/// direct broadcast per tier). GCL's thresholds are not public; these are the crossovers of
-/// ipusim's own model, one per op and GroupSpan, in bytes per replica: all_gather's output
-/// (piece x group size), every other op's input. The table (with the broadcast's second
-/// threshold across domains) and how it was derived are in auto_select.cpp.
+/// `method`), which ipusim runs as `direct`. GCL's thresholds are not public; these are the
+/// crossovers of ipusim's own model, one per op and GroupSpan, in bytes per replica:
+/// all_gather's output (piece x group size), every other op's input. The table (with the
+/// broadcast's second threshold across domains) and how it was derived are in auto_select.cpp.
 std::uint64_t small_message_max_bytes(CollectiveOp op, GroupSpan span);
 
 /// True when GCL's small-tensor rule applies: the message is at most the op's threshold
@@ -51,9 +50,10 @@ Algorithm pick_ring_method(RingPhaseKind kind, std::uint32_t ranks, std::uint64_
 Algorithm pick_gw_method(std::uint32_t num_ilds);
 
 /// Resolves Algorithm::Auto for a whole request (returns `request.algorithm` otherwise):
-/// AllToAll -> direct; small_message_rule or bytes <= direct_max_bytes -> direct (a broadcast
-/// whose groups span ILDs: hierarchical); groups spanning ILDs with equal members per ILD ->
-/// hierarchical (a broadcast: a ring as below); else pick_ring_method with
+/// AllToAll -> direct; small_message_rule (groups over at most four ILDs) or bytes <=
+/// direct_max_bytes -> direct; groups spanning ILDs with equal members per ILD -> hierarchical
+/// (a broadcast over at most four ILDs only up to its per-member threshold, then a ring as
+/// below); else pick_ring_method with
 /// ranks = the most members a group has in one ILD (Broadcast, a scatter then a ring
 /// all-gather, uses the AllGather table with the piece bytes / ranks).
 Algorithm select_algorithm(const CollectiveRequest& request);
