@@ -2,21 +2,27 @@
 """Derives `auto`'s small-message thresholds from the model and checks `auto` against `best`.
 
 Usage: tools/auto_thresholds.py [--ipusim PATH] [--jobs N] [--readme] [--before OLD_IPUSIM]
-  (default binary: build/ci/tools/ipusim of this checkout)
+                                [--save FILE | --load FILE]
+  (default binary: build/ci/tools/ipusim of this checkout; --save / --load keep the scan as
+  JSON lines, e.g. to print the tables again without re-running it)
 
 Runs `ipusim collective --system S --op OP --bytes B --algorithm best --json` for every op
 (allreduce, reduce_scatter, all_gather, broadcast), every shape (pod4: an open ladder; pod16,
 pod64: a torus, one IPU-Link domain; pod128, pod256: two and four domains; all replicas, one
-IPU each, float32) and every size from 256 B to 64 MiB of input per replica in 1/8 octaves; `best` simulates every candidate, so
-one run gives every algorithm's time. Then it prints:
+IPU each, float32) and every size from 256 B to 64 MiB of input per replica in 1/8 octaves
+(sizes the simulator refuses, e.g. a pod256 all_gather of 16 GiB of output, are reported and
+left out); `best` simulates every candidate, so one run gives every algorithm's time. Then it
+prints:
 
-1. Per op and span (auto_select.hpp's GroupSpan), the crossover on each shape between the
-   method with the fewest supersteps (direct) and the fastest other candidate (over several
-   domains a broadcast above it also: hierarchical, a direct broadcast per tier, against the
-   fastest ring), in the unit of the small-message rule (the input; all_gather: the output =
-   input x group size), and the threshold that makes the worst slowdown of that choice over
-   the span's shapes and every size smallest (the value the code's table holds; a size at or
-   below it takes the few-step method).
+1. Per op and span (auto_select.hpp's GroupSpan), the threshold: the scanned size that makes
+   auto's worst slowdown against best over the span's shapes and every size smallest (ties:
+   the smallest sum of slowdowns), with direct at or below it and above it what auto runs
+   otherwise (GCL's ring table, or hierarchical over several domains). Over several domains a
+   broadcast also has a threshold per group member up to which it runs hierarchical (a direct
+   broadcast per tier) before a ring. Beside each, every shape's crossover (the largest
+   scanned size where direct, or hierarchical, is at least as fast as the alternative / the
+   next size) in the rule's unit (the input; all_gather: the output = input x group size).
+   These are the values of the table in collectives/algorithms/auto_select.cpp.
 2. The model's crossover between meet-in-the-middle and the bidirectional pair beside GCL's
    table (reference section 4.5, PLRC's rules, kept as GCL's: not derived here).
 3. Per op and shape, auto's worst slowdown against best over the scan with this binary.
