@@ -15,9 +15,10 @@ const std::vector<AlgorithmInfo>& algorithm_table() {
       {Algorithm::Auto,
        "auto",
        "auto",
-       "GCL's choice: direct (GCL's broadcast method) for small messages on consecutive groups; "
-       "hierarchical for groups spanning IPU-Link domains; otherwise GCL's ring rules by size and "
-       "ranks.",
+       "GCL's choice: direct (GCL's broadcast method) for small messages on consecutive groups "
+       "(up to the model's crossover for the op and whether the group lies on a ladder, a torus "
+       "or several IPU-Link domains); above it hierarchical for groups spanning IPU-Link domains "
+       "(a broadcast up to its own crossover); otherwise GCL's ring rules by size and ranks.",
        "",
        AlgorithmKind::Auto,
        1,

@@ -22,22 +22,23 @@ RingThresholds ring_thresholds(RingPhaseKind kind);
 /// BarleyTwist: meet in the middle below this many bytes (ReduceScatter: times ranks).
 inline constexpr std::uint64_t kBarleyTwistThresholdBytes = 196608;
 
+/// Where a group lies, which sets what the few-step methods save and what their bytes cost:
+/// an open ladder (no torus wrap) or a torus inside one IPU-Link domain, or several domains.
+enum class GroupSpan { Ladder, Torus, Domains };
+
 /// GCL's "broadcast" method, "the fastest option for small tensors" (GCL OptionFlags
 /// `method`), which ipusim runs as `direct`. GCL's thresholds are not public; these are the
-/// crossovers of ipusim's own model (direct against the best ring on pod4, pod16 and pod64,
-/// one IPU per replica; collectives/README.md has the table), rounded to powers of two:
-/// AllReduce and ReduceScatter: the whole tensor at most this many bytes.
-inline constexpr std::uint64_t kDirectMaxReduceBytes = 256 * 1024;
-/// AllGather: the gathered output (piece x ranks) at most this many bytes.
-inline constexpr std::uint64_t kDirectMaxGatherOutputBytes = 64 * 1024;
-/// Broadcast: the tensor at most this many bytes.
-inline constexpr std::uint64_t kDirectMaxBroadcastBytes = 16 * 1024;
+/// crossovers of ipusim's own model, one per op and GroupSpan, in bytes per replica:
+/// all_gather's output (piece x group size), every other op's input. The table (with the
+/// broadcast's second threshold across domains) and how it was derived are in auto_select.cpp.
+std::uint64_t small_message_max_bytes(CollectiveOp op, GroupSpan span);
 
-/// True when GCL's small-tensor rule applies: the message is under the op's threshold above
-/// (`bytes` as in select_algorithm, `ranks` = most members of a group in one ILD) and every
+/// True when GCL's small-tensor rule applies: the message is at most the op's threshold
+/// (`bytes` = the input of one replica; all_gather compares bytes x `group_size`) and every
 /// group has stride 1 (consecutive replicas; GCL SDK 3.0 no longer picks the broadcast
 /// method for strided groups).
-bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes, std::uint32_t ranks);
+bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes,
+                        std::uint32_t group_size, GroupSpan span);
 
 /// GCL's rules 1-4: `ranks` = group members per ILD; `bytes` = input bytes of one replica
 /// (AllGather: the piece gathered; ReduceScatter: the full tensor).
@@ -49,8 +50,10 @@ Algorithm pick_ring_method(RingPhaseKind kind, std::uint32_t ranks, std::uint64_
 Algorithm pick_gw_method(std::uint32_t num_ilds);
 
 /// Resolves Algorithm::Auto for a whole request (returns `request.algorithm` otherwise):
-/// AllToAll -> direct; groups spanning ILDs with equal members per ILD -> hierarchical;
-/// small_message_rule or bytes <= direct_max_bytes -> direct; else pick_ring_method with
+/// AllToAll -> direct; small_message_rule (groups over at most four ILDs) or bytes <=
+/// direct_max_bytes -> direct; groups spanning ILDs with equal members per ILD -> hierarchical
+/// (a broadcast over at most four ILDs only up to its per-member threshold, then a ring as
+/// below); else pick_ring_method with
 /// ranks = the most members a group has in one ILD (Broadcast, a scatter then a ring
 /// all-gather, uses the AllGather table with the piece bytes / ranks).
 Algorithm select_algorithm(const CollectiveRequest& request);

@@ -6,8 +6,9 @@
 // per-channel sums), a backward op of 2F flops and a backward all-reduce of B. A
 // cycle runs f, t_c, b, t_c one after another on the compute tiles, then every IPU syncs.
 // The pairs are consecutive IPUs, so GCL's small-message rule plays the all-reduce directly
-// (collectives/algorithms/auto_select.cpp: B <= 256 KiB): a reduce-scatter step (each sends
-// its partner B/2) and an all-gather step (B/2 back), each one BSP superstep of
+// (collectives/algorithms/auto_select.cpp: B <= 1,143,480 B on the ladder of a Pod4, where
+// each pair lies): a reduce-scatter step (each sends its partner B/2) and an all-gather step (B/2
+// back), each one BSP superstep of
 //   internal barrier + sync + exchange fixed cost + external set-up + link latency
 //   + (B/2) / partner-link bandwidth (a superstep across IPUs: both barriers, patent
 //   US 10,579,585 B2 claim 1, and the external exchange's set-up),

@@ -76,27 +76,30 @@ TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
   CHECK(select_algorithm(ag) == MITM);
   ag.elements_per_replica = 311296;
   CHECK(select_algorithm(ag) == PAIR);
-  // A group spanning two 4-IPU domains with 4 members in each runs hierarchically.
-  auto spanning = request(CollectiveOp::AllReduce, 8, 1000, Algorithm::Auto);
+  // A group spanning two 4-IPU domains with 4 members in each runs hierarchically above the
+  // small-message rule (4 MB > 1763488 B); a broadcast up to 4096 B per member (4000 B >
+  // 1216 B, its direct threshold, and <= 8 x 4096 B).
+  auto spanning = request(CollectiveOp::AllReduce, 8, 1000000, Algorithm::Auto);
   spanning.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
   spanning.op = CollectiveOp::Broadcast;
+  spanning.elements_per_replica = 1000;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
   // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD
-  // (1 MB: above the small-message rule).
-  auto unbalanced = request(CollectiveOp::AllReduce, 6, 250000, Algorithm::Auto);
+  // (1.2 MB: above the ladder's small-message threshold, 1143480 B; below GCL's 1245184 B).
+  auto unbalanced = request(CollectiveOp::AllReduce, 6, 300000, Algorithm::Auto);
   unbalanced.topology.ild_size_ipus = 4;  // 4 members in ILD 0, 2 in ILD 1
   CHECK(select_algorithm(unbalanced) == MITM);
   CHECK(select_algorithm(request(CollectiveOp::AllToAll, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
   CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 8, Algorithm::Auto)) ==
         Algorithm::Direct);
-  // Optional direct threshold above the small-message rule: 1 MiB of float32 on 8 ranks.
-  auto big = request(CollectiveOp::AllReduce, 8, 262144, Algorithm::Auto);
+  // Optional direct threshold above the small-message rule: 1.2 MB of float32 on 8 ranks.
+  auto big = request(CollectiveOp::AllReduce, 8, 300000, Algorithm::Auto);
   CHECK(select_algorithm(big) == MITM);
-  big.direct_max_bytes = 1048576;
+  big.direct_max_bytes = 1200000;
   CHECK(select_algorithm(big) == Algorithm::Direct);
-  big.elements_per_replica = 262145;
+  big.elements_per_replica = 300001;
   CHECK(select_algorithm(big) == MITM);
   // An explicit algorithm is kept.
   CHECK(select_algorithm(request(CollectiveOp::AllReduce, 8, 16, Algorithm::Anticlockwise)) ==
@@ -110,34 +113,78 @@ TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
 }
 
 TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's threshold", "[auto]") {
-  // AllReduce and ReduceScatter: the whole tensor up to 256 KiB = 65536 float32.
-  for (auto op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter}) {
-    auto r = request(op, 16, 65536, Algorithm::Auto);
-    CHECK(select_algorithm(r) == Algorithm::Direct);
-    r.elements_per_replica = 65537;
-    CHECK(select_algorithm(r) == MITM);  // 16 ranks, 262148 B < 1245184 B: GCL's rule 4
+  // The table of auto_select.cpp, bytes per replica (all_gather: the output), by span.
+  const std::uint64_t ar[] = {1143480, 571740, 1763488};
+  const std::uint64_t rs[] = {1143480, 623488, 1923096};
+  const std::uint64_t ag[] = {2286960, 571648, 1763328};
+  const std::uint64_t bc[] = {679916, 77936, 1216};
+  const GroupSpan spans[] = {GroupSpan::Ladder, GroupSpan::Torus, GroupSpan::Domains};
+  for (int i = 0; i < 3; ++i) {
+    CHECK(small_message_max_bytes(CollectiveOp::AllReduce, spans[i]) == ar[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::ReduceScatter, spans[i]) == rs[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::AllGather, spans[i]) == ag[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::Broadcast, spans[i]) == bc[i]);
   }
-  // AllGather: the output, piece x ranks, up to 64 KiB: 16 ranks x 1024 float32 = 64 KiB.
-  auto ag = request(CollectiveOp::AllGather, 16, 1024, Algorithm::Auto);
-  CHECK(select_algorithm(ag) == Algorithm::Direct);
-  ag.elements_per_replica = 1025;
-  CHECK(select_algorithm(ag) == MITM);
-  ag = request(CollectiveOp::AllGather, 64, 256, Algorithm::Auto);  // 64 x 1 KiB
-  CHECK(select_algorithm(ag) == Algorithm::Direct);
-  ag.elements_per_replica = 257;
-  CHECK(select_algorithm(ag) == MITM);
-  // Broadcast: up to 16 KiB = 4096 float32; above, a ring from the AllGather table with the
-  // piece bytes / ranks: 64 MiB over 16 ranks = 4 MiB pieces (>= 2490368 with > 4 ranks,
-  // < 19922944 with > 8 ranks): meet in the middle.
-  auto bc = request(CollectiveOp::Broadcast, 16, 4096, Algorithm::Auto);
-  CHECK(select_algorithm(bc) == Algorithm::Direct);
-  bc.elements_per_replica = 4097;
-  CHECK(select_algorithm(bc) == MITM);
-  bc.elements_per_replica = 16777216;
-  CHECK(select_algorithm(bc) == MITM);
-  // 4 ranks, 4 MiB: 1 MiB pieces >= 622592 B, 4 ranks: the bidirectional pair.
-  bc = request(CollectiveOp::Broadcast, 4, 1048576, Algorithm::Auto);
-  CHECK(select_algorithm(bc) == PAIR);
+  // Torus, 16 ranks: AllReduce 571740 B = 142935 float32 is direct, one more element is not
+  // (GCL's rule 4: 16 ranks, 571744 B < 1245184 B: meet in the middle).
+  auto r = request(CollectiveOp::AllReduce, 16, 142935, Algorithm::Auto);
+  r.topology.torus = true;
+  CHECK(select_algorithm(r) == Algorithm::Direct);
+  r.elements_per_replica = 142936;
+  CHECK(select_algorithm(r) == MITM);
+  // The open ladder (no wrap) moves the threshold up: 1143480 B = 285870 float32.
+  r.topology.torus = false;
+  r.elements_per_replica = 285870;
+  CHECK(select_algorithm(r) == Algorithm::Direct);
+  r.elements_per_replica = 285871;
+  CHECK(select_algorithm(r) == MITM);
+  // AllGather compares its output, piece x ranks: 16 x 35728 B = 571648 B on the torus.
+  auto g = request(CollectiveOp::AllGather, 16, 35728 / 4, Algorithm::Auto);
+  g.topology.torus = true;
+  CHECK(select_algorithm(g) == Algorithm::Direct);
+  g.elements_per_replica += 1;
+  CHECK(select_algorithm(g) == MITM);
+  // Broadcast on the torus: up to 77936 B = 19484 float32; above, a ring from the AllGather
+  // table with the piece bytes / ranks: 64 MiB over 16 ranks = 4 MiB pieces (>= 2490368 with
+  // > 4 ranks, < 19922944 with > 8 ranks): meet in the middle.
+  auto bc16 = request(CollectiveOp::Broadcast, 16, 19484, Algorithm::Auto);
+  bc16.topology.torus = true;
+  CHECK(select_algorithm(bc16) == Algorithm::Direct);
+  bc16.elements_per_replica = 19485;
+  CHECK(select_algorithm(bc16) == MITM);
+  bc16.elements_per_replica = 16777216;
+  CHECK(select_algorithm(bc16) == MITM);
+  // 4 ranks on the ladder, 4 MiB: 1 MiB pieces >= 622592 B, 4 ranks: the bidirectional pair.
+  CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 1048576, Algorithm::Auto)) == PAIR);
+  // Over two 4-IPU domains: AllReduce direct up to 1763488 B = 440872 float32, then
+  // hierarchical; a broadcast direct up to 1216 B, hierarchical (a direct broadcast per tier)
+  // up to 4096 B per member (8 members: 32768 B), then a flat ring (4 members per domain,
+  // 8193-B pieces < 622592 B: meet in the middle).
+  auto d = request(CollectiveOp::AllReduce, 8, 440872, Algorithm::Auto);
+  d.topology.ild_size_ipus = 4;
+  CHECK(select_algorithm(d) == Algorithm::Direct);
+  d.elements_per_replica = 440873;
+  CHECK(select_algorithm(d) == Algorithm::Hierarchical);
+  d.op = CollectiveOp::Broadcast;
+  d.elements_per_replica = 304;  // 1216 B
+  CHECK(select_algorithm(d) == Algorithm::Direct);
+  d.elements_per_replica = 305;
+  CHECK(select_algorithm(d) == Algorithm::Hierarchical);
+  d.elements_per_replica = 8192;  // 32768 B
+  CHECK(select_algorithm(d) == Algorithm::Hierarchical);
+  d.elements_per_replica = 8193;
+  CHECK(select_algorithm(d) == MITM);
+  // More than four domains (no crossover derived there): hierarchical at any size, as before.
+  auto many = request(CollectiveOp::AllReduce, 20, 16, Algorithm::Auto);
+  many.topology.ild_size_ipus = 4;  // 5 domains of 4
+  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
+  many.op = CollectiveOp::Broadcast;
+  many.elements_per_replica = 1 << 20;  // 4 MiB > 4096 B x 20 members
+  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
+  many.groups = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};  // 4 domains
+  many.op = CollectiveOp::AllReduce;
+  many.elements_per_replica = 16;
+  CHECK(select_algorithm(many) == Algorithm::Direct);
   // Strided groups (orthogonal: {0, 2}, {1, 3}) never take the small-message rule.
   auto strided = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
   strided.groups = {{0, 2}, {1, 3}};

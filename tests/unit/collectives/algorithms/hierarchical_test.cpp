@@ -100,7 +100,8 @@ TEST_CASE("groups with one member per ILD only use the GW tier", "[hierarchical]
 }
 
 TEST_CASE("a Pod128 all-group runs hierarchically with 64-member ILD rings", "[hierarchical]") {
-  auto req = request(CollectiveOp::AllReduce, 128, 128 * 1024, Algorithm::Auto);
+  // 2 MiB: above the small-message rule across domains (1617124 B), which would run direct.
+  auto req = request(CollectiveOp::AllReduce, 128, 128 * 4096, Algorithm::Auto);
   const auto s = build_schedule(req);
   CHECK(s.algorithm == Algorithm::Hierarchical);
   CHECK(s.ild_algorithm == Algorithm::MeetInTheMiddle);  // 64 ranks per ILD: rule "> 16"
@@ -109,7 +110,7 @@ TEST_CASE("a Pod128 all-group runs hierarchically with 64-member ILD rings", "[h
     if (step.phase != "gw_all_reduce") continue;
     ++gw_steps;
     CHECK(step.transfers.size() == 128);
-    for (const auto& t : step.transfers) CHECK(t.bytes == 4096);  // 1024 floats per cell
+    for (const auto& t : step.transfers) CHECK(t.bytes == 16384);  // 4096 floats per cell
   }
   CHECK(gw_steps == 2);
   CHECK(s.steps.size() == 32 + 2 + 32);  // 63 hops -> 32 meet-in-the-middle steps each way

@@ -196,6 +196,9 @@ TEST_CASE("functional schedules match the direct reference (randomised)",
       ++rejected;
     }
   }
-  CHECK(hierarchical_runs > 150);  // two-tier groupings only (171 with this seed)
+  // Two-tier groupings only: 122 with this seed (171 before auto took direct for small messages
+  // over several domains: every request here is small, so only explicit hierarchical and the
+  // broadcasts above 1216 B reach it).
+  CHECK(hierarchical_runs > 100);
   CHECK(rejected > 10);
 }
