@@ -39,7 +39,7 @@ Algorithm pick_gw_method(std::uint32_t num_ilds) {
 // presets of that span (Ladder: pod4; Torus: pod16, pod64; Domains: pod128, pod256), one IPU
 // per replica, all replicas, float32, given what auto runs above it (GCL's ring table, kept as
 // GCL's, or hierarchical); where GCL's ring is not the fastest the threshold can sit past the
-// plain crossover. Derived by `/usr/bin/python3 tools/auto_thresholds.py` on 8940ee9 (its first
+// plain crossover. Derived by `/usr/bin/python3 tools/auto_thresholds.py` on 337219b (its first
 // table; the candidates' times do not depend on this table, so neither does the derivation).
 // Below a crossover the fixed cost of every superstep across IPUs (both barriers, the external
 // exchange set-up and the step's on-chip program) dominates and the method with the fewest
@@ -52,9 +52,9 @@ struct SmallMessageRow {
 };
 constexpr SmallMessageRow kSmallMessage[] = {
     {CollectiveOp::AllReduce, 1143480, 571740, 1763488},
-    {CollectiveOp::ReduceScatter, 1143480, 623488, 1923096},
-    {CollectiveOp::AllGather, 2286960, 571648, 1763328},
-    {CollectiveOp::Broadcast, 679916, 77936, 1216},
+    {CollectiveOp::ReduceScatter, 1143480, 623488, 1763488},
+    {CollectiveOp::AllGather, 2286960, 524288, 1763328},
+    {CollectiveOp::Broadcast, 623488, 77936, 1216},
 };
 /// A broadcast over several domains above its direct threshold: hierarchical up to this many
 /// bytes per group member (a ring's supersteps grow with the group; hierarchical's do not, nor

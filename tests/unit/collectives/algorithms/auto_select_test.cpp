@@ -115,9 +115,9 @@ TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
 TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's threshold", "[auto]") {
   // The table of auto_select.cpp, bytes per replica (all_gather: the output), by span.
   const std::uint64_t ar[] = {1143480, 571740, 1763488};
-  const std::uint64_t rs[] = {1143480, 623488, 1923096};
-  const std::uint64_t ag[] = {2286960, 571648, 1763328};
-  const std::uint64_t bc[] = {679916, 77936, 1216};
+  const std::uint64_t rs[] = {1143480, 623488, 1763488};
+  const std::uint64_t ag[] = {2286960, 524288, 1763328};
+  const std::uint64_t bc[] = {623488, 77936, 1216};
   const GroupSpan spans[] = {GroupSpan::Ladder, GroupSpan::Torus, GroupSpan::Domains};
   for (int i = 0; i < 3; ++i) {
     CHECK(small_message_max_bytes(CollectiveOp::AllReduce, spans[i]) == ar[i]);
@@ -138,8 +138,8 @@ TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's thres
   CHECK(select_algorithm(r) == Algorithm::Direct);
   r.elements_per_replica = 285871;
   CHECK(select_algorithm(r) == MITM);
-  // AllGather compares its output, piece x ranks: 16 x 35728 B = 571648 B on the torus.
-  auto g = request(CollectiveOp::AllGather, 16, 35728 / 4, Algorithm::Auto);
+  // AllGather compares its output, piece x ranks: 16 x 32768 B = 524288 B on the torus.
+  auto g = request(CollectiveOp::AllGather, 16, 32768 / 4, Algorithm::Auto);
   g.topology.torus = true;
   CHECK(select_algorithm(g) == Algorithm::Direct);
   g.elements_per_replica += 1;
