@@ -108,6 +108,25 @@ TEST_CASE("a two-stage reduction to a scalar on a 128-tile chip, closed form", "
   CHECK(scalar_reduce_cycles(c, 1) == 0);
 }
 
+TEST_CASE("a reduction to a scalar follows the chip it is asked for, whatever was asked before",
+          "[popops][reduce]") {
+  // scalar_reduce_cycles keeps its results per chip: the same 128-tile reduction on a chip
+  // whose exchange phase costs 30 cycles more and whose sync 20 more pays both twice (two
+  // stages: 988 + 2 x 50 = 1088), and asking for the first chip again gives 988 again.
+  const ChipParams c = chip_of(128);
+  ChipParams slower = c;
+  slower.exchange_fixed_cycles += 30;
+  slower.sync_internal_cycles += 20;
+  CHECK(scalar_reduce_cycles(c, 128) == Approx(988));
+  CHECK(scalar_reduce_cycles(slower, 128) == Approx(1088));
+  CHECK(scalar_reduce_cycles(c, 128) == Approx(988));
+  // Another worker count moves the vertices: 8 workers instead of 6 (x 8 / 6 on both stages'
+  // vertices: 294 + 114 = 408 -> 544), 988 + 136 = 1124.
+  ChipParams wider = c;
+  wider.worker_threads = 8;
+  CHECK(scalar_reduce_cycles(wider, 128) == Approx(1124));
+}
+
 TEST_CASE("popops::reduce of a row of 16 floats per tile: column pieces", "[popops][reduce]") {
   // 128 rows of 16 columns on 128 tiles: 2048 partials > 16 x 32. Grain 4 columns: 4 pieces;
   // ideal piece 2048 / 128 = 16; each piece 128 x 4 = 512 / 16 = 32 groups of 4 rows, but
