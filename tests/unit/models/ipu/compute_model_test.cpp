@@ -4,6 +4,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/gemm_tiling.hpp"
+#include "tests/unit/models/ipu/reduction_chip.hpp"
 
 using namespace ipusim;
 
@@ -19,13 +20,7 @@ ChipParams small_chip() {
   c.op_overhead_cycles = 2000;
   c.vector_efficiency = 0.5;
   // The exchange, sync and workers a reduction's stages use (set here, not the fitted ones).
-  c.worker_threads = 6;
-  c.sync_internal_cycles = 150;
-  c.exchange_fixed_cycles = 100;
-  c.exchange_bytes_per_cycle_per_tile = 4;
-  c.exchange_columns = 16;
-  c.exchange_cycles_per_column = 1;
-  return c;
+  return test::with_round_reduction_costs(c);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "models/ipu/popops_vertices.hpp"
 #include "models/ipu/reduce_plan.hpp"
 #include "models/params/hw_params.hpp"
+#include "tests/unit/models/ipu/reduction_chip.hpp"
 
 using namespace ipusim;
 
@@ -14,13 +15,7 @@ namespace {
 ChipParams chip_of(std::uint32_t tiles) {
   ChipParams c = registry_hw_params().chip;
   c.tiles = tiles;
-  c.worker_threads = 6;
-  c.sync_internal_cycles = 150;
-  c.exchange_fixed_cycles = 100;
-  c.exchange_bytes_per_cycle_per_tile = 4;
-  c.exchange_columns = 16;
-  c.exchange_cycles_per_column = 1;
-  return c;
+  return test::with_round_reduction_costs(c);
 }
 
 std::vector<std::uint64_t> first_tiles(std::uint64_t n) {
