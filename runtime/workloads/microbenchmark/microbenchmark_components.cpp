@@ -279,6 +279,17 @@ void Microbenchmark::run_tile_traffic(Step& s) {
   const ChipParams& chip = system_.chip();
   const ClockDomain& clock = system_.clock();
   const std::uint64_t ct = chip.tiles;
+  // Compute on several IPUs at once (ns per IPU): each IPU's tiles are taken for its time,
+  // the step goes on when the last is done; returns the longest time.
+  const auto compute_on = [&](const std::map<std::uint32_t, double>& ns_per_ipu) {
+    double end = now_ns(), longest = 0;
+    for (const auto& [ipu_id, ns] : ns_per_ipu) {
+      end = std::max(end, system_.ipu(ipu_id).occupy_compute_tiles(now_ns(), ns) + ns);
+      longest = std::max(longest, ns);
+    }
+    sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
+    return longest;
+  };
   for (std::uint64_t r = 0; r < s.repeat; ++r) {
     if (s.reduce_stages.empty()) {
       const SuperstepTimes t = tile_superstep(s, s.plan, s.host_timed);
@@ -308,29 +319,21 @@ void Microbenchmark::run_tile_traffic(Step& s) {
           mine.elem_bytes = st.stage.elem_bytes;
           mine.pieces.push_back(p);
         }
-        double end = now_ns(), longest = 0;
-        for (const auto& [ipu_id, stage] : per_ipu) {
-          const double ns =
+        std::map<std::uint32_t, double> vertex_ns;
+        for (const auto& [ipu_id, stage] : per_ipu)
+          vertex_ns[ipu_id] =
               clock.cycles_to_ns(static_cast<double>(reduce_stage_compute_cycles(chip, stage)));
-          const double start = system_.ipu(ipu_id).occupy_compute_tiles(now_ns(), ns);
-          end = std::max(end, start + ns);
-          longest = std::max(longest, ns);
-        }
-        sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
-        st.reduce_ns = longest;
-        s.reduce_ns += longest;
+        st.reduce_ns = compute_on(vertex_ns);
+        s.reduce_ns += st.reduce_ns;
       }
       // The reduce is one poplibs op: like every op of a training step (and like a training
       // step's reduction to a scalar, scalar_reduction_cycles()), it pays
       // /chip/compute/op_overhead_cycles once on top of its stages' syncs, exchanges and
       // vertices: the vertex launches and the program's control code around its compute sets.
-      const double overhead_ns = clock.cycles_to_ns(static_cast<double>(chip.op_overhead_cycles));
-      double end = now_ns();
+      std::map<std::uint32_t, double> overhead_ns;
       for (const std::uint32_t ipu_id : s.tile.ipus)
-        end = std::max(
-            end, system_.ipu(ipu_id).occupy_compute_tiles(now_ns(), overhead_ns) + overhead_ns);
-      sc_core::wait(ns_to_sc(end) - sc_core::sc_time_stamp());
-      s.op_overhead_ns = overhead_ns;
+        overhead_ns[ipu_id] = clock.cycles_to_ns(static_cast<double>(chip.op_overhead_cycles));
+      s.op_overhead_ns = compute_on(overhead_ns);
     }
     ++s.done;
     s.moved_bytes += s.plan.payload_bytes;
