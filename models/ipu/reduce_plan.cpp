@@ -5,7 +5,6 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "models/ipu/exchange.hpp"
 #include "models/ipu/popops_vertices.hpp"
@@ -28,12 +27,14 @@ struct Group {
 /// intermediate stage.
 bool output_next(const std::vector<Group>& groups, std::uint64_t cols, std::uint64_t per_ipu) {
   std::uint64_t widest = 0, partials = 0;
-  std::set<std::uint64_t> tiles;
+  std::vector<std::uint64_t> tiles;  // the distinct source tiles (sorted, then deduplicated)
   for (const Group& g : groups) {
     widest = std::max<std::uint64_t>(widest, g.sources.size());
     partials += g.sources.size() * (g.e - g.b);
-    tiles.insert(g.sources.begin(), g.sources.end());
+    tiles.insert(tiles.end(), g.sources.begin(), g.sources.end());
   }
+  if (!std::is_sorted(tiles.begin(), tiles.end())) std::sort(tiles.begin(), tiles.end());
+  tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
   if (static_cast<double>(widest) < 2.0 * std::sqrt(static_cast<double>(per_ipu)) &&
       tiles.size() > per_ipu * 3 / 4)
     return true;
@@ -155,19 +156,27 @@ double scalar_reduce_cycles(const ChipParams& chip, std::uint64_t tiles) {
   double cycles = 0;
   for (const ReduceStage& s : stages) {
     // Bytes each tile sends and receives: the partials that are not on their reducing tile.
-    std::map<std::uint64_t, TileTraffic> load;
+    // Every tile of the plan is one of the sources 0..tiles-1 or a target tile < chip.tiles.
+    std::vector<TileTraffic> load(std::max<std::uint64_t>(tiles, chip.tiles));
+    bool any = false;
     for (const ReducePiece& p : s.pieces) {
       for (std::uint64_t src : p.sources) {
         if (src == p.tile) continue;
         load[src].sent += p.cols() * s.elem_bytes;
         load[p.tile].received += p.cols() * s.elem_bytes;
+        any = true;
       }
     }
-    std::uint64_t worst = 0;
-    for (const auto& [tile, t] : load)
-      worst = std::max(worst, tile_exchange_cycles(rates, t.sent, t.received, false));
+    // The busiest tile's cycles, max(sent, received) each at the tile's rate: a tile's cycles
+    // grow with its bytes, so the most sent and the most received bound them (idle tiles: 0).
+    TileTraffic most;
+    for (const TileTraffic& t : load) {
+      most.sent = std::max(most.sent, t.sent);
+      most.received = std::max(most.received, t.received);
+    }
+    const std::uint64_t worst = tile_exchange_cycles(rates, most.sent, most.received, false);
     // A stage whose partials all lie on their reducing tile has no exchange phase.
-    const std::uint64_t exchange = load.empty() ? 0 : exchange_phase_cycles(rates, worst, -1);
+    const std::uint64_t exchange = any ? exchange_phase_cycles(rates, worst, -1) : 0;
     cycles += static_cast<double>(chip.sync_internal_cycles) + static_cast<double>(exchange) +
               static_cast<double>(reduce_stage_compute_cycles(chip, s));
   }
