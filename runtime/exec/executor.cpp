@@ -13,6 +13,7 @@
 #include "models/system/system.hpp"
 #include "runtime/exec/compute_timing.hpp"
 #include "runtime/exec/link_utilisation.hpp"
+#include "runtime/exec/phase_reach.hpp"
 #include "runtime/exec/trace_estimate.hpp"
 #include "runtime/exec/watchdog.hpp"
 #include "sim/progress.hpp"
@@ -243,18 +244,33 @@ bool Executor::network_alone(std::size_t index, bool crosses) {
   if (link_pending_ == lane_link_pending_[li] && (!crosses || io_pending_ == lane_io_pending_[li]))
     return true;
   // Otherwise each such op must wait for this one (dependencies or lane order, transitively).
-  reach_.assign(ops.size(), 0);
+  // No op that waits for this one has started, so the unfinished ones of a class are all held
+  // back by it exactly when their number is the number of that class it reaches: counted
+  // once per phase (phase_reach.hpp) rather than searched for every collective.
+  if (reach_phase_ != current_) {
+    std::vector<std::uint8_t> cls(ops.size(), 0);
+    for (std::size_t j = 0; j < ops.size(); ++j)
+      cls[j] = uses_links(ops[j].kind) ? 1 : uses_io(ops[j].kind) ? 2 : 0;
+    reach_ = phase_reach(waiters_, cls, kMaxReachBytes);
+    reach_phase_ = current_;
+  }
+  if (!reach_.first.empty()) {
+    return link_pending_ == reach_.first[index] &&
+           (!crosses || io_pending_ == reach_.second[index]);
+  }
+  // A phase too large for the counts: search from this op.
+  std::vector<char> reached(ops.size(), 0);
   std::vector<std::size_t> stack{index};
-  reach_[index] = 1;
+  reached[index] = 1;
   while (!stack.empty()) {
     const std::size_t j = stack.back();
     stack.pop_back();
     for (std::size_t w : waiters_[j]) {
-      if (!reach_[w]) reach_[w] = 1, stack.push_back(w);
+      if (!reached[w]) reached[w] = 1, stack.push_back(w);
     }
   }
   for (std::size_t j = 0; j < ops.size(); ++j) {
-    if (reach_[j] || done_ops_[current_][j]) continue;
+    if (reached[j] || done_ops_[current_][j]) continue;
     if (uses_links(ops[j].kind) || (crosses && uses_io(ops[j].kind))) return false;
   }
   return true;

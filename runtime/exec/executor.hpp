@@ -16,6 +16,7 @@
 #include "models/ipu/ipu.hpp"
 #include "models/network/network.hpp"
 #include "runtime/exec/collective_player.hpp"
+#include "runtime/exec/phase_reach.hpp"
 #include "runtime/ir/program.hpp"
 
 namespace ipusim {
@@ -153,7 +154,12 @@ class Executor : public sc_core::sc_module {
   /// Current phase: ops that wait for each op (its dependents and the next op of its lane),
   /// and scratch marks of the ops that wait for a given op, transitively.
   std::vector<std::vector<std::size_t>> waiters_;
-  std::vector<char> reach_;
+  /// Per op of phase `reach_phase_`: the collectives and IpuCopies (first) and the remote and
+  /// host transfers (second) that cannot start before it ends (phase_reach.hpp).
+  PhaseReach reach_;
+  std::size_t reach_phase_ = static_cast<std::size_t>(-1);
+  /// Above this the per-phase counts are not kept (one bit per such op per op): 16 MiB.
+  static constexpr std::size_t kMaxReachBytes = std::size_t{16} << 20;
   std::vector<std::unique_ptr<CollectivePlayer>> players_;
   sc_core::sc_event go_, op_done_, lane_done_;
   std::uint64_t generation_ = 0;
