@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "models/system/system.hpp"
 #include "runtime/generators/model_gen.hpp"
@@ -115,7 +116,7 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   Json cyc = Json::array();
   for (std::uint64_t c = 0; c < plan.cycles() && c < ex.phase_ns().size(); ++c)
     cyc.push_back(ex.phase_ns()[c].second - ex.phase_ns()[c].first);
-  pipe["cycle_time_ns"] = cyc;
+  pipe["cycle_time_ns"] = std::move(cyc);
   pipe["optimizer_time_ns"] = lt.optimizer_ns;
   Json stages = Json::array();
   for (const PipelineStage& ps : plan.stages) {
@@ -132,21 +133,21 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
          {"micro_batches_in_flight", ps.in_flight},
          {"stash_bytes", ps.stash_bytes_per_mb * static_cast<std::uint64_t>(ps.in_flight)}});
   }
-  pipe["stages"] = stages;
+  pipe["stages"] = std::move(stages);
   Json ipus = Json::array();
   for (const auto& [vg, busy] : lt.busy_ns)
     ipus.push_back({{"vgraph", vg},
                     {"busy_ns", busy},
                     {"idle_ns", std::max(0.0, lt.loop_ns - busy)},
                     {"busy_fraction", lt.loop_ns > 0 ? busy / lt.loop_ns : 0.0}});
-  pipe["ipus"] = ipus;
+  pipe["ipus"] = std::move(ipus);
   pipe["ipu_copy"] = {{"bytes_per_replica", lt.ipu_copy_bytes}, {"time_ns", lt.ipu_copy_ns}};
   // Collectives inside the stages (e.g. distributed batch norm), only when the model has them.
   if (lt.in_stage_collectives > 0)
     pipe["in_stage_collectives"] = {{"ops", lt.in_stage_collectives},
                                     {"time_ns", lt.in_stage_collective_ns},
                                     {"gw_link_ns", lt.in_stage_gw_link_ns}};
-  r["pipeline"] = pipe;
+  r["pipeline"] = std::move(pipe);
 
   // Collectives after the loop (step 0), with their tier.
   Json coll = Json::array();
@@ -174,10 +175,10 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
         by_tier[gw_key] = by_tier.value(gw_key, 0.0) + gw;
         by_tier[ipu_key] = by_tier.value(ipu_key, 0.0) + (d - gw);
       }
-      coll.push_back(j);
+      coll.push_back(std::move(j));
     }
   }
-  r["after_loop"] = {{"ops", coll}, {"collective_ns_by_tier", by_tier}};
+  r["after_loop"] = {{"ops", std::move(coll)}, {"collective_ns_by_tier", std::move(by_tier)}};
   // How many were replayed from the collective cache is a fact of the run, not of the result
   // (the report is the same with the cache off): the summary says it, the report does not.
   r["collectives"] = {{"ops", ex.collectives_played() + ex.collectives_cached()}};
@@ -189,9 +190,9 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
   Json largest = Json::array();
   for (const MemoryItem& m : st.memory.worst.largest)
     largest.push_back({{"tensor", m.tensor}, {"bytes", m.bytes}, {"what", m.what}});
-  mem["largest_on_worst_ipu"] = largest;
+  mem["largest_on_worst_ipu"] = std::move(largest);
   mem["per_ipu_peak_bytes"] = st.memory.per_ipu_peak_bytes;
-  r["memory"] = mem;
+  r["memory"] = std::move(mem);
   return r;
 }
 
