@@ -291,8 +291,12 @@ def fit(c, variant, meas):
 
 def main():
     if len(sys.argv) > 1:
-        print(__doc__)
-        return 0 if sys.argv[1] in ("-h", "--help") else 2
+        if sys.argv[1] in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        sys.stderr.write("cnn_cost_probe.py: unexpected argument '%s' (it takes none; --help)\n"
+                         % sys.argv[1])
+        return 2
     c, meas = chip(), measured()
     print("## One micro-batch by op class (ms; model as shipped)\n")
     for mb in (2, 8, 20):
