@@ -58,16 +58,18 @@ ROW_CYCLES = 4.0
 def chip():
     """The GC200 values the model uses (configs/chips/gc200.json)."""
     c = json.load(open(os.path.join(ROOT, "configs/chips/gc200.json")))["chip"]
-    return {"tiles": c["tiles"], "clock": c["clock_GHz"], "amp": c["flops_per_cycle_per_tile"]["float16"],
+    return {"tiles": c["tiles"], "clock": c["clock_GHz"],
+            "amp": c["flops_per_cycle_per_tile"]["float16"],
             "vec": c["vector_flops_per_cycle_per_tile"]["float16"],
-            "mem": c["memory_bytes_per_cycle_per_tile"], "exch": c["exchange_bytes_per_cycle_per_tile"],
-            **c["compute"]}
+            "mem": c["memory_bytes_per_cycle_per_tile"],
+            "exch": c["exchange_bytes_per_cycle_per_tile"], **c["compute"]}
 
 
 def measured():
     """Micro-batch -> ms per micro-batch, from the PEARC cases (mb / img/s)."""
     out = {}
-    for f in glob.glob(os.path.join(ROOT, "configs/validation/cases/pearc22_resnet50_1ipu_mb*.json")):
+    cases = "configs/validation/cases/pearc22_resnet50_1ipu_mb*.json"
+    for f in glob.glob(os.path.join(ROOT, cases)):
         d = json.load(open(f))
         mb = int(d["set"][0].split("=")[1])
         out[mb] = mb / d["measured"]["value"] * 1e3
@@ -303,17 +305,22 @@ def main():
         terms = cost(c, mb, "fill")
         classes = sorted({k for k, _ in terms})
         print("micro-batch %d: %.3f ms" % (mb, ms(c, sum(terms.values()))))
-        print("| class | overhead | AMP | exchange | partials | vector | sum |\n|---|---|---|---|---|---|---|")
+        print("| class | overhead | AMP | exchange | partials | vector | sum |")
+        print("|---|---|---|---|---|---|---|")
+        keys = ("overhead", "amp", "exch", "red", "vec")
         for cls in classes:
-            row = [terms.get((cls, k), 0.0) for k in ("overhead", "amp", "exch", "red", "vec")]
-            print("| %s | %s | %.3f |" % (cls, " | ".join("%.3f" % ms(c, v) for v in row), ms(c, sum(row))))
-        total = [sum(v for (_, k), v in terms.items() if k == t) for t in ("overhead", "amp", "exch", "red", "vec")]
-        print("| all | %s | %.3f |\n" % (" | ".join("%.3f" % ms(c, v) for v in total), ms(c, sum(total))))
+            row = [terms.get((cls, k), 0.0) for k in keys]
+            cells = " | ".join("%.3f" % ms(c, v) for v in row)
+            print("| %s | %s | %.3f |" % (cls, cells, ms(c, sum(row))))
+        total = [sum(v for (_, k), v in terms.items() if k == t) for t in keys]
+        cells = " | ".join("%.3f" % ms(c, v) for v in total)
+        print("| all | %s | %.3f |\n" % (cells, ms(c, sum(total))))
         no_fill = sum(v for (_, k), v in cost(c, mb, "no-fill").items() if k == "amp")
         print("AMP %.3f ms, of which the inner-dimension fill %.1f %% (%.3f ms per image)\n" % (
             ms(c, total[1]), 100 * (1 - no_fill / total[1]), ms(c, total[1]) / mb))
     print("## t(mb) = slope x mb + intercept through micro-batches %s\n" % ", ".join(map(str, MBS)))
-    print("| variant | amp_efficiency | op_overhead_cycles | slope ms | intercept ms | errors (mb: %) |")
+    print("| variant | amp_efficiency | op_overhead_cycles | slope ms | intercept ms "
+          "| errors (mb: %) |")
     print("|---|---|---|---|---|---|")
     s, i = line(meas)
     print("| measured | | | %.3f | %.3f | |" % (s, i))
