@@ -228,7 +228,7 @@ def thresholds(data: dict) -> dict:
         spans = dict(SPANS)
         if op != "broadcast":  # one threshold per domain count (see below), else one rule
             del spans["domains"]
-            for d in sorted(set(DOMAINS.values())):
+            for d in sorted({DOMAINS[s] for s in SPANS["domains"]}):
                 spans[f"domains{d}"] = [s for s in SPANS["domains"] if DOMAINS[s] == d]
         for span, shapes in spans.items():
             tiered = 0
