@@ -35,8 +35,8 @@ fabric, with 512 replicas and with all): per op, a bisection over the scanned si
 4 MiB for the last one where direct is at least as fast as hierarchical (each probe runs
 direct, hierarchical and auto), and auto against the faster of the two at the probed sizes.
 
---readme prints instead the README's auto-against-best table (pod4, pod16, pod64, pod128 x ops x
-1 KiB, 1 MiB, 64 MiB); with --before, an older binary's auto beside it, and (without --readme)
+--readme prints instead the README's auto-against-best table (pod4, pod16, pod64, pod128,
+pod256 x ops x 1 KiB, 1 MiB, 64 MiB); with --before, an older binary's auto beside it, and (without --readme)
 every scanned size where auto's choice differs between the two binaries, with both times.
 """
 import argparse
@@ -301,7 +301,7 @@ def switches(data: dict, before: dict) -> None:
 
 
 def readme(ipusim: str, before_bin: str, jobs: int) -> None:
-    systems, sizes = ["pod4", "pod16", "pod64", "pod128"], [1024, 1 << 20, 1 << 26]
+    systems, sizes = ["pod4", "pod16", "pod64", "pod128", "pod256"], [1024, 1 << 20, 1 << 26]
     now = scan(ipusim, jobs, systems, OPS, sizes)
     old = scan(before_bin, jobs, systems, OPS, sizes) if before_bin else None
     names = {1024: "1 KiB", 1 << 20: "1 MiB", 1 << 26: "64 MiB"}
@@ -311,6 +311,8 @@ def readme(ipusim: str, before_bin: str, jobs: int) -> None:
     for s in systems:
         for op in OPS:
             for n in sizes:
+                if (s, op, n) not in now:  # left out (reported above the table)
+                    continue
                 r = now[(s, op, n)]
                 cells = [s, op, names[n]]
                 if old:
