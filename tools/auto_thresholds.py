@@ -1,48 +1,68 @@
 #!/usr/bin/python3
 """Derives `auto`'s small-message thresholds from the model and checks `auto` against `best`.
 
-Usage: tools/auto_thresholds.py [--ipusim PATH] [--jobs N] [--readme] [--before OLD_IPUSIM]
-                                [--save FILE | --load FILE]
+Usage: tools/auto_thresholds.py [--ipusim PATH] [--jobs N] [--readme | --wide]
+                                [--before OLD_IPUSIM] [--save FILE | --load FILE]
   (default binary: build/ci/tools/ipusim of this checkout; --save / --load keep the scan as
   JSON lines, e.g. to print the tables again without re-running it)
 
 Runs `ipusim collective --system S --op OP --bytes B --algorithm best --json` for every op
 (allreduce, reduce_scatter, all_gather, broadcast), every shape (pod4: an open ladder; pod16,
-pod64: a torus, one IPU-Link domain; pod128, pod256: two and four domains; all replicas, one
-IPU each, float32) and every size from 256 B to 64 MiB of input per replica in 1/8 octaves
+pod64: a torus, one IPU-Link domain; pod128, pod256 and bow_pod128, bow_pod256: two and four
+domains; all replicas, one IPU each, float32) and every size from 256 B to 64 MiB of input per replica in 1/8 octaves
 (sizes the simulator refuses, e.g. a pod256 all_gather of 16 GiB of output, are reported and
 left out); `best` simulates every candidate, so one run gives every algorithm's time. Then it
 prints:
 
-1. Per op and span (auto_select.hpp's GroupSpan), the threshold: the scanned size that makes
-   auto's worst slowdown against best over the span's shapes and every size smallest (ties:
-   the smallest sum of slowdowns), with direct at or below it and above it what auto runs
+1. Per op and span (auto_select.hpp's GroupSpan; over several domains per number of domains,
+   domains2 and domains4, except a broadcast's one rule), the threshold: the scanned size
+   that makes auto's worst slowdown against best over the span's shapes and every size
+   smallest (ties: the smallest sum of slowdowns), with direct at or below it and above it what auto runs
    otherwise (GCL's ring table, or hierarchical over several domains). Over several domains a
    broadcast also has a threshold per group member up to which it runs hierarchical (a direct
    broadcast per tier) before a ring. Beside each, every shape's crossover (the largest
    scanned size where direct, or hierarchical, is at least as fast as the alternative / the
-   next size) in the rule's unit (the input; all_gather: the output = input x group size).
+   next size) in the rule's unit (the input; all_gather: the output = input x group size; a
+   broadcast over several domains: the input x the members outside the root's domain).
    These are the values of the table in collectives/algorithms/auto_select.cpp.
 2. The model's crossover between meet-in-the-middle and the bidirectional pair beside GCL's
    table (reference section 4.5, PLRC's rules, kept as GCL's: not derived here).
-3. Per op and shape, auto's worst slowdown against best over the scan with this binary.
+3. Per op and shape, auto's worst slowdown against best over the scan with this binary, and
+   the geometric mean of auto / best - 1 over every scanned size.
 
---readme prints instead the README's auto-against-best table (pod4, pod16, pod64, pod128 x ops x
-1 KiB, 1 MiB, 64 MiB); with --before, an older binary's auto beside it, and (without --readme)
+--wide prints instead the eight- and sixteen-domain rows of the table (pod1024, a leaf/spine
+fabric, with 512 replicas and with all): per op, a bisection over the scanned sizes up to
+4 MiB for the last one where direct is at least as fast as hierarchical (each probe runs
+direct, hierarchical and auto), and auto against the faster of the two at the probed sizes.
+
+--readme prints instead the README's auto-against-best table (pod4, pod16, pod64, pod128,
+pod256 x ops x 1 KiB, 1 MiB, 64 MiB); with --before, an older binary's auto beside it, and (without --readme)
 every scanned size where auto's choice differs between the two binaries, with both times.
 """
 import argparse
 import concurrent.futures
 import json
+import math
 import os
 import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = ["allreduce", "reduce_scatter", "all_gather", "broadcast"]
-SHAPES = {"pod4": 4, "pod16": 16, "pod64": 64, "pod128": 128, "pod256": 256}  # group size
+SHAPES = {"pod4": 4, "pod16": 16, "pod64": 64, "pod128": 128, "pod256": 256,  # group size
+          "bow_pod128": 128, "bow_pod256": 256}
 # auto_select.hpp's GroupSpan of each preset's groups: an open ladder, a torus, several
-# IPU-Link domains (two, four).
-SPANS = {"ladder": ["pod4"], "torus": ["pod16", "pod64"], "domains": ["pod128", "pod256"]}
+# IPU-Link domains (two, four; 64 IPUs each, the M2000 and the Bow-2000 systems).
+SPANS = {"ladder": ["pod4"], "torus": ["pod16", "pod64"],
+         "domains": ["pod128", "pod256", "bow_pod128", "bow_pod256"]}
+ILD_MEMBERS = 64  # members per IPU-Link domain of every preset above (16 machines x 4 IPUs)
+# More domains: no preset has 8, and `best` there simulates rings over 512 or 1024 members
+# (seconds each), so these are scanned by bisection for the crossover of direct and
+# hierarchical only (leaf/spine GW fabric; the pod128 / pod256 switch is the same per link).
+WIDE = {"pod1024_r512": (["--system", "pod1024", "--replicas", "512"], 512, 8),
+        "pod1024": (["--system", "pod1024"], 1024, 16)}  # ipusim arguments, group, domains
+GROUP = dict(SHAPES, **{w: g for w, (_, g, _) in WIDE.items()})
+DOMAINS = {"pod128": 2, "pod256": 4, "bow_pod128": 2, "bow_pod256": 4,  # IPU-Link domains
+           **{w: d for w, (_, _, d) in WIDE.items()}}
 # Input bytes per replica: 256 B x 2^(k/8), k = 0..144 (to 64 MiB), a multiple of 4 B.
 SIZES = sorted({int(round(256 * 2 ** (k / 8) / 4)) * 4 for k in range(145)})
 GCL_RING = {  # reference section 4.5: A (ranks <= 4), B (<= 8), C (<= 16), bytes per IPU
@@ -63,6 +83,59 @@ def best(ipusim: str, system: str, op: str, nbytes: int) -> dict:
             "best_ns": b["chosen_time_ns"]}
 
 
+def timed(ipusim: str, shape: str, op: str, nbytes: int, algorithm: str):
+    """One wide shape's time (ns) and chosen algorithm, or None where the simulator refuses."""
+    cmd = [ipusim, "collective", *WIDE[shape][0], "--op", op, "--bytes", str(nbytes),
+           "--algorithm", algorithm, "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
+    r = json.loads(out.stdout)
+    return r["time_ns"], r["algorithm"]
+
+
+def wide_crossover(ipusim: str, shape: str, op: str) -> dict:
+    """Bisection over the scanned sizes for the last one where direct is at least as fast as
+    hierarchical (both costs are affine in the bytes, direct's with the larger slope), with
+    auto's choice and time at every size probed."""
+    sizes = [n for n in SIZES if n <= (1 << 22)]  # every crossover lies below 4 MiB
+    probes = {}
+
+    def probe(i: int) -> bool:
+        n = sizes[i]
+        d, h, a = (timed(ipusim, shape, op, n, alg) for alg in ("direct", "hierarchical", "auto"))
+        if d is None or h is None or a is None:
+            return False
+        probes[n] = {"direct": d[0], "hierarchical": h[0], "auto": a[1], "auto_ns": a[0]}
+        return d[0] <= h[0]
+
+    lo, hi = -1, len(sizes)  # direct wins at lo (or none), loses at hi (or none)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if probe(mid) else (lo, mid)
+    return {"threshold": unit(op, shape, sizes[lo]) if lo >= 0 else 0,
+            "next": unit(op, shape, sizes[hi]) if hi < len(sizes) else None, "probes": probes}
+
+
+def wide(ipusim: str, jobs: int) -> dict:
+    """Every op's direct threshold on the wide shapes, and auto there against the faster of
+    direct and hierarchical at the probed sizes."""
+    keys = [(w, op) for w in WIDE for op in OPS]
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        found = dict(zip(keys, pool.map(lambda k: wide_crossover(ipusim, *k), keys)))
+    print("\nMore domains (pod1024: a leaf/spine GW fabric; --replicas 512: eight domains):")
+    print("direct's threshold in the rule's unit (the last scanned size where it is at least as")
+    print("fast as hierarchical / the next), by bisection; auto against the faster of the two at")
+    print("the sizes probed (this binary): worst slowdown, geomean")
+    for (w, op), r in found.items():
+        slow = [p["auto_ns"] / min(p["direct"], p["hierarchical"]) for p in r["probes"].values()]
+        geo = math.exp(sum(map(math.log, slow)) / len(slow)) - 1
+        print(f"  {op:15} {w:13} {DOMAINS[w]:2} domains: threshold {r['threshold']}/{r['next']}; "
+              f"auto worst {100 * (max(slow) - 1):.1f} %, geomean {100 * geo:.2f} % over "
+              f"{len(slow)} sizes")
+    return found
+
+
 def scan(ipusim: str, jobs: int, systems, ops, sizes) -> dict:
     """Every (system, op, bytes) that runs; the ones the simulator refuses are reported and
     left out."""
@@ -76,8 +149,13 @@ def scan(ipusim: str, jobs: int, systems, ops, sizes) -> dict:
 
 
 def unit(op: str, system: str, nbytes: int) -> int:
-    """The small-message rule's unit: all_gather's output, every other op's input."""
-    return nbytes * SHAPES[system] if op == "all_gather" else nbytes
+    """The small-message rule's unit: all_gather's output, every other op's input; over
+    several domains a broadcast's copies over the root's GW-Links: the input x the members
+    outside the root's domain (what direct sends over them beyond hierarchical's one copy per
+    domain grows with them; the rest of both costs barely moves with the domains)."""
+    if op == "broadcast" and system in DOMAINS:
+        return nbytes * (GROUP[system] - ILD_MEMBERS)
+    return nbytes * GROUP[system] if op == "all_gather" else nbytes
 
 
 def per_member(op: str, system: str, nbytes: int) -> int:
@@ -147,7 +225,12 @@ def thresholds(data: dict) -> dict:
     print(f"{'op':15} {'span':8} {'threshold':>10} {'worst':>7}  crossovers")
     derived = {}
     for op in OPS:
-        for span, shapes in SPANS.items():
+        spans = dict(SPANS)
+        if op != "broadcast":  # one threshold per domain count (see below), else one rule
+            del spans["domains"]
+            for d in sorted({DOMAINS[s] for s in SPANS["domains"]}):
+                spans[f"domains{d}"] = [s for s in SPANS["domains"] if DOMAINS[s] == d]
+        for span, shapes in spans.items():
             tiered = 0
             if span == "domains" and op == "broadcast":
                 # Per group member: a ring's supersteps grow with the group, hierarchical's
@@ -181,7 +264,7 @@ def ring_crossovers(data: dict) -> None:
         table = GCL_RING["reduce_scatter" if op in ("allreduce", "reduce_scatter") else
                          "all_gather"]
         for s, n_ranks in SHAPES.items():
-            if s in SPANS["domains"]:
+            if s in DOMAINS:
                 continue
             gcl = table[0] if n_ranks <= 4 else table[1] if n_ranks <= 8 else \
                 table[2] if n_ranks <= 16 else None
@@ -195,15 +278,17 @@ def ring_crossovers(data: dict) -> None:
 
 
 def check(data: dict) -> None:
-    print("\nauto against best over the scan (this binary): worst slowdown, where")
+    print("\nauto against best over the scan (this binary): worst slowdown, where; geomean:")
+    print("exp(mean(ln(auto / best))) - 1 over every scanned size")
     for op in OPS:
         for s in SHAPES:
             rows = [(data[(s, op, n)]["auto_ns"] / data[(s, op, n)]["best_ns"] - 1, n)
                     for n in SIZES if (s, op, n) in data]
             slow, n = max(rows)
+            geo = math.exp(sum(math.log1p(x) for x, _ in rows) / len(rows)) - 1
             r = data[(s, op, n)]
-            print(f"  {op:15} {s:6} {100 * slow:5.1f} % at {n} B (auto {r['auto']}, "
-                  f"best {r['best']})")
+            print(f"  {op:15} {s:10} {100 * slow:5.1f} % at {n} B (auto {r['auto']}, "
+                  f"best {r['best']}); geomean {100 * geo:.2f} %")
 
 
 def switches(data: dict, before: dict) -> None:
@@ -216,7 +301,7 @@ def switches(data: dict, before: dict) -> None:
 
 
 def readme(ipusim: str, before_bin: str, jobs: int) -> None:
-    systems, sizes = ["pod4", "pod16", "pod64", "pod128"], [1024, 1 << 20, 1 << 26]
+    systems, sizes = ["pod4", "pod16", "pod64", "pod128", "pod256"], [1024, 1 << 20, 1 << 26]
     now = scan(ipusim, jobs, systems, OPS, sizes)
     old = scan(before_bin, jobs, systems, OPS, sizes) if before_bin else None
     names = {1024: "1 KiB", 1 << 20: "1 MiB", 1 << 26: "64 MiB"}
@@ -226,6 +311,8 @@ def readme(ipusim: str, before_bin: str, jobs: int) -> None:
     for s in systems:
         for op in OPS:
             for n in sizes:
+                if (s, op, n) not in now:  # left out (reported above the table)
+                    continue
                 r = now[(s, op, n)]
                 cells = [s, op, names[n]]
                 if old:
@@ -245,9 +332,14 @@ def main() -> None:
     ap.add_argument("--before")
     ap.add_argument("--save", help="also write the scan (JSON lines) here")
     ap.add_argument("--load", help="read a saved scan instead of running one")
+    ap.add_argument("--wide", action="store_true",
+                    help="only the eight- and sixteen-domain crossovers (bisection, pod1024)")
     a = ap.parse_args()
     if a.readme:
         readme(a.ipusim, a.before, a.jobs)
+        return
+    if a.wide:
+        wide(a.ipusim, a.jobs)
         return
     if a.load:
         with open(a.load) as f:

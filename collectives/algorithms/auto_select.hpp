@@ -26,19 +26,27 @@ inline constexpr std::uint64_t kBarleyTwistThresholdBytes = 196608;
 /// an open ladder (no torus wrap) or a torus inside one IPU-Link domain, or several domains.
 enum class GroupSpan { Ladder, Torus, Domains };
 
+/// Where a group lies across IPU-Link domains: how many it spans and its members in each
+/// (inside one domain: 1 and 0, unused).
+struct DomainSpread {
+  std::uint32_t num_ilds;
+  std::uint32_t members_per_ild;
+};
+
 /// GCL's "broadcast" method, "the fastest option for small tensors" (GCL OptionFlags
 /// `method`), which ipusim runs as `direct`. GCL's thresholds are not public; these are the
-/// crossovers of ipusim's own model, one per op and GroupSpan, in bytes per replica:
-/// all_gather's output (piece x group size), every other op's input. The table (with the
-/// broadcast's second threshold across domains) and how it was derived are in auto_select.cpp.
-std::uint64_t small_message_max_bytes(CollectiveOp op, GroupSpan span);
+/// crossovers of ipusim's own model in bytes per replica (all_gather's output, piece x group
+/// size; every other op's input), per op and GroupSpan and, over several domains, per number
+/// of domains (a broadcast: a bound on its input x the members outside the root's domain,
+/// returned divided by them). The tables and how they were derived are in auto_select.cpp.
+std::uint64_t small_message_max_bytes(CollectiveOp op, GroupSpan span, DomainSpread spread);
 
 /// True when GCL's small-tensor rule applies: the message is at most the op's threshold
-/// (`bytes` = the input of one replica; all_gather compares bytes x `group_size`) and every
+/// (`bytes` = the input of one replica; all_gather compares bytes x `group_size`), every
 /// group has stride 1 (consecutive replicas; GCL SDK 3.0 no longer picks the broadcast
-/// method for strided groups).
+/// method for strided groups) and at most 1024 members (the simulator's limit for direct).
 bool small_message_rule(const CollectiveRequest& request, std::uint64_t bytes,
-                        std::uint32_t group_size, GroupSpan span);
+                        std::uint32_t group_size, GroupSpan span, DomainSpread spread);
 
 /// GCL's rules 1-4: `ranks` = group members per ILD; `bytes` = input bytes of one replica
 /// (AllGather: the piece gathered; ReduceScatter: the full tensor).
@@ -50,7 +58,7 @@ Algorithm pick_ring_method(RingPhaseKind kind, std::uint32_t ranks, std::uint64_
 Algorithm pick_gw_method(std::uint32_t num_ilds);
 
 /// Resolves Algorithm::Auto for a whole request (returns `request.algorithm` otherwise):
-/// AllToAll -> direct; small_message_rule (groups over at most four ILDs) or bytes <=
+/// AllToAll -> direct; small_message_rule (groups of at most 1024 members) or bytes <=
 /// direct_max_bytes -> direct; groups spanning ILDs with equal members per ILD -> hierarchical
 /// (a broadcast over at most four ILDs only up to its per-member threshold, then a ring as
 /// below); else pick_ring_method with

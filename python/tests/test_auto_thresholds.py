@@ -58,3 +58,35 @@ def test_unit_of_the_rule():
     assert at.unit("all_gather", "pod64", 1024) == 65536
     assert at.unit("broadcast", "pod64", 1024) == 1024
     assert at.per_member("broadcast", "pod256", 1 << 20) == 4096
+
+
+def test_broadcast_unit_over_domains():
+    # Over several domains a broadcast's unit is its input x the members outside the root's
+    # domain (64 members each): pod128 1024 x 64, pod256 1024 x 192, pod1024 1024 x 960.
+    assert at.unit("broadcast", "pod128", 1024) == 65536
+    assert at.unit("broadcast", "bow_pod256", 1024) == 196608
+    assert at.unit("broadcast", "pod1024", 1024) == 983040
+    # A reduce op's stays its input, all_gather's its output (512 members).
+    assert at.unit("allreduce", "pod1024_r512", 1024) == 1024
+    assert at.unit("all_gather", "pod1024_r512", 1024) == 524288
+
+
+def test_wide_bisection_finds_the_last_size_direct_wins(monkeypatch):
+    # Direct 1000 + 0.5 n ns, hierarchical 100000 + 0.01 n: equal at n = 99000 / 0.49 =
+    # 202040.8 B; the scanned sizes around it: 256 x 2^(k/8) for k = 76 (185,364 B, direct
+    # 93,682 < 101,853.64) and k = 77 (202,140 B, direct 102,070 > 102,021.4). Auto is taken to
+    # run direct up to 150 kB, so at the probed sizes between it and the crossover it is
+    # slower than direct.
+    def fake(ipusim, shape, op, n, alg):
+        d, h = 1000 + 0.5 * n, 100000 + 0.01 * n
+        if alg == "auto":
+            return (d, "direct") if n <= 150000 else (h, "hierarchical")
+        return (d if alg == "direct" else h), alg
+    monkeypatch.setattr(at, "timed", fake)
+    r = at.wide_crossover("unused", "pod1024", "allreduce")
+    assert r["threshold"] == 185364 and r["next"] == 202140
+    assert at.SIZES[76] == 185364 and at.SIZES[77] == 202140
+    for n, p in r["probes"].items():
+        assert (p["auto"] == "direct") == (n <= 150000)
+    # every size probed lies at or below the threshold exactly when direct wins there
+    assert all((p["direct"] <= p["hierarchical"]) == (n <= 185364) for n, p in r["probes"].items())

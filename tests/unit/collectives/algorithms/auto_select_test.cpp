@@ -77,14 +77,17 @@ TEST_CASE("select_algorithm applies the rules to whole requests", "[auto]") {
   ag.elements_per_replica = 311296;
   CHECK(select_algorithm(ag) == PAIR);
   // A group spanning two 4-IPU domains with 4 members in each runs hierarchically above the
-  // small-message rule (4 MB > 1763488 B); a broadcast up to 4096 B per member (4000 B >
-  // 1216 B, its direct threshold, and <= 8 x 4096 B).
+  // small-message rule (4 MB > 1482912 B). Over three such domains a broadcast is direct up to
+  // 151296 B / 8 members outside the root's domain = 18912 B = 4728 float32, hierarchical
+  // above it up to 4096 B per member (12 x 4096 B).
   auto spanning = request(CollectiveOp::AllReduce, 8, 1000000, Algorithm::Auto);
   spanning.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
-  spanning.op = CollectiveOp::Broadcast;
-  spanning.elements_per_replica = 1000;
-  CHECK(select_algorithm(spanning) == Algorithm::Hierarchical);
+  auto three = request(CollectiveOp::Broadcast, 12, 4728, Algorithm::Auto);
+  three.topology.ild_size_ipus = 4;
+  CHECK(select_algorithm(three) == Algorithm::Direct);
+  three.elements_per_replica = 4729;
+  CHECK(select_algorithm(three) == Algorithm::Hierarchical);
   // Unbalanced spanning groups fall back to a flat ring with ranks = most members per ILD
   // (1.2 MB: above the ladder's small-message threshold, 1143480 B; below GCL's 1245184 B).
   auto unbalanced = request(CollectiveOp::AllReduce, 6, 300000, Algorithm::Auto);
@@ -113,18 +116,40 @@ TEST_CASE("GW tier method: meet in the middle beyond two ILDs", "[auto]") {
 }
 
 TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's threshold", "[auto]") {
-  // The table of auto_select.cpp, bytes per replica (all_gather: the output), by span.
-  const std::uint64_t ar[] = {1143480, 571740, 1763488};
-  const std::uint64_t rs[] = {1143480, 623488, 1763488};
-  const std::uint64_t ag[] = {2286960, 524288, 1763328};
-  const std::uint64_t bc[] = {623488, 77936, 1216};
-  const GroupSpan spans[] = {GroupSpan::Ladder, GroupSpan::Torus, GroupSpan::Domains};
-  for (int i = 0; i < 3; ++i) {
-    CHECK(small_message_max_bytes(CollectiveOp::AllReduce, spans[i]) == ar[i]);
-    CHECK(small_message_max_bytes(CollectiveOp::ReduceScatter, spans[i]) == rs[i]);
-    CHECK(small_message_max_bytes(CollectiveOp::AllGather, spans[i]) == ag[i]);
-    CHECK(small_message_max_bytes(CollectiveOp::Broadcast, spans[i]) == bc[i]);
+  // The tables of auto_select.cpp, bytes per replica (all_gather: the output): open ladder and
+  // torus; over several domains by the number of domains (2, 4, 8, 16).
+  const std::uint64_t ar[] = {1143480, 571740};
+  const std::uint64_t rs[] = {1143480, 623488};
+  const std::uint64_t ag[] = {2286960, 524288};
+  const std::uint64_t bc[] = {623488, 77936};
+  const GroupSpan spans[] = {GroupSpan::Ladder, GroupSpan::Torus};
+  for (int i = 0; i < 2; ++i) {
+    CHECK(small_message_max_bytes(CollectiveOp::AllReduce, spans[i], {1, 0}) == ar[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::ReduceScatter, spans[i], {1, 0}) == rs[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::AllGather, spans[i], {1, 0}) == ag[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::Broadcast, spans[i], {1, 0}) == bc[i]);
   }
+  const std::uint32_t counts[] = {2, 4, 8, 16};
+  const std::uint64_t ar_d[] = {1482912, 1923096, 1923096, 1246976};
+  const std::uint64_t rs_d[] = {1482912, 1923096, 1923096, 1246976};
+  const std::uint64_t ag_d[] = {1482752, 1923072, 1923072, 1245184};
+  for (int i = 0; i < 4; ++i) {
+    const DomainSpread d{counts[i], 64};
+    CHECK(small_message_max_bytes(CollectiveOp::AllReduce, GroupSpan::Domains, d) == ar_d[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::ReduceScatter, GroupSpan::Domains, d) == rs_d[i]);
+    CHECK(small_message_max_bytes(CollectiveOp::AllGather, GroupSpan::Domains, d) == ag_d[i]);
+  }
+  // Counts between take the smaller count's value, above sixteen sixteen's.
+  CHECK(small_message_max_bytes(CollectiveOp::AllReduce, GroupSpan::Domains, {3, 64}) == ar_d[0]);
+  CHECK(small_message_max_bytes(CollectiveOp::AllReduce, GroupSpan::Domains, {7, 64}) == ar_d[1]);
+  CHECK(small_message_max_bytes(CollectiveOp::AllReduce, GroupSpan::Domains, {15, 4}) == ar_d[2]);
+  CHECK(small_message_max_bytes(CollectiveOp::AllReduce, GroupSpan::Domains, {64, 4}) == ar_d[3]);
+  // A broadcast: 151296 B over the members outside the root's domain: pod128 (64 of them)
+  // 2364 B, pod256 (192) 788 B, 16 domains of 64 (960) 157 B, two domains of 4 (4) 37824 B.
+  CHECK(small_message_max_bytes(CollectiveOp::Broadcast, GroupSpan::Domains, {2, 64}) == 2364);
+  CHECK(small_message_max_bytes(CollectiveOp::Broadcast, GroupSpan::Domains, {4, 64}) == 788);
+  CHECK(small_message_max_bytes(CollectiveOp::Broadcast, GroupSpan::Domains, {16, 64}) == 157);
+  CHECK(small_message_max_bytes(CollectiveOp::Broadcast, GroupSpan::Domains, {2, 4}) == 37824);
   // Torus, 16 ranks: AllReduce 571740 B = 142935 float32 is direct, one more element is not
   // (GCL's rule 4: 16 ranks, 571744 B < 1245184 B: meet in the middle).
   auto r = request(CollectiveOp::AllReduce, 16, 142935, Algorithm::Auto);
@@ -156,35 +181,44 @@ TEST_CASE("small messages: direct (GCL's broadcast method) up to each op's thres
   CHECK(select_algorithm(bc16) == MITM);
   // 4 ranks on the ladder, 4 MiB: 1 MiB pieces >= 622592 B, 4 ranks: the bidirectional pair.
   CHECK(select_algorithm(request(CollectiveOp::Broadcast, 4, 1048576, Algorithm::Auto)) == PAIR);
-  // Over two 4-IPU domains: AllReduce direct up to 1763488 B = 440872 float32, then
-  // hierarchical; a broadcast direct up to 1216 B, hierarchical (a direct broadcast per tier)
-  // up to 4096 B per member (8 members: 32768 B), then a flat ring (4 members per domain,
-  // 8193-B pieces < 622592 B: meet in the middle).
-  auto d = request(CollectiveOp::AllReduce, 8, 440872, Algorithm::Auto);
+  // Over two 4-IPU domains: AllReduce direct up to 1482912 B = 370728 float32, then
+  // hierarchical; a broadcast direct up to 151296 / 4 = 37824 B = 9456 float32, above it
+  // (past hierarchical's 4096 B per member, 8 members: 32768 B) a flat ring (4 members per
+  // domain, 9457-B pieces < 622592 B: meet in the middle). Over 8 such domains (a group of 32)
+  // a broadcast is direct up to 151296 / 28 = 5403 B = 1350 float32, then hierarchical.
+  auto d = request(CollectiveOp::AllReduce, 8, 370728, Algorithm::Auto);
   d.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(d) == Algorithm::Direct);
-  d.elements_per_replica = 440873;
+  d.elements_per_replica = 370729;
   CHECK(select_algorithm(d) == Algorithm::Hierarchical);
   d.op = CollectiveOp::Broadcast;
-  d.elements_per_replica = 304;  // 1216 B
+  d.elements_per_replica = 9456;
   CHECK(select_algorithm(d) == Algorithm::Direct);
-  d.elements_per_replica = 305;
-  CHECK(select_algorithm(d) == Algorithm::Hierarchical);
-  d.elements_per_replica = 8192;  // 32768 B
-  CHECK(select_algorithm(d) == Algorithm::Hierarchical);
-  d.elements_per_replica = 8193;
+  d.elements_per_replica = 9457;
   CHECK(select_algorithm(d) == MITM);
-  // More than four domains (no crossover derived there): hierarchical at any size, as before.
-  auto many = request(CollectiveOp::AllReduce, 20, 16, Algorithm::Auto);
-  many.topology.ild_size_ipus = 4;  // 5 domains of 4
+  auto b8 = request(CollectiveOp::Broadcast, 32, 1350, Algorithm::Auto);
+  b8.topology.ild_size_ipus = 4;
+  CHECK(select_algorithm(b8) == Algorithm::Direct);
+  b8.elements_per_replica = 1351;
+  CHECK(select_algorithm(b8) == Algorithm::Hierarchical);
+  // Beyond four domains the tiered broadcast is not applied: hierarchical above direct at any
+  // size (5 domains of 4: 4 MiB > 4096 B x 20 members would otherwise run a ring).
+  auto many = request(CollectiveOp::Broadcast, 20, 1 << 20, Algorithm::Auto);
+  many.topology.ild_size_ipus = 4;
   CHECK(select_algorithm(many) == Algorithm::Hierarchical);
-  many.op = CollectiveOp::Broadcast;
-  many.elements_per_replica = 1 << 20;  // 4 MiB > 4096 B x 20 members
-  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
-  many.groups = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};  // 4 domains
+  // Five domains take the four-domain AllReduce threshold: 1923096 B = 480774 float32.
   many.op = CollectiveOp::AllReduce;
-  many.elements_per_replica = 16;
+  many.elements_per_replica = 480774;
   CHECK(select_algorithm(many) == Algorithm::Direct);
+  many.elements_per_replica = 480775;
+  CHECK(select_algorithm(many) == Algorithm::Hierarchical);
+  // More than 1024 members (pod16k, pod64k): hierarchical even at 64 B.
+  auto huge = request(CollectiveOp::AllReduce, 2048, 16, Algorithm::Auto);
+  huge.topology.ild_size_ipus = 64;
+  CHECK(select_algorithm(huge) == Algorithm::Hierarchical);
+  auto pod1024 = request(CollectiveOp::AllReduce, 1024, 16, Algorithm::Auto);  // 16 domains
+  pod1024.topology.ild_size_ipus = 64;
+  CHECK(select_algorithm(pod1024) == Algorithm::Direct);
   // Strided groups (orthogonal: {0, 2}, {1, 3}) never take the small-message rule.
   auto strided = request(CollectiveOp::AllReduce, 4, 16, Algorithm::Auto);
   strided.groups = {{0, 2}, {1, 3}};
