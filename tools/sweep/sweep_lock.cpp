@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <string>
 
@@ -25,6 +27,24 @@ std::string holder_of(int fd) {
   return pid.find_first_not_of("0123456789") == std::string::npos ? pid : std::string();
 }
 
+/// Tries the lock without blocking (retrying an interrupted call); 0 or the errno.
+int try_flock(int fd, bool shared) {
+  int rc = 0;
+  while ((rc = ::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB)) != 0 && errno == EINTR) {
+  }
+  return rc == 0 ? 0 : errno;
+}
+
+/// True when `pid` names no process any more.
+bool is_dead(const std::string& pid) {
+  if (pid.empty() || pid.size() > 9) return false;  // digits only (holder_of); fits a pid_t
+  return ::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH;
+}
+
+/// How long a lock whose recorded holder is dead may stay held before it is refused: the
+/// time a child of that holder needs to die (see the constructor).
+constexpr int kDeadHolderWaitMs = 5000;
+
 }  // namespace
 
 std::string SweepLock::path_in(const std::string& out_dir) {
@@ -41,11 +61,20 @@ SweepLock::SweepLock(const std::string& out_dir, bool shared) {
       throw WriteError(why);  // a full disk is exit 3, as for any output
     throw ConfigError(why);
   }
-  int rc = 0;
-  while ((rc = ::flock(fd_, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB)) != 0 && errno == EINTR) {
+  int err = try_flock(fd_, shared);
+  // A sweep killed with SIGKILL can leave its lock held for a moment: a child it had just
+  // forked holds the lock's open file until its exec (O_CLOEXEC) or its death, and the
+  // kernel kills that child (PR_SET_PDEATHSIG, tools/common/subprocess.cpp) only after the
+  // parent is gone. So while the holder the file names is dead, wait for the lock to drop
+  // instead of refusing a --resume started straight after the kill.
+  for (int waited_ms = 0;
+       err == EWOULDBLOCK && waited_ms < kDeadHolderWaitMs && is_dead(holder_of(fd_));
+       waited_ms += 10) {
+    const struct timespec tick { 0, 10'000'000 };
+    ::nanosleep(&tick, nullptr);
+    err = try_flock(fd_, shared);
   }
-  if (rc != 0) {
-    const int err = errno;
+  if (err != 0) {
     const std::string pid = err == EWOULDBLOCK ? holder_of(fd_) : std::string();
     ::close(fd_);
     fd_ = -1;

@@ -3,7 +3,8 @@
 // DIR/.sweep.lock; the shards of a job array (and --collect, which only reads their
 // points) a shared one. A second sweep into the same folder is therefore refused instead
 // of interleaving its points and results with the first. The kernel drops the lock when
-// its holder dies (even by kill -9), so a stale lock never blocks `--resume`.
+// its holder dies (even by kill -9), so a stale lock never blocks `--resume` (a lock whose
+// recorded holder is dead is waited for, up to 5 s, while that holder's last child dies).
 #include <string>
 
 namespace ipusim::cli {

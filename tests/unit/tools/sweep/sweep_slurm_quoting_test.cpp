@@ -1,7 +1,13 @@
 // Shell quoting of the sweep's Slurm job script and the one-writer lock of an output
 // folder (no simulation runs here; the scripts run end to end in
 // tests/regression/failures/slurm_script_injection.sh).
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <ctime>
 #include <string>
 
 #include "tests/support/scratch.hpp"
@@ -89,4 +95,31 @@ TEST_CASE("sweep lock: one exclusive holder, shared by shards, released when the
     CHECK(refused.find("by process") == std::string::npos);  // shared holders leave no pid
   }
   CHECK(config_error_of([&] { SweepLock again(dir, false); }).empty());
+}
+
+TEST_CASE("sweep lock: a lock a dead holder's child still holds is waited for, not refused",
+          "[tools][sweep]") {
+  // What a kill -9 of a sweep can leave: the file names the dead sweep, and a child it had
+  // just forked still holds the lock's open file until that child dies a moment later.
+  Scratch s;
+  const std::string dir = s.dir.string();
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  REQUIRE(dead > 0);
+  ::waitpid(dead, nullptr, 0);  // reaped: its pid names no process now
+  const int fd = ::open(SweepLock::path_in(dir).c_str(), O_RDWR | O_CREAT, 0666);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);
+  const std::string pid = std::to_string(dead) + "\n";
+  REQUIRE(::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size()));
+  const pid_t child = ::fork();
+  if (child == 0) {  // holds the inherited lock for 200 ms, then dies
+    const struct timespec hold { 0, 200'000'000 };
+    ::nanosleep(&hold, nullptr);
+    ::_exit(0);
+  }
+  REQUIRE(child > 0);
+  ::close(fd);  // now only the child holds the lock
+  CHECK(config_error_of([&] { SweepLock resume(dir, false); }).empty());
+  ::waitpid(child, nullptr, 0);
 }
