@@ -84,8 +84,8 @@ class OnnxBuilder {
           producer_[out] = i;
           continue;
         }
-        const bool view = is_view(n.op_type) && !n.inputs.empty() && !n.inputs[0].empty() &&
-                          !constants_.count(n.inputs[0]);
+        const bool view = !n.constant && is_view(n.op_type) && !n.inputs.empty() &&
+                          !n.inputs[0].empty() && !constants_.count(n.inputs[0]);
         if (view)
           alias_[out] = root(n.inputs[0]);
         else

@@ -172,8 +172,9 @@ std::string supported_ops_text() {
 }
 
 NodeCost node_cost(const Node& n, const Graph& g) {
-  const OpRule& r = table().at(n.op_type);
   NodeCost c;
+  if (n.constant) return c;  // folded at compile time: free, no gradient
+  const OpRule& r = table().at(n.op_type);
   c.cls = r.cls;
   c.backward_factor = r.backward_factor;
   c.differentiable_inputs = float_inputs(n, g);

@@ -40,7 +40,7 @@ check() {  # check name needle -- cmd...
 check truncated "truncated.onnx: not an ONNX model" -- $B import $D/truncated.onnx
 check not-onnx "text.onnx: not an ONNX model" -- $B import $D/text.onnx
 check missing-file "absent.onnx" -- $B import $D/absent.onnx
-check unsupported-op "node 'running_total': op type 'CumSum' is not modelled" -- $B import $D/cumsum.onnx
+check unsupported-op "node 'running_total': op type 'CumSum' (opset 17) is not modelled" -- $B import $D/cumsum.onnx
 check unsupported-lists-supported "supported (default domain): " -- $B import $D/cumsum.onnx
 check symbolic-dim "input 'image' dimension 0 is symbolic ('batch'): give --input-shape image=" -- $B import $M/resnet50.onnx
 check bad-input-shape "--input-shape nope" -- $B import $M/resnet50.onnx --input-shape nope=1,3,224,224
