@@ -104,7 +104,11 @@ class OnnxBuilder {
         std::any_of(g_.nodes.begin(), g_.nodes.end(), [](const Node& n) { return n.ipu >= 0; });
     const int ipus = static_cast<int>(s_.ipus_per_replica);
     double total = 0, done = 0;
-    for (const NodeCost& c : costs_) total += c.flops();
+    int ops_left = 0, last_vg = -1;  // auto: ops not placed yet, virtual graph of the last op
+    for (const NodeCost& c : costs_) {
+      total += c.flops();
+      ops_left += c.cls != CostClass::Free;
+    }
     std::map<std::string, Place> tensor_place;
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
@@ -127,10 +131,21 @@ class OnnxBuilder {
               g_.path + ": the graph has no " + kVirtualGraphAttribute +
               " annotations but ipusPerReplica is " + std::to_string(ipus) +
               ": set /workload/session/virtualGraphMode to auto, or annotate the nodes");
-        // The node goes where the middle of its work falls in the cumulative forward flops.
+        // The node goes where the middle of its work falls in the cumulative forward flops,
+        // but an op moves on at most one virtual graph from the last op and leaves enough ops
+        // for the graphs after it, so that every graph gets ops (PopART numbers stages without
+        // gaps): one node with more than a slice's work (a stem convolution of a small net)
+        // would otherwise skip a graph, or a heavy tail leave graph 0 empty.
         const double mid = done + costs_[i].flops() / 2;
         p.vg = total > 0 ? std::min(ipus - 1, static_cast<int>(mid / total * ipus)) : 0;
+        if (costs_[i].cls == CostClass::Free) {
+          p.vg = std::max(0, last_vg);
+        } else {
+          p.vg = std::max(std::min(p.vg, last_vg + 1), ipus - ops_left--);
+          p.vg = std::clamp(p.vg, 0, ipus - 1);
+        }
         if (from) p.vg = std::max(p.vg, from->vg);  // stages never go backwards
+        if (costs_[i].cls != CostClass::Free) last_vg = p.vg;
         done += costs_[i].flops();
       }
       places_.push_back(p);
