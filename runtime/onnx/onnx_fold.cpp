@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -31,9 +32,15 @@ struct Value {
   int type = TensorProto::INT64;
 };
 
+/// Elements of a shape; -1 for a negative dim, kMaxElements + 1 once past kMaxElements (an
+/// adversarial file's dims never overflow).
 std::int64_t count(const Dims& d) {
   std::int64_t n = 1;
-  for (std::int64_t x : d) n *= x;
+  for (std::int64_t x : d) {
+    if (x < 0) return -1;
+    if (x != 0 && n > kMaxElements / x) return kMaxElements + 1;
+    n *= x;
+  }
   return n;
 }
 
@@ -52,7 +59,8 @@ bool raw(const TensorProto& t, std::int64_t n, std::vector<std::int64_t>& out) {
   for (std::int64_t i = 0; i < n; ++i) {
     T x;
     std::memcpy(&x, t.raw_data().data() + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
-    if (static_cast<double>(x) != std::floor(static_cast<double>(x))) return false;
+    const double d = static_cast<double>(x);
+    if (d != std::floor(d) || std::abs(d) > 1e15) return false;  // integral, and fits int64
     out.push_back(static_cast<std::int64_t>(x));
   }
   return true;
@@ -62,7 +70,8 @@ bool raw(const TensorProto& t, std::int64_t n, std::vector<std::int64_t>& out) {
 std::optional<Value> from_tensor(const TensorProto& t) {
   Value v{{t.dims().begin(), t.dims().end()}, {}, t.data_type()};
   const std::int64_t n = count(v.dims);
-  if (t.data_location() == TensorProto::EXTERNAL || n > kMaxElements || !foldable_type(v.type))
+  if (t.data_location() == TensorProto::EXTERNAL || n < 0 || n > kMaxElements ||
+      !foldable_type(v.type))
     return std::nullopt;
   bool ok = true;
   if (!t.raw_data().empty()) {
@@ -80,7 +89,9 @@ std::optional<Value> from_tensor(const TensorProto& t) {
         ok = raw<double>(t, n, v.data);
         break;
       default:
-        ok = raw<std::uint8_t>(t, n, v.data) || raw<std::int16_t>(t, n, v.data);
+        ok = v.type == TensorProto::INT16 || v.type == TensorProto::UINT16
+                 ? raw<std::int16_t>(t, n, v.data)
+                 : raw<std::uint8_t>(t, n, v.data);
     }
   } else if (v.type == TensorProto::INT64) {
     v.data.assign(t.int64_data().begin(), t.int64_data().end());
@@ -139,7 +150,9 @@ std::int64_t norm_axis(std::int64_t axis, std::int64_t rank) {
 /// Element-wise over operands of equal shape or a single element (numpy broadcasting's cases
 /// that shape arithmetic uses).
 template <typename F>
-std::optional<Value> elementwise(const std::vector<const Value*>& in, int type, F f) {
+std::optional<Value> elementwise(const std::vector<const Value*>& in, std::size_t arity, int type,
+                                 F f) {
+  if (in.empty() || (arity > 0 && in.size() != arity)) return std::nullopt;
   const Value* big = nullptr;
   for (const Value* v : in) {
     if (!v) return std::nullopt;
@@ -167,7 +180,7 @@ std::optional<Value> slice(const onnx::NodeProto& n, const std::vector<const Val
       (steps && steps->size() != 1))
     return std::nullopt;
   const std::int64_t dim = in[0]->dims[0], step = steps ? (*steps)[0] : 1;
-  if (step == 0) return std::nullopt;
+  if (step == 0 || dim == 0) return std::nullopt;
   auto clampi = [&](std::int64_t x, std::int64_t lo, std::int64_t hi) {
     return std::clamp(x < 0 ? x + dim : x, lo, hi);
   };
@@ -185,6 +198,7 @@ std::optional<Value> reshape(const std::vector<const Value*>& in) {
   std::int64_t known = 1, infer = -1;
   for (std::size_t i = 0; i < d.size(); ++i) {
     if (d[i] == 0 && i < in[0]->dims.size()) d[i] = in[0]->dims[i];
+    if (d[i] < -1 || d[i] > kMaxElements) return std::nullopt;
     if (d[i] == -1)
       infer = static_cast<std::int64_t>(i);
     else
@@ -210,11 +224,17 @@ std::optional<Value> eval(const onnx::NodeProto& n, const std::vector<const Valu
     return std::nullopt;
   }
   if (op == "Shape" || op == "Size") {
+    if (n.input_size() < 1) return std::nullopt;
     auto it = shapes.find(n.input(0));
     if (it == shapes.end()) return std::nullopt;
     const Dims& d = it->second;
     const auto rank = static_cast<std::int64_t>(d.size());
-    if (op == "Size") return Value{{}, {count(d)}, TensorProto::INT64};
+    if (op == "Size") {  // the true element count (count() saturates at kMaxElements)
+      std::int64_t size = 1;
+      for (std::int64_t x : d)
+        if (__builtin_mul_overflow(size, x, &size)) return std::nullopt;
+      return Value{{}, {size}, TensorProto::INT64};
+    }
     const std::int64_t b =
         std::clamp(norm_axis(int_attr(n, "start", 0), rank), std::int64_t{0}, rank);
     const std::int64_t e = std::clamp(norm_axis(int_attr(n, "end", rank), rank), b, rank);
@@ -280,55 +300,76 @@ std::optional<Value> eval(const onnx::NodeProto& n, const std::vector<const Valu
     return out;
   }
   if (op == "ConstantOfShape") {
-    if (!first() || count(first()->data) > kMaxElements) return std::nullopt;
+    const std::int64_t elements = first() ? count(first()->data) : -1;
+    if (elements < 0 || elements > kMaxElements) return std::nullopt;
     Value fill{{}, {0}, TensorProto::FLOAT};
     if (const auto* a = attr(n, "value")) {
       const auto v = from_tensor(a->t());
       if (!v || v->data.size() != 1) return std::nullopt;
       fill = *v;
     }
-    return Value{
-        first()->data,
-        std::vector<std::int64_t>(static_cast<std::size_t>(count(first()->data)), fill.data[0]),
-        fill.type};
+    return Value{first()->data,
+                 std::vector<std::int64_t>(static_cast<std::size_t>(elements), fill.data[0]),
+                 fill.type};
   }
   if (op == "Range") {
-    if (in.size() != 3 || !in[0] || !in[1] || !in[2] || in[2]->data.at(0) == 0) return std::nullopt;
-    const std::int64_t s = in[0]->data.at(0), l = in[1]->data.at(0), d = in[2]->data.at(0);
+    for (const Value* v : in)
+      if (!v || v->data.size() != 1) return std::nullopt;
+    if (in.size() != 3 || in[2]->data[0] == 0) return std::nullopt;
+    const std::int64_t s = in[0]->data[0], l = in[1]->data[0], d = in[2]->data[0];
     Value out{{0}, {}, in[0]->type};
-    for (std::int64_t x = s; d > 0 ? x < l : x > l; x += d) {
+    std::int64_t x = s;
+    while (d > 0 ? x < l : x > l) {
       if (static_cast<std::int64_t>(out.data.size()) >= kMaxElements) return std::nullopt;
       out.data.push_back(x);
+      if (__builtin_add_overflow(x, d, &x)) break;
     }
     out.dims[0] = static_cast<std::int64_t>(out.data.size());
     return out;
   }
   using R = std::optional<std::int64_t>;
   const int type = first() ? first()->type : TensorProto::INT64;
-  if (op == "Add") return elementwise(in, type, [](auto& x) -> R { return x[0] + x[1]; });
-  if (op == "Sub") return elementwise(in, type, [](auto& x) -> R { return x[0] - x[1]; });
-  if (op == "Mul") return elementwise(in, type, [](auto& x) -> R { return x[0] * x[1]; });
+  // Integer arithmetic; an overflow (a hostile file) is left unfolded.
+  if (op == "Add")
+    return elementwise(in, 2, type, [](auto& x) -> R {
+      std::int64_t r = 0;
+      return __builtin_add_overflow(x[0], x[1], &r) ? R{} : R{r};
+    });
+  if (op == "Sub")
+    return elementwise(in, 2, type, [](auto& x) -> R {
+      std::int64_t r = 0;
+      return __builtin_sub_overflow(x[0], x[1], &r) ? R{} : R{r};
+    });
+  if (op == "Mul")
+    return elementwise(in, 2, type, [](auto& x) -> R {
+      std::int64_t r = 0;
+      return __builtin_mul_overflow(x[0], x[1], &r) ? R{} : R{r};
+    });
   if (op == "Div")  // integer division truncates; a float quotient must stay integral
-    return elementwise(in, type, [type](auto& x) -> R {
-      if (x[1] == 0 || (!is_int(type) && x[0] % x[1] != 0)) return std::nullopt;
+    return elementwise(in, 2, type, [type](auto& x) -> R {
+      if (x[1] == 0 || (x[1] == -1 && x[0] == INT64_MIN) || (!is_int(type) && x[0] % x[1] != 0))
+        return std::nullopt;
       return x[0] / x[1];
     });
-  if (op == "Neg") return elementwise(in, type, [](auto& x) -> R { return -x[0]; });
-  if (op == "Abs") return elementwise(in, type, [](auto& x) -> R { return std::abs(x[0]); });
+  if (op == "Neg" || op == "Abs")
+    return elementwise(in, 1, type, [&op](auto& x) -> R {
+      if (x[0] == INT64_MIN) return std::nullopt;
+      return op == "Neg" || x[0] < 0 ? -x[0] : x[0];
+    });
   if (op == "Max")
-    return elementwise(in, type,
+    return elementwise(in, 0, type,
                        [](auto& x) -> R { return *std::max_element(x.begin(), x.end()); });
   if (op == "Min")
-    return elementwise(in, type,
+    return elementwise(in, 0, type,
                        [](auto& x) -> R { return *std::min_element(x.begin(), x.end()); });
   if (op == "Equal")
-    return elementwise(in, TensorProto::BOOL, [](auto& x) -> R { return x[0] == x[1]; });
+    return elementwise(in, 2, TensorProto::BOOL, [](auto& x) -> R { return x[0] == x[1]; });
   if (op == "Less")
-    return elementwise(in, TensorProto::BOOL, [](auto& x) -> R { return x[0] < x[1]; });
+    return elementwise(in, 2, TensorProto::BOOL, [](auto& x) -> R { return x[0] < x[1]; });
   if (op == "Greater")
-    return elementwise(in, TensorProto::BOOL, [](auto& x) -> R { return x[0] > x[1]; });
+    return elementwise(in, 2, TensorProto::BOOL, [](auto& x) -> R { return x[0] > x[1]; });
   if (op == "Where" && in.size() == 3 && in[1])
-    return elementwise(in, in[1]->type, [](auto& x) -> R { return x[0] ? x[1] : x[2]; });
+    return elementwise(in, 3, in[1]->type, [](auto& x) -> R { return x[0] ? x[1] : x[2]; });
   return std::nullopt;
 }
 
