@@ -200,6 +200,11 @@ def cell(r):
     return "%.0f%s" % (r["samples_per_s"], fits)
 
 
+def short(error):
+    """An import error without the file's path and the list of supported ops."""
+    return error.split(".onnx: ", 1)[-1].split(" by the simulator")[0].split("; supported")[0][:110]
+
+
 def same(a, b):
     return "yes" if a == b else "**no: %s vs %s**" % (a, b)
 
@@ -214,7 +219,7 @@ def table(rows):
         head = "| %s (%d) |" % (row["name"], row["opset"])
         if i.get("rc") != 0:
             lines.append("%s - | %d | - | %.3f | - | import: exit %s: %s | | |" % (
-                head, t["parameters"], t["amp_flops_per_sample"] / 1e9, i.get("rc"), i.get("error", "").split(": ", 2)[-1][:110]))
+                head, t["parameters"], t["amp_flops_per_sample"] / 1e9, i.get("rc"), short(i.get("error", ""))))
             continue
         lines.append("%s %d | %d | %s | %.3f | %s | %s | %s | %s |" % (
             head, i["ops"], i["parameters"], same(i["parameters"], t["parameters"]), i["matmul_conv_flops_per_sample"] / 1e9,
