@@ -250,7 +250,8 @@ def small_zoo(out, expected):
     one per import fix: a ViT (opset 14: reshape targets computed from the symbolic batch by
     Shape -> Gather -> Unsqueeze -> Concat), a DenseNet (opset 13: BatchNormalization-9 in
     training mode, whose running-statistics outputs have no inferred shape) and a transformer
-    encoder with a symbolic sequence length (opset 17). Each with a cross-entropy loss; counts
+    encoder with a symbolic sequence length (opset 17), and an LSTM and a GRU (opset 14, symbolic
+sequence: the recurrences, costed step by step). Each with a cross-entropy loss; counts
     from the torch modules, plus nn.MultiheadAttention's products no nn.Linear hook sees:
     in-projection 2 T h 3h, out-projection 2 T h h, QK^T and PV 2 x 2 T T h per layer."""
     tv = torchvision.models
@@ -266,13 +267,24 @@ def small_zoo(out, expected):
         def forward(self, x):
             return self.head(self.enc(x)[:, -1])
 
+    class Recurrent(nn.Module):
+        def __init__(self, body):
+            super().__init__()
+            self.body, self.head = body, nn.Linear(16, 10)
+
+        def forward(self, x):
+            return self.head(self.body(x)[0][:, -1])
+
     def mha(layers, tokens, hidden):
         return layers * tokens * (8 * hidden * hidden + 4 * tokens * hidden)
 
     for name, opset, net, shape, dynamic, extra in (
             ("tiny_vit", 14, vit, [3, 32, 32], {0: "batch"}, mha(2, 17, 32)),
             ("tiny_densenet", 13, dense, [3, 32, 32], {0: "batch"}, 0),
-            ("tiny_encoder", 17, SeqHead(), [16, 32], {0: "batch", 1: "seq"}, mha(2, 16, 32))):
+            ("tiny_encoder", 17, SeqHead(), [16, 32], {0: "batch", 1: "seq"}, mha(2, 16, 32)),
+            # LSTM / GRU: per step 2 x (inputs + hidden) x gates x hidden, gates 4 / 3.
+            ("tiny_lstm", 14, Recurrent(nn.LSTM(8, 16, batch_first=True)), [12, 8], {0: "batch", 1: "seq"}, 12 * 2 * 24 * 4 * 16),
+            ("tiny_gru", 14, Recurrent(nn.GRU(8, 16, batch_first=True)), [12, 8], {0: "batch", 1: "seq"}, 12 * 2 * 24 * 3 * 16)):
         if not COUNTS_ONLY:
             torch.onnx.export(WithLoss(net), (torch.zeros(2, *shape), torch.zeros(2, dtype=torch.long)), f"{out}/{name}.onnx",
                               opset_version=opset, input_names=["x", "labels"], output_names=["logits", "loss"],

@@ -48,6 +48,8 @@ def test_import_summary_matches_torch(name):
     # All forward flops within 2 % of the count from the torch modules' hooks (5 % for the tiny
     # transformers, whose unhooked vector work is a larger share: softmax 5 per score, residual
     # adds, the attention's scaling: 3 % of tiny_vit's and tiny_encoder's forward flops).
+    if name in ("tiny_lstm", "tiny_gru"):
+        return  # the gates' vector work has no torch module: test_recurrence_is_costed_step_by_step
     rel = 0.05 if name in ("tiny_vit", "tiny_encoder") else 0.02
     assert s["forward_flops_per_sample"] == pytest.approx(e["forward_flops_per_sample"], rel=rel)
 
@@ -251,3 +253,28 @@ def test_a_model_that_does_not_fit_is_refused_with_exit_2(tmp_path):
                      {"replicatedGraphCount": 16, "ipusPerReplica": 1, "accumulationFactor": 1})
     p = run("run", cfg, "--out", str(tmp_path / "o"), "--set", "workload.memory.on_overflow=error", code=2)
     assert "the model does not fit in SRAM" in p.stderr and "/workload/memory/on_overflow" in p.stderr
+
+
+@pytest.mark.parametrize("name,gates,gate_ops", [("tiny_lstm", 4, 17), ("tiny_gru", 3, 13)])
+def test_recurrence_is_costed_step_by_step(tmp_path, name, gates, gate_ops):
+    # tiny_lstm / tiny_gru: 8 inputs, 16 hidden units, a 16 -> 10 head on the last step; the
+    # sequence length is symbolic. Per step 2 x (8 + 16) x gates x 16 GEMM flops (input and
+    # recurrent products) and gate_ops element-wise operations per hidden unit (onnx_ops.cpp:
+    # LSTM 17, GRU 13); the head 2 x 16 x 10 plus its bias 10, the loss 5 per logit.
+    compute, ops = {}, {}
+    for seq in (12, 24, 48):
+        s = import_json(os.path.join(MODELS, name + ".onnx"), {"x": [2, seq, 8], "labels": [2]})
+        gemm = seq * 2 * (8 + 16) * gates * 16 + 2 * 16 * 10
+        assert s["matmul_conv_flops_per_sample"] == gemm
+        assert s["forward_flops_per_sample"] == gemm + seq * 16 * gate_ops + 10 + 5 * 10
+        cfg = zoo_config(tmp_path, name, {"x": [4, seq, 8], "labels": [4]}, "inference",
+                         {"replicatedGraphCount": 1, "ipusPerReplica": 1, "batchesPerStep": 1})
+        r = json.loads(run("run", cfg, "--out", str(tmp_path / str(seq)), "--json", "-q").stdout)
+        compute[seq], ops[seq] = r["breakdown_ns"]["compute"], r["workload"]["model"]["ops"]
+    assert s["parameters"] == EXPECTED[name]["parameters"]
+    # Each step is a GEMM and a gates op, one after the other (popnn's sequence loop): 12 more
+    # steps are 24 more ops, and the compute time grows by the same amount per step (within
+    # 0.1 %: the one input product over all steps also grows, but is a small share).
+    assert ops[24] - ops[12] == 24 and ops[48] - ops[24] == 48
+    per_step = (compute[24] - compute[12]) / 12
+    assert per_step > 0 and (compute[48] - compute[24]) / 24 == pytest.approx(per_step, rel=1e-3)
