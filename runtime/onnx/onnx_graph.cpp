@@ -4,15 +4,14 @@
 #include "runtime/onnx/onnx_graph.hpp"
 
 #include <onnx/checker.h>
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "runtime/onnx/onnx_fold.hpp"
 #include "runtime/onnx/onnx_ops.hpp"
 #include "sim/errors.hpp"
 
@@ -173,6 +172,15 @@ onnx::ModelProto without_external_data(const onnx::ModelProto& model) {
   return m;
 }
 
+/// The model's opset for `domain` ("ai.onnx" = the default one), or "none imported".
+std::string opset_text(const onnx::ModelProto& m, const std::string& domain) {
+  const bool deflt = domain.empty() || domain == "ai.onnx";
+  for (const auto& op : m.opset_import())
+    if (op.domain() == domain || (deflt && (op.domain().empty() || op.domain() == "ai.onnx")))
+      return (deflt ? "" : op.domain() + " ") + std::to_string(op.version());
+  return "none imported";
+}
+
 Node read_node(const onnx::NodeProto& p, int index) {
   Node n;
   n.name = node_label(p, index);
@@ -246,8 +254,9 @@ Graph load_graph(const std::string& path, const InputShapes& input_shapes) {
     const auto& n = gp.node(i);
     if (!is_supported(n.op_type(), n.domain()))
       fail(path, "node '" + node_label(n, i) + "': op type '" +
-                     (n.domain().empty() ? "" : n.domain() + "::") + n.op_type() +
-                     "' is not modelled by the simulator; supported (default domain): " +
+                     (n.domain().empty() ? "" : n.domain() + "::") + n.op_type() + "' (opset " +
+                     opset_text(model, n.domain()) +
+                     ") is not modelled by the simulator; supported (default domain): " +
                      supported_ops_text());
   }
   apply_input_shapes(path, *model.mutable_graph(), input_shapes);
@@ -256,10 +265,9 @@ Graph load_graph(const std::string& path, const InputShapes& input_shapes) {
   } catch (const std::exception& e) {
     fail(path, std::string("the ONNX checker refuses the model: ") + e.what());
   }
+  onnx::ModelProto inferred;
   try {
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(),
-        onnx::ShapeInferenceOptions(/*check_type=*/false, /*error_mode=*/1, /*data_prop=*/true));
+    inferred = infer_shapes_folding(model);
   } catch (const std::exception& e) {
     fail(path, std::string("shape inference failed: ") + e.what());
   }
@@ -280,7 +288,7 @@ Graph load_graph(const std::string& path, const InputShapes& input_shapes) {
     read_type(*v, g.tensors[v->name()]);
     g.inputs.push_back(v->name());
   }
-  for (const auto* list : {&gp.value_info(), &gp.output()})
+  for (const auto* list : {&inferred.graph().value_info(), &inferred.graph().output()})
     for (const auto& v : *list) {
       TensorInfo t;
       if (!g.tensors.count(v.name()) && read_type(v, t)) g.tensors[v.name()] = t;
@@ -288,10 +296,22 @@ Graph load_graph(const std::string& path, const InputShapes& input_shapes) {
   for (const auto& v : gp.output()) g.outputs.push_back(v.name());
   std::string input_names;
   for (const std::string& in : g.inputs) input_names += (input_names.empty() ? "" : ", ") + in;
+  // Tensors something reads: a node, or the caller (graph outputs).
+  std::set<std::string> read;
+  for (const auto& n : gp.node()) read.insert(n.input().begin(), n.input().end());
+  for (const auto& v : gp.output()) read.insert(v.name());
   for (int i = 0; i < gp.node_size(); ++i) {
     Node n = read_node(gp.node(i), i);
-    for (const std::string& out : n.outputs) {
+    n.constant = n.op_type != "Constant" && inferred.graph().node(i).op_type() == "Constant";
+    for (std::string& out : n.outputs) {
       if (out.empty() || g.tensors.count(out)) continue;
+      // An output nothing reads is dropped, as an omitted optional output: BatchNormalization-9
+      // in training mode (torch's export below opset 14) writes the running and saved mean and
+      // variance, whose shapes onnx's inference leaves unset; no cost depends on them.
+      if (!read.count(out)) {
+        out.clear();
+        continue;
+      }
       fail(path, "node '" + n.name + "' (" + n.op_type + "): the shape of output '" + out +
                      "' cannot be inferred; give every input's shape with --input-shape "
                      "NAME=D0,D1,... (in a config: "

@@ -35,6 +35,9 @@ struct Node {
   std::map<std::string, std::int64_t> ints;
   std::map<std::string, std::vector<std::int64_t>> int_lists;
   int ipu = -1, pipeline_stage = -1, execution_phase = -1;  ///< PopART annotations (-1 = none)
+  /// Its output is a compile-time constant (shape arithmetic on static shapes and constants),
+  /// folded as PopART's ConstExpr ops fold it (popart willow/src/ces/): free, not an op.
+  bool constant = false;
 };
 
 /// The main graph after shape inference.
