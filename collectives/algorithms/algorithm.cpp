@@ -112,7 +112,8 @@ Resolved resolve(const CollectiveRequest& request) {
   return out;
 }
 
-Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDetail detail) {
+Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDetail detail,
+                  std::vector<Transfer>* buffer) {
   Resolved r = resolve(request);
   const auto K = request.topology.ipus_per_replica;
   Schedule schedule;
@@ -127,7 +128,7 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDe
   schedule.algorithm = r.algorithm;
 
   detail::StepEmitter emitter(schedule, sink, r.index.num_replicas * K,
-                              sink != nullptr && detail == StepDetail::TimingOnly);
+                              sink != nullptr && detail == StepDetail::TimingOnly, buffer);
   if (schedule.algorithm == Algorithm::Hierarchical) {
     schedule.ild_algorithm = r.tiers.ild_algorithm;
     schedule.gw_algorithm = r.tiers.gw_algorithm;
@@ -143,12 +144,12 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDe
 void validate_request(const CollectiveRequest& request) { resolve(request); }
 
 Schedule build_schedule(const CollectiveRequest& request) {
-  return generate(request, nullptr, StepDetail::Full);
+  return generate(request, nullptr, StepDetail::Full, nullptr);
 }
 
 Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
-                           StepDetail detail) {
-  return generate(request, &sink, detail);
+                           StepDetail detail, std::vector<Transfer>* buffer) {
+  return generate(request, &sink, detail, buffer);
 }
 
 }  // namespace ipusim::coll

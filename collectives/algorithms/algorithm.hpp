@@ -120,8 +120,12 @@ enum class StepDetail { Full, TimingOnly };
 Schedule build_schedule(const CollectiveRequest& request);
 
 /// Like build_schedule, but hands each step to `sink` instead of storing it (memory stays
-/// at one step); the returned schedule has everything except `steps`.
+/// at one step); the returned schedule has everything except `steps`. `buffer`, when given,
+/// holds the streamed step's transfers and keeps its capacity for the next call: a caller that
+/// generates many large schedules then reuses one allocation instead of faulting in fresh
+/// pages for every schedule (a 16,384-replica step holds millions of transfers).
 Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
-                           StepDetail detail = StepDetail::Full);
+                           StepDetail detail = StepDetail::Full,
+                           std::vector<Transfer>* buffer = nullptr);
 
 }  // namespace ipusim::coll

@@ -14,6 +14,64 @@
 #include "sim/trace.hpp"
 
 namespace ipusim {
+namespace {
+
+/// The per-step vectors of a play (play_impl's names). A step of a 16,384-replica collective
+/// has millions of transfers, so each vector grows to tens of MB: allocated afresh for every
+/// play, their pages were faulted in (and zeroed by the kernel) again for every collective.
+/// Kept with their capacity instead; only their contents are per play (each play clears them
+/// before use), so reusing them changes no result.
+struct PlayScratch {
+  std::vector<coll::Transfer> transfers;  ///< generate_schedule's buffer
+  std::vector<const Route*> step_routes;
+  std::vector<std::uint64_t> step_bytes, new_bytes, last_fold_bytes;
+  std::vector<std::uint64_t> pairs, prev_pairs;
+  std::vector<char> crosses_links;
+  void clear() {
+    transfers.clear();
+    step_routes.clear();
+    step_bytes.clear();
+    new_bytes.clear();
+    last_fold_bytes.clear();
+    pairs.clear();
+    prev_pairs.clear();
+    crosses_links.clear();
+  }
+};
+
+/// Scratch not in use. A play waits (sc_core::wait) in the middle of its steps, so several
+/// plays of several lanes' players can be under way at once: each takes a scratch of its own
+/// from the pool and hands it back when done. One pool for every player (SystemC runs one
+/// process at a time), so memory is kept for the most plays ever under way at once, not for
+/// every player.
+std::vector<std::unique_ptr<PlayScratch>>& scratch_pool() {
+  static std::vector<std::unique_ptr<PlayScratch>> pool;
+  return pool;
+}
+
+/// A scratch taken from the pool for one play, cleared, and returned to it at the end.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    auto& pool = scratch_pool();
+    if (pool.empty()) {
+      scratch_ = std::make_unique<PlayScratch>();
+    } else {
+      scratch_ = std::move(pool.back());
+      pool.pop_back();
+      scratch_->clear();
+    }
+  }
+  ~ScratchLease() { scratch_pool().push_back(std::move(scratch_)); }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  PlayScratch& operator*() { return *scratch_; }
+
+ private:
+  std::unique_ptr<PlayScratch> scratch_;
+};
+
+}  // namespace
 
 Json CollectiveTiming::tiers_json() const {
   return Json{{"sync", sync_ns},
@@ -268,18 +326,23 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   // equal sizes and cells, so only the partition of the sizes matters), with its sizes.
   std::uint64_t routes_version = 0, last_fold_routes_version = ~0ull;
   std::uint64_t routes_hash = 0;  // of step_routes
-  std::vector<std::uint64_t> last_fold_bytes;
+  ScratchLease lease;
+  PlayScratch& scratch = *lease;
+  std::vector<std::uint64_t>& last_fold_bytes = scratch.last_fold_bytes;
   std::vector<std::uint32_t> last_fold_first;
 
   // The traffic of the previous step: routes (of the transfers that cross links), bytes,
   // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
   // the same IPU pairs (ring steps): routes and tiers are then looked up once, and a step that
   // the schedule marks as repeating the previous step's traffic is not looked at at all.
-  std::vector<const Route*> step_routes;
-  std::vector<std::uint64_t> step_bytes, new_bytes;
+  std::vector<const Route*>& step_routes = scratch.step_routes;
+  std::vector<std::uint64_t>& step_bytes = scratch.step_bytes;
+  std::vector<std::uint64_t>& new_bytes = scratch.new_bytes;
   std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
-  std::vector<std::uint64_t> pairs, prev_pairs;
-  std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
+  std::vector<std::uint64_t>& pairs = scratch.pairs;
+  std::vector<std::uint64_t>& prev_pairs = scratch.prev_pairs;
+  // Per transfer of prev_pairs: its route is not empty.
+  std::vector<char>& crosses_links = scratch.crosses_links;
   LinkTier prev_highest = LinkTier::Local;
   std::uint64_t prev_max_sent = 0;
   std::uint64_t prev_max_transfer = 0;  // the largest transfer: one fragment
@@ -445,7 +508,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   // Timing only: steps that repeat the previous step's traffic come without transfers (the
   // per-IPU trace slices need them all).
   coll::Schedule s = coll::generate_schedule(
-      request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
+      request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly,
+      &scratch.transfers);
   memo.flush();
   replayed_steps_ += memo.replayed();
   if (recording) {
