@@ -143,6 +143,29 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDe
 
 void validate_request(const CollectiveRequest& request) { resolve(request); }
 
+StreamShape stream_shape(const CollectiveRequest& request) {
+  const Resolved r = resolve(request);
+  StreamShape shape;
+  shape.algorithm = r.algorithm;
+  const std::uint32_t k = r.index.group_size;
+  std::uint64_t cell_elems = 0;
+  detail::Layout layout;
+  if (r.algorithm == Algorithm::Hierarchical) {
+    shape.ild_algorithm = r.tiers.ild_algorithm;
+    shape.gw_algorithm = r.tiers.gw_algorithm;
+    layout = detail::hierarchical_layout(request, k, shape.ild_algorithm, shape.gw_algorithm,
+                                         cell_elems);
+  } else {
+    layout = detail::flat_layout(request, k, r.algorithm, cell_elems);
+  }
+  // The builders' "nothing to communicate" cases (build_flat, build_hierarchical).
+  const bool reducing =
+      request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter;
+  const bool none = k == 1 || (reducing && request.reduce == ReduceOp::Local);
+  shape.atom_elems = none ? 0 : layout.atom_elems;
+  return shape;
+}
+
 Schedule build_schedule(const CollectiveRequest& request) {
   return generate(request, nullptr, StepDetail::Full, nullptr);
 }

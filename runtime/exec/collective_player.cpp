@@ -7,6 +7,7 @@
 #include "models/ipu/popops_vertices.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_program.hpp"
+#include "runtime/exec/plan_scaling.hpp"
 #include "runtime/exec/step_memo.hpp"
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
@@ -211,6 +212,25 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
 
+  // A plan about to be recorded whose request scales one recorded before (same shape, another
+  // size: plan_scaling.hpp) is that plan scaled, and played as a recorded plan below.
+  std::string shape_key;
+  std::uint64_t shape_atom = 0;
+  if (plan && !plan->complete && !plan->recording_failed && !plan->recording) {
+    const coll::StreamShape shape = coll::stream_shape(request);  // throws as generation would
+    shape_atom = shape.atom_elems;
+    if (shape_atom > 0) {
+      shape_key = plan_shape_key(request, shape);
+      const auto it = shaped_plans_.find(shape_key);
+      if (it != shaped_plans_.end()) {
+        plan->steps = scale_plan(it->second, shape_atom, request.elements_per_replica, request.op,
+                                 elem_bytes, chip, clock);
+        plan->complete = true;
+        ++scaled_plans_;
+      }
+    }
+  }
+
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
   std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
@@ -330,6 +350,9 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   PlayScratch& scratch = *lease;
   std::vector<std::uint64_t>& last_fold_bytes = scratch.last_fold_bytes;
   std::vector<std::uint32_t> last_fold_first;
+  // Per recorded step: whether it began its phase, its largest transfer (ShapedPlan).
+  std::vector<char> rec_first_of_phase;
+  std::vector<std::uint64_t> rec_fragment_elems;
 
   // The traffic of the previous step: routes (of the transfers that cross links), bytes,
   // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
@@ -419,14 +442,10 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     }
     any_step = true;
     if (i < skip) return;  // played from the plan
-    CollectiveFragment fragment;
-    fragment.elems = prev_max_transfer / elem_bytes;
-    fragment.input_elems = request.elements_per_replica;
-    fragment.elem_bytes = elem_bytes;
-    fragment.tiles = chip.tiles;
-    const double program_ns = clock.cycles_to_ns(static_cast<double>(collective_program_cycles(
-        chip, collective_step_program(step.reduce, first_of_phase, own_output, fragment),
-        fragment)));
+    const std::uint64_t fragment_elems = prev_max_transfer / elem_bytes;
+    const double program_ns =
+        step_program_ns(chip, clock, step.reduce, first_of_phase, own_output, fragment_elems,
+                        request.elements_per_replica, elem_bytes);
     const LinkTier highest = prev_highest;
     const std::uint64_t max_sent = prev_max_sent;
     if (!(i == skip && resume_mid_step)) begin_step(num_transfers, highest);
@@ -489,6 +508,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
                              program_ns,
                              step_routes.empty() ? nullptr : last_batch};
               plan->steps.push_back(std::move(ps));
+              rec_first_of_phase.push_back(first_of_phase);
+              rec_fragment_elems.push_back(fragment_elems);
               if (!step_routes.empty())
                 network.transfer_batch_folded(last_batch->routes, last_batch->bytes,
                                               last_batch->folded, last_batch->flows);
@@ -515,6 +536,11 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   if (recording) {
     plan->recording = false;
     plan->complete = !plan->recording_failed;
+    if (plan->complete && shape_atom > 0) {
+      shaped_plans_.try_emplace(shape_key,
+                                ShapedPlan{shape_atom, plan->steps, std::move(rec_first_of_phase),
+                                           std::move(rec_fragment_elems)});
+    }
   }
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;
