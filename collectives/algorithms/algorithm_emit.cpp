@@ -112,6 +112,10 @@ RingSet make_ring_set(const std::vector<std::vector<RingMember>>& rings_by_posit
   set.replica.reserve(slots);
   set.run_begin.reserve(slots + 1);
   set.run_begin.push_back(0);
+  std::size_t runs = 0;  // reserved: on 16,384 replicas the runs take tens of MB
+  for (const auto& ring : rings_by_position)
+    for (const auto& member : ring) runs += member.fragment.size();
+  set.runs.reserve(runs);
   for (const auto& ring : rings_by_position) {
     for (auto idx : order) {
       const auto& member = ring[idx];

@@ -382,7 +382,12 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     const std::uint64_t i = index++;
     const std::uint64_t num_transfers = step.transfers.size() + step.elided_transfers;
     if (!(have_prev && step.same_traffic_as_previous)) {
+      // Reserved to the step's size: grown by doubling, a vector of a 4 M-transfer step would
+      // briefly hold its old and new storage (and copy the old).
+      const std::size_t nt = step.transfers.size();
       pairs.clear();
+      pairs.reserve(nt);
+      new_bytes.reserve(nt);
       for (const auto& t : step.transfers)
         pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
       const bool same_pairs = have_prev && pairs == prev_pairs;
@@ -391,6 +396,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
         ++routes_version;
         step_routes.clear();
         crosses_links.clear();
+        step_routes.reserve(nt);
+        crosses_links.reserve(nt);
         prev_highest = LinkTier::Local;
         // A pair's transfers often follow each other (the runs of one fragment): the route
         // and tier of the last pair are reused.
