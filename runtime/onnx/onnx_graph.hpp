@@ -2,7 +2,8 @@
 // An ONNX model as the simulator sees it (plain C++, no protobuf in this header): nodes with
 // their op type, tensors, integer attributes and PopART placement annotations, every tensor's
 // inferred shape. Read with onnx's own protobuf classes, checker and shape inference
-// (onnx_graph.cpp); weights are never loaded, only the dims of initializers.
+// (onnx_reader.cpp, a module onnx_load.cpp opens on the first import); weights are never loaded,
+// only the dims of initializers.
 #include <cstdint>
 #include <map>
 #include <string>
