@@ -288,7 +288,7 @@ std::vector<ParamSpec> machine_specs() {
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
       real(
-          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9208, 0.001, 1,
+          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9209, 0.001, 1,
           "Usable fraction of an IPU's PCIe link at /machine/gateway/ipu_gateway_tlp_payload_bytes "
           "per TLP: the IPU <-> gateway link (GC200, Bow) and, with host_attachment pcie_card, "
           "the C2 card's PCIe writes to the host. What a TLP loses is bytes per packet, not a "
