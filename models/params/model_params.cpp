@@ -300,8 +300,9 @@ std::vector<ParamSpec> machine_specs() {
           "(the C2 card's read completions, /machine/pcie_card/read_completion_bytes). "
           "ASSUMPTION before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and "
           "CIT's host -> IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
-          "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
-          "group, with the C2 path at 64-B completions): 0.9208 "
+          "configs/calibration/assumptions.json on 2026-11-27 (re-run 2026-11-28) on those three "
+          "cases (host "
+          "group, with the C2 path at 64-B completions): 0.9209 "
           "(configs/calibration/fitted.meta.json)."),
       integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
               "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "
