@@ -320,23 +320,36 @@ class OnnxBuilder {
 
   /// Recomputation units, as the generators give them (a ResNet block, a transformer sub-layer):
   /// a unit starts at an op that reads an activation with several readers (a residual stream, a
-  /// block input) or at a new placement; its first op carries the bytes of every activation the
-  /// unit writes (what a pipeline stage stashes, or what recomputation rebuilds one unit at a
-  /// time).
+  /// block input) that the unit being built has not read yet, or at a new placement; its first
+  /// op carries the bytes of every activation the unit writes (what a pipeline stage stashes, or
+  /// what recomputation rebuilds one unit at a time). A second reader of the unit's own input
+  /// (the residual Add, a downsampling shortcut) stays in the unit: the block input is one
+  /// checkpoint, as model_gen_cnn.cpp and model_gen_transformer.cpp keep it, not one per reader.
+  /// An op that updates its own output in place (the bias add of Gemm / Conv) is not a reader.
   void mark_stash_segments() {
+    const auto reads = [&](const ModelOp& o, const std::string& t) {
+      return is_activation(t) &&
+             std::find(o.outputs.begin(), o.outputs.end(), t) == o.outputs.end();
+    };
     std::map<std::string, int> readers;
     for (const ModelOp& o : m_.ops)
       if (o.pass == Pass::Forward && o.type == OpType::Compute)
         for (const std::string& t : o.inputs)
-          if (is_activation(t)) ++readers[t];
+          if (reads(o, t)) ++readers[t];
     ModelOp* unit = nullptr;
-    std::set<std::string> counted;
+    std::set<std::string> counted, unit_reads;  // unit_reads: activations the unit has read
     for (ModelOp& o : m_.ops) {
       if (o.pass != Pass::Forward || o.type != OpType::Compute) continue;
       bool start = !unit || unit->vgraph != o.vgraph || unit->pipeline_stage != o.pipeline_stage ||
                    unit->forward_phase != o.forward_phase;
-      for (const std::string& t : o.inputs) start = start || (is_activation(t) && readers[t] > 1);
-      if (start) unit = &o;
+      for (const std::string& t : o.inputs)
+        start = start || (reads(o, t) && readers[t] > 1 && !unit_reads.count(t));
+      if (start) {
+        unit = &o;
+        unit_reads.clear();
+      }
+      for (const std::string& t : o.inputs)
+        if (reads(o, t)) unit_reads.insert(t);
       for (const std::string& t : o.outputs)
         if (is_activation(t) && counted.insert(t).second) unit->stash_bytes += m_.tensor(t).bytes();
     }
