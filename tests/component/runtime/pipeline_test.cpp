@@ -225,6 +225,36 @@ TEST_CASE(
   CHECK(st[1]["backward_ns_per_micro_batch"].get<double>() == Approx(f + b).epsilon(1e-6));
 }
 
+TEST_CASE(
+    "pipeline recomputation (pipeline): a checkpoint inside a stage is stashed per micro-batch",
+    "[pipeline]") {
+  // toy_model(3) with stage 1 split into two recomputation units: fwd1 (reads x1, the stage
+  // input, writes y1; stash 8 MiB) and fwd1b (reads y1, a checkpoint, writes x2; stash 4 MiB).
+  // PopART (pipeline.cpp getStashCandidateTensors; irlowering.cpp FindRequiredRecomputes)
+  // stashes x1 and the checkpoint y1 for each of the 3 micro-batches in flight, 3 x 2 MiB, and
+  // rebuilds one unit at a time: the buffer is the larger unit, 8 MiB. (Before: the stash held
+  // x1 alone, 3 MiB, and the buffer x1 + y1 + 8 MiB = 10 MiB.)
+  const std::int64_t elements = 1 << 19;  // 1 MiB in float16
+  const std::uint64_t act = elements * 2, stash = 8u << 20, stash_b = 4u << 20;
+  Json model = toy_model(3, true, elements, stash);
+  model["tensors"].push_back({{"name", "y1"}, {"shape", {elements}}, {"kind", "activation"}});
+  for (Json& o : model["ops"])
+    if (o["name"] == "fwd1") o["outputs"] = {"y1"};
+  model["ops"].push_back({{"name", "fwd1b"},
+                          {"forward_phase", 0},
+                          {"vgraph", 1},
+                          {"pipelineStage", 1},
+                          {"flops", kFlopsFwd},
+                          {"stash_bytes", stash_b},
+                          {"inputs", {"y1"}},
+                          {"outputs", {"x2"}}});
+  TrainingRun r = TrainingRun::make("pod4", workload(model, 3, 6, "pipeline"));
+  const Json& s1 = r.results["pipeline"]["stages"][1];
+  CHECK(s1["micro_batches_in_flight"] == 3);
+  CHECK(s1["stash_bytes"] == 3 * (act + act));
+  CHECK(s1["recompute_buffer_bytes"] == stash);
+}
+
 /// The ConfigError a pipelined workload raises on pod4 ("" if none).
 std::string pipeline_error(const Json& wl, int ipus_per_replica) {
   register_sim_params();
