@@ -187,8 +187,7 @@ TEST_CASE("pipeline IpuCopy: the fill and flush cycles pay the same copy time as
   CHECK(got[got.size() - 2] - b == Approx(T).epsilon(1e-6));
 }
 
-TEST_CASE("pipeline recomputation stashes only stage inputs and recomputes the forward",
-          "[pipeline]") {
+TEST_CASE("pipeline recomputation: none stashes everything the forward keeps", "[pipeline]") {
   // 3 stages, x1/x2 of 1 MiB (float16, 2^19 elements), every forward op stashes 8 MiB.
   // Stage 1 keeps 2(S-1-1)+1 = 3 micro-batches in flight; stage 0: 5; stage 2 (the last): 1.
   const std::int64_t elements = 1 << 19;
