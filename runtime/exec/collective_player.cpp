@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <systemc>
+#include <type_traits>
 
 #include "models/ipu/popops_vertices.hpp"
 #include "models/system/system.hpp"
@@ -28,6 +29,15 @@ struct PlayScratch {
   std::vector<std::uint64_t> step_bytes, new_bytes, last_fold_bytes;
   std::vector<std::uint64_t> pairs, prev_pairs;
   std::vector<char> crosses_links;
+  /// Bytes its vectors hold (their capacity).
+  std::uint64_t bytes() const {
+    const auto held = [](const auto& v) {
+      return static_cast<std::uint64_t>(v.capacity()) *
+             sizeof(typename std::decay_t<decltype(v)>::value_type);
+    };
+    return held(transfers) + held(step_routes) + held(step_bytes) + held(new_bytes) +
+           held(last_fold_bytes) + held(pairs) + held(prev_pairs) + held(crosses_links);
+  }
   void clear() {
     transfers.clear();
     step_routes.clear();
@@ -44,10 +54,19 @@ struct PlayScratch {
 /// plays of several lanes' players can be under way at once: each takes a scratch of its own
 /// from the pool and hands it back when done. One pool for every player (SystemC runs one
 /// process at a time), so memory is kept for the most plays ever under way at once, not for
-/// every player.
+/// every player. Freed when the last player goes (CollectivePlayer's destructor): a process that
+/// goes on after a simulation (one that embeds the runtime and simulates again) keeps nothing of
+/// a finished run (gpt3_175b_pod16k's pool ends at 545,259,520 B), while a run reuses its
+/// buffers across all its plays.
 std::vector<std::unique_ptr<PlayScratch>>& scratch_pool() {
   static std::vector<std::unique_ptr<PlayScratch>> pool;
   return pool;
+}
+
+/// Players alive in this process (the pool is freed when it drops to 0).
+std::uint64_t& live_players() {
+  static std::uint64_t n = 0;
+  return n;
 }
 
 /// A scratch taken from the pool for one play, cleared, and returned to it at the end.
@@ -106,7 +125,21 @@ void record_collective_syncs(System& system, const std::vector<std::uint32_t>& i
   for (const auto& [gcd, members] : by_gcd) system.sync(members, steps - gw_syncs);
 }
 
-CollectivePlayer::CollectivePlayer(System& system) : system_(system) {}
+std::uint64_t collective_scratch_pool_bytes() {
+  std::uint64_t bytes = 0;
+  for (const auto& scratch : scratch_pool()) bytes += scratch->bytes();
+  return bytes;
+}
+
+CollectivePlayer::CollectivePlayer(System& system) : system_(system) { ++live_players(); }
+
+CollectivePlayer::~CollectivePlayer() {
+  if (--live_players() == 0) {
+    auto& pool = scratch_pool();
+    pool.clear();
+    pool.shrink_to_fit();
+  }
+}
 
 void CollectivePlayer::trace_step(const coll::Superstep& step, LinkTier tier, double t0, double tx0,
                                   double t1) {

@@ -55,10 +55,18 @@ void record_collective_syncs(System& system, const std::vector<std::uint32_t>& i
 /// the cycles its busiest tile needs (0 = no bound beyond the links).
 using TileBoundFn = std::function<std::uint64_t(std::uint64_t bytes_sent_per_ipu)>;
 
+/// Bytes held by the per-play scratch buffers that no play is using (the pool every player
+/// shares; reused by later plays, freed when the last CollectivePlayer is destroyed).
+std::uint64_t collective_scratch_pool_bytes();
+
 /// Plays collectives on a System. Must be used from an SC_THREAD.
 class CollectivePlayer {
  public:
   explicit CollectivePlayer(System& system);
+  /// The last player of the process frees the shared scratch pool.
+  ~CollectivePlayer();
+  CollectivePlayer(const CollectivePlayer&) = delete;
+  CollectivePlayer& operator=(const CollectivePlayer&) = delete;
   /// Generates the schedule of `request` step by step and plays each step; returns the
   /// schedule's summary (without steps) through `summary` when non-null.
   CollectiveTiming play(const coll::CollectiveRequest& request, coll::Schedule* summary = nullptr,

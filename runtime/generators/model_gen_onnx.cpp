@@ -326,6 +326,11 @@ class OnnxBuilder {
   /// (the residual Add, a downsampling shortcut) stays in the unit: the block input is one
   /// checkpoint, as model_gen_cnn.cpp and model_gen_transformer.cpp keep it, not one per reader.
   /// An op that updates its own output in place (the bias add of Gemm / Conv) is not a reader.
+  /// With autoRecomputation pipeline, PopART recomputes every forward op but those marked
+  /// Checkpoint, and rebuilds from the nearest checkpoint (model_gen_onnx.hpp, pass_pipeline.cpp):
+  /// a unit then starts only at a new placement or at the first reader of a checkpoint, an
+  /// output of a node with __recompute_output_in_backward_pass = Checkpoint (a graph without
+  /// one is one unit per stage, as PopART rebuilds the whole stage before its first backward op).
   void mark_stash_segments() {
     const auto reads = [&](const ModelOp& o, const std::string& t) {
       return is_activation(t) &&
@@ -336,6 +341,16 @@ class OnnxBuilder {
       if (o.pass == Pass::Forward && o.type == OpType::Compute)
         for (const std::string& t : o.inputs)
           if (reads(o, t)) ++readers[t];
+    std::set<std::string> checkpoints;  // pipeline recomputation: the unit boundaries
+    for (const Node& n : g_.nodes) {
+      auto it = n.ints.find(kRecomputeOutputAttribute);
+      if (it != n.ints.end() && it->second == kRecomputeTypeCheckpoint)
+        for (const std::string& out : n.outputs)
+          if (!out.empty()) checkpoints.insert(root(out));
+    }
+    const auto boundary = [&](const std::string& t) {
+      return s_.pipeline_recomputation ? checkpoints.count(t) != 0 : readers[t] > 1;
+    };
     ModelOp* unit = nullptr;
     std::set<std::string> counted, unit_reads;  // unit_reads: activations the unit has read
     for (ModelOp& o : m_.ops) {
@@ -343,7 +358,7 @@ class OnnxBuilder {
       bool start = !unit || unit->vgraph != o.vgraph || unit->pipeline_stage != o.pipeline_stage ||
                    unit->forward_phase != o.forward_phase;
       for (const std::string& t : o.inputs)
-        start = start || (reads(o, t) && readers[t] > 1 && !unit_reads.count(t));
+        start = start || (reads(o, t) && boundary(t) && !unit_reads.count(t));
       if (start) {
         unit = &o;
         unit_reads.clear();

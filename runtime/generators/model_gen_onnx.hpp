@@ -25,6 +25,9 @@ struct OnnxSpec {
   std::uint32_t ipus_per_replica = 1;
   bool auto_virtual_graph =
       false;  ///< virtualGraphMode auto: balance an un-annotated graph over the IPUs
+  /// autoRecomputation pipeline: recomputation units run from checkpoint to checkpoint (a
+  /// stage input, or an output of a node PopART marks Checkpoint), not per block.
+  bool pipeline_recomputation = false;
 };
 
 /// Builds the model of `graph` (one micro-batch = the graph's batch). Throws ConfigError naming

@@ -421,10 +421,10 @@ void register_session_params() {
       choice(s + "virtualGraphMode", "off", {"off", "manual", "auto", "execution_phases"},
              "PopART VirtualGraphMode: manual = the model's virtualGraph/layers_per_ipu, auto = "
              "layers split evenly over ipusPerReplica"),
-      choice(
-          s + "autoRecomputation", "none", {"none", "standard", "pipeline"},
-          "PopART RecomputationType: none; standard = stash each layer's input, recompute the "
-          "rest; pipeline = stash only stage inputs, recompute the stage forward in the backward"),
+      choice(s + "autoRecomputation", "none", {"none", "standard", "pipeline"},
+             "PopART RecomputationType: none; standard = stash each layer's input, recompute the "
+             "rest; pipeline = stash the stage inputs and checkpoints (ops marked Checkpoint), "
+             "recompute the stage forward in the backward from them"),
       integer(s + "executionPhaseSettings/phases", "", 0, 0, {},
               "PopART executionPhaseSettings.phases (0 = the model's 2P-1)"),
       integer(s + "executionPhaseSettings/stages", "", 1, 1, 2,

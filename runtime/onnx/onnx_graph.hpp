@@ -16,6 +16,11 @@ namespace ipusim::onnx_import {
 inline constexpr const char* kVirtualGraphAttribute = "__ipu_number";
 inline constexpr const char* kPipelineStageAttribute = "__pipeline_stage";
 inline constexpr const char* kExecutionPhaseAttribute = "__execution_phase";
+/// PopART's sRecomputeOutputAttribute (popart/names.hpp): a node's RecomputeType (popart/op.hpp:
+/// Undefined 0, Checkpoint 1, Recompute 2); Builder::checkpointOutput writes an Identity named
+/// "Checkpoint" with this attribute set to Checkpoint (willow/src/builder_impl.cpp).
+inline constexpr const char* kRecomputeOutputAttribute = "__recompute_output_in_backward_pass";
+inline constexpr std::int64_t kRecomputeTypeCheckpoint = 1;
 
 /// Shape and element type of one tensor (all dims known after import).
 struct TensorInfo {

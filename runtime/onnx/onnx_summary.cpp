@@ -29,9 +29,12 @@ Summary summarise(const Graph& g) {
     if (c.cls != CostClass::Free)
       for (const std::string& out : n.outputs)
         if (!out.empty()) s.activation_bytes += g.tensor(out).bytes();
+    const auto rec = n.ints.find(kRecomputeOutputAttribute);
+    const int recompute = rec == n.ints.end() ? -1 : static_cast<int>(rec->second);
     for (auto [key, value] : {std::pair<const char*, int>{kVirtualGraphAttribute, n.ipu},
                               {kPipelineStageAttribute, n.pipeline_stage},
-                              {kExecutionPhaseAttribute, n.execution_phase}}) {
+                              {kExecutionPhaseAttribute, n.execution_phase},
+                              {kRecomputeOutputAttribute, recompute}}) {
       if (value < 0) continue;
       AnnotationUse& u = s.annotations[key];
       ++u.nodes;

@@ -228,27 +228,47 @@ PipelinePlan plan_pipeline(const Model& m, const SessionOptions& s) {
     const bool recompute = s.autoRecomputation == Recomputation::Standard ||
                            (s.autoRecomputation == Recomputation::Pipeline && ps.in_flight > 1);
     if (!recompute) continue;
-    // Checkpoints: the input of every op that carries a layer's stash (a layer input), kept
-    // while the stage's backward rebuilds one layer at a time (as Graphcore's BERT checkpointed
-    // every layer); the rebuilt activations of the largest layer are the recomputation buffer.
-    std::uint64_t checkpoints = 0, largest_op_stash = 0;
+    // Recomputation units: the ops that carry a unit's stash (a transformer layer, a ResNet
+    // block); each unit's activation inputs are its checkpoints. The backward rebuilds one unit
+    // at a time from its checkpoints, so the rebuilt activations of the largest unit are the
+    // recomputation buffer.
+    std::uint64_t checkpoints = 0, largest_op_stash = 0, stashed_checkpoints = 0;
+    // Activations copied in from an earlier forward stage, and the checkpoints already counted
+    // (a checkpoint is stashed once however many units read it).
+    std::set<std::string> stage_inputs, stashed;
+    for (const StageCopy& c : plan.copies)
+      if (!c.backward && c.to_stage == ps.stage) stage_inputs.insert(c.tensor);
     for (const ModelOp& o : m.ops) {
       if (o.pass != Pass::Forward || o.type != OpType::Compute || stage_of(o, s) != ps.stage ||
           o.stash_bytes == 0)
         continue;
       largest_op_stash = std::max(largest_op_stash, o.stash_bytes);
       for (const std::string& t : o.inputs)
-        if (is_activation(m, t)) checkpoints += m.tensor(t).bytes();
+        if (is_activation(m, t)) {
+          checkpoints += m.tensor(t).bytes();
+          if (!stage_inputs.count(t) && stashed.insert(t).second)
+            stashed_checkpoints += m.tensor(t).bytes();
+        }
     }
     if (largest_op_stash == 0) largest_op_stash = ps.stash_bytes_per_mb;
     if (s.autoRecomputation == Recomputation::Pipeline) {
-      // Only the stage inputs stay stashed between the forward and the backward cycle.
-      ps.stash_bytes_per_mb = std::max<std::uint64_t>(ps.input_bytes_per_mb, 1);
-      ps.recompute_buffer_bytes = checkpoints + largest_op_stash;
+      // PopART's RecomputationType::Pipeline (implicit pipelining) stashes, per micro-batch in
+      // flight, the stage's inputs and the tensors whose producer is a Checkpoint op, nothing
+      // else (willow/src/transforms/pipeline.cpp, getStashCandidateTensors: "Full recompute
+      // uses stashes only on the inputs to an IPU ... or tensors specified by the user",
+      // hasCheckpointProducer); every other forward op is Recompute (setRecomputation), and
+      // before each backward op the lowering reruns the Recompute producers it needs, walking
+      // back to the nearest non-Recompute op (willow/src/popx/irlowering.cpp,
+      // FindRequiredRecomputes::getPipelineRecomputeOps): one unit between checkpoints at a
+      // time. So a unit's checkpoint that is not a stage input is stashed like the stage
+      // input (Graphcore's BERT checkpoints every layer's output: "the output of each layer
+      // will be stashed ... the stash size scales with the number of pipeline stages").
+      ps.stash_bytes_per_mb =
+          std::max<std::uint64_t>(ps.input_bytes_per_mb + stashed_checkpoints, 1);
     } else {
       ps.stash_bytes_per_mb = std::max(checkpoints, ps.input_bytes_per_mb);
-      ps.recompute_buffer_bytes = largest_op_stash;
     }
+    ps.recompute_buffer_bytes = largest_op_stash;
     ps.recompute = ps.fwd;
     ps.recompute_flops = ps.fwd_flops;
     ps.bwd.insert(ps.bwd.begin(), ps.fwd.begin(), ps.fwd.end());

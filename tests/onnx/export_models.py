@@ -12,7 +12,8 @@ Models: torchvision ResNet-50 and MobileNet-v2 (with a cross-entropy loss), a sm
 decoder (plain, annotated as a 4-IPU pipeline, annotated with execution phases), BERT-Large
 (MLPerf-shaped: sequence 512, the MLM head on the first 76 tokens and the NSP head on the next
 3, as Graphcore's packed BERT orders them; annotated as the MLPerf POD16 pipeline: embedding
-and 3 layers on IPU 0, then 7 + 7 + 7, the heads on IPU 0 as the last stage) and a small MLP.
+and 3 layers on IPU 0, then 7 + 7 + 7, the heads on IPU 0 as the last stage, each layer's output
+but the last on each IPU checkpointed as Graphcore's BERT does) and a small MLP.
 Every model has a symbolic batch dimension.
 
 Weights are stripped: each float initializer of more than 16 elements is marked as external
@@ -233,6 +234,40 @@ def annotate(path, out, place):
     onnx.save(model, out)
 
 
+def checkpoint_layers(path, checkpointed):
+    """Rewrites `path` with PopART's Builder::checkpointOutput after the output of every layer l
+    with checkpointed(l): an Identity named /layers.<l>/Checkpoint, attribute
+    __recompute_output_in_backward_pass = 1 (RecomputeType::Checkpoint) and the placement of the
+    layer's last node, read instead of that output by every later node (popart
+    willow/src/builder_impl.cpp, BuilderImpl::checkpointOutput). Graphcore's BERT checkpoints the
+    output of every layer but the last on each IPU (bert_model.py should_checkpoint, default
+    recompute_checkpoint_every_layer); with autoRecomputation pipeline those outputs are stashed and
+    the backward rebuilds one layer at a time."""
+    if COUNTS_ONLY:
+        return
+    model = onnx.load(path, load_external_data=False)
+    last = {}  # layer -> index of its last node
+    for i, node in enumerate(model.graph.node):
+        if "/layers." in node.name:
+            last[int(node.name.split("/layers.")[1].split("/")[0])] = i
+    nodes, renamed = [], {}
+    for i, node in enumerate(model.graph.node):
+        node.input[:] = [renamed.get(t, t) for t in node.input]
+        nodes.append(node)
+        layer = next((l for l, j in last.items() if j == i), None)
+        if layer is None or not checkpointed(layer):
+            continue
+        out = node.output[0]
+        cp = onnx.helper.make_node("Identity", [out], [f"/layers.{layer}/Checkpoint_output_0"], name=f"/layers.{layer}/Checkpoint")
+        cp.attribute.extend(a for a in node.attribute if a.name in ("__ipu_number", "__pipeline_stage"))
+        cp.attribute.append(onnx.helper.make_attribute("__recompute_output_in_backward_pass", 1))
+        nodes.append(cp)
+        renamed[out] = cp.output[0]
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    onnx.save(model, path)
+
+
 COUNTS_ONLY = "--counts-only" in sys.argv
 
 
@@ -347,6 +382,8 @@ def main():
         return {"__ipu_number": ipu, "__pipeline_stage": 4 if layer == 1000 else ipu}
 
     annotate(f"{out}/bert_large.onnx", f"{out}/bert_large_pod16.onnx", bert_place)
+    # Layers 0-1, 3-8, 10-15, 17-22: all but the last of each IPU's [3, 7, 7, 7].
+    checkpoint_layers(f"{out}/bert_large_pod16.onnx", lambda layer: layer not in (2, 9, 16, 23))
     if not COUNTS_ONLY:
         os.remove(f"{out}/bert_large.onnx")
 

@@ -328,3 +328,102 @@ def test_recomputation_checkpoints_each_block_input_once(tmp_path):
     (stage,) = r["workload"]["pipeline"]["stages"]
     assert stage["micro_batches_in_flight"] == 1
     assert stage["stash_bytes"] == 256 + 512
+
+
+def transformer_pipeline_onnx(path, B, S, H, heads, classes):
+    """ids [B, S] -> Gather (IPU 0, stage 0) -> x; two post-norm transformer layers on IPU 1
+    (stage 1), layer 0's output checkpointed as PopART's Builder::checkpointOutput writes it (an
+    Identity with __recompute_output_in_backward_pass = 1); a head MatMul and the loss on IPU 2
+    (stage 2). A layer: q, k, v = x Wq, x Wk, x Wv; heads by Reshape + Transpose (views);
+    scores = q k^T [B, a, S, S]; Softmax; context = p v; Transpose + Reshape; o = context Wo;
+    r1 = x + o; n1 = LayerNorm(r1); f1 = n1 W1 [B, S, 4H]; g = Relu(f1); f2 = g W2;
+    r2 = n1 + f2; n2 = LayerNorm(r2)."""
+    from onnx import TensorProto, checker, helper
+    d = H // heads
+    inits, nodes = [], []
+
+    def init(name, dims, dtype=TensorProto.FLOAT, vals=None):
+        inits.append(helper.make_tensor(name, dtype, dims, vals if vals is not None else [0.0] * math.prod(dims)))
+        return name
+
+    def node(op, ins, outs, ipu, **attrs):
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], __ipu_number=ipu, __pipeline_stage=ipu, **attrs))
+        return outs[0]
+
+    init("heads_shape", [4], TensorProto.INT64, [B, S, heads, d])
+    init("merge_shape", [3], TensorProto.INT64, [B, S, H])
+    x = node("Gather", [init("table", [64, H]), "ids"], ["x"], 0)
+    for layer in range(2):
+        p = f"l{layer}/"
+        q, k, v = (node("MatMul", [x, init(p + "W" + n, [H, H])], [p + n], 1) for n in "qkv")
+        qh, kh, vh = (node("Transpose", [node("Reshape", [t, "heads_shape"], [t + "_h"], 1)], [t + "_t"], 1, perm=[0, 2, 1, 3])
+                      for t in (q, k, v))
+        kt = node("Transpose", [kh], [p + "kT"], 1, perm=[0, 1, 3, 2])
+        probs = node("Softmax", [node("MatMul", [qh, kt], [p + "scores"], 1)], [p + "probs"], 1, axis=-1)
+        ctx = node("MatMul", [probs, vh], [p + "ctx"], 1)
+        ctx = node("Reshape", [node("Transpose", [ctx], [p + "ctx_t"], 1, perm=[0, 2, 1, 3]), "merge_shape"], [p + "ctx_m"], 1)
+        o = node("MatMul", [ctx, init(p + "Wo", [H, H])], [p + "o"], 1)
+        n1 = node("LayerNormalization", [node("Add", [x, o], [p + "r1"], 1), init(p + "g1", [H]), init(p + "b1", [H])], [p + "n1"], 1, axis=-1)
+        f1 = node("MatMul", [n1, init(p + "W1", [H, 4 * H])], [p + "f1"], 1)
+        f2 = node("MatMul", [node("Relu", [f1], [p + "g"], 1), init(p + "W2", [4 * H, H])], [p + "f2"], 1)
+        x = node("LayerNormalization", [node("Add", [n1, f2], [p + "r2"], 1), init(p + "g2", [H]), init(p + "b2", [H])], [p + "n2"], 1, axis=-1)
+        if layer == 0:
+            x = node("Identity", [x], [p + "Checkpoint"], 1, __recompute_output_in_backward_pass=1)
+    logits = node("MatMul", [x, init("Wh", [H, classes])], ["logits"], 2)
+    node("SoftmaxCrossEntropyLoss", [node("Transpose", [logits], ["logits_t"], 2, perm=[0, 2, 1]), "labels"], ["loss"], 2,
+         reduction="mean")
+    g = helper.make_graph(nodes, "transformer_pipeline",
+                          [helper.make_tensor_value_info("ids", TensorProto.INT64, [B, S]),
+                           helper.make_tensor_value_info("labels", TensorProto.INT64, [B, S])],
+                          [helper.make_tensor_value_info("loss", TensorProto.FLOAT, [])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    checker.check_model(m)
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def test_pipeline_recomputation_stashes_checkpoints_onnx_and_builtin(tmp_path):
+    # PopART's autoRecomputation pipeline (willow/src/transforms/pipeline.cpp,
+    # getStashCandidateTensors; willow/src/popx/irlowering.cpp, FindRequiredRecomputes) stashes
+    # per micro-batch in flight the stage's inputs and the outputs of Checkpoint ops, and
+    # rebuilds the forward one checkpoint-to-checkpoint unit at a time in the backward. Two
+    # transformer layers on stage 1 of 3 (2(3 - 1 - 1) + 1 = 3 micro-batches in flight), layer
+    # 0's output checkpointed (Graphcore's BERT checkpoints every layer but an IPU's last), at
+    # micro-batch B = 2, sequence S = 8, hidden H = 16, a = 2 heads, float16; BSH = 256 elements.
+    # Stash, the same in both generators: (stage input x + checkpoint) x 3 in flight
+    # = (256 + 256) x 2 B x 3 = 3072 B. (Before: the stage input alone, 1536 B.)
+    B, S, H, a = 2, 8, 16, 2
+    bsh = B * S * H
+    stash = (bsh + bsh) * 2 * 3
+    # Recomputation buffer, one layer rebuilt. ONNX: every tensor the layer's forward writes:
+    # q, k, v 3 BSH; scores and probs 2 x a B S^2 = 2 x 256; context, o, r1, n1 4 BSH; f1 and
+    # Relu 2 x 4 BSH; f2, r2, n2 3 BSH; (3 + 4 + 8 + 3) x 256 + 512 = 5120 elements = 10240 B.
+    # (Before: the 4 sub-layer unit inputs x, n1, n2, n1' 2048 B + the largest sub-layer
+    # f1..n2 5632 B = 7680 B.) Built-in: Korthikanti et al. eq. 1, S B H (34 + 5 a S / H) B in
+    # float16 = 256 x (34 + 5) = 9984 B (before: + the two layer inputs 1024 B = 11008 B).
+    onnx_buffer, builtin_buffer = (3 * bsh + 2 * a * B * S * S + 4 * bsh + 8 * bsh + 3 * bsh) * 2, bsh * 39
+    assert (onnx_buffer, builtin_buffer) == (10240, 9984)
+    session = {"replicatedGraphCount": 1, "ipusPerReplica": 3, "accumulationFactor": 6, "enablePipelining": True,
+               "virtualGraphMode": "manual", "autoRecomputation": "pipeline"}
+    system = os.path.join(HERE, "..", "..", "configs", "systems", "pod4.json")
+    model = tmp_path / "transformer_pipeline.onnx"
+    transformer_pipeline_onnx(str(model), B, S, H, a, 10)
+    onnx_cfg = {"$include": [system], "workload": {"kind": "training", "session": session,
+                "model": {"onnx": {"path": str(model), "loss": "loss", "dtype": "float16"},
+                          "optimizer": {"type": "sgd", "state_dtype": "float32"}}}}
+    builtin_cfg = {"$include": [system], "workload": {"kind": "training", "session": session,
+                   "model": {"generator": "transformer",
+                             "transformer": {"layers": 3, "hidden": H, "heads": a, "sequence_length": S, "vocab": 64,
+                                             "micro_batch": B, "dtype": "float16", "head": "lm",
+                                             "layers_per_ipu": [0, 2, 1], "embedding_ipu": 0, "head_ipu": 2},
+                             "optimizer": {"type": "sgd", "state_dtype": "float32"}}}}
+    stages = {}
+    for name, cfg in (("onnx", onnx_cfg), ("builtin", builtin_cfg)):
+        path = tmp_path / (name + ".json")
+        path.write_text(json.dumps(cfg))
+        r = json.loads(run("run", str(path), "--out", str(tmp_path / name), "--json", "-q").stdout)
+        stages[name] = r["workload"]["pipeline"]["stages"][1]
+        assert stages[name]["micro_batches_in_flight"] == 3
+        assert stages[name]["stash_bytes"] == stash
+    assert stages["onnx"]["recompute_buffer_bytes"] == onnx_buffer
+    assert stages["builtin"]["recompute_buffer_bytes"] == builtin_buffer

@@ -139,12 +139,12 @@ double pipeline_activation_bytes(const PlanCandidate& c, const ModelFacts& f, st
   const double in_flight = 2 * static_cast<double>(c.layers_per_ipu.size() - ipu) + 1;
   const double copy_in = ipu > 0 ? act : 0;
   double stash = n * layer_stash, buffer = 0;
-  if (c.recomputation == "standard") {
+  if (c.recomputation == "standard" || c.recomputation == "pipeline") {
+    // Each layer's input: the stage input and the checkpoints, stashed per micro-batch in
+    // flight (pass_pipeline.cpp: PopART's pipeline recomputation stashes its checkpoints too);
+    // one layer rebuilt at a time.
     stash = std::max(n * act, copy_in);
     buffer = layer_stash;
-  } else if (c.recomputation == "pipeline") {
-    stash = std::max(copy_in, 1.0);
-    buffer = n * act + layer_stash;
   }
   const double temp =
       mb * f.heads * seq * seq * wb / f.attention_serialisation + mb * seq * f.ffn_factor * h * wb;

@@ -46,6 +46,7 @@ Model read_onnx_model(ConfigNode& n, TrainingState& st, const OptimizerSpec& opt
   spec.optimizer = optimizer;
   spec.ipus_per_replica = st.session.ipusPerReplica;
   spec.auto_virtual_graph = st.session.virtualGraphMode == VirtualGraphMode::Auto;
+  spec.pipeline_recomputation = st.session.autoRecomputation == Recomputation::Pipeline;
   const std::string where = n.path() + ": ";
   try {
     const onnx_import::Graph g = onnx_import::load_graph(path, shapes);

@@ -131,7 +131,8 @@ Json pipeline_results(const TrainingState& st, const Executor& ex, const System&
          {"forward_ns_per_micro_batch", lt.fwd_ns.count(ps.stage) ? lt.fwd_ns.at(ps.stage) : 0.0},
          {"backward_ns_per_micro_batch", lt.bwd_ns.count(ps.stage) ? lt.bwd_ns.at(ps.stage) : 0.0},
          {"micro_batches_in_flight", ps.in_flight},
-         {"stash_bytes", ps.stash_bytes_per_mb * static_cast<std::uint64_t>(ps.in_flight)}});
+         {"stash_bytes", ps.stash_bytes_per_mb * static_cast<std::uint64_t>(ps.in_flight)},
+         {"recompute_buffer_bytes", ps.recompute_buffer_bytes}});
   }
   pipe["stages"] = std::move(stages);
   Json ipus = Json::array();

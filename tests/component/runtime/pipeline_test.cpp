@@ -187,8 +187,7 @@ TEST_CASE("pipeline IpuCopy: the fill and flush cycles pay the same copy time as
   CHECK(got[got.size() - 2] - b == Approx(T).epsilon(1e-6));
 }
 
-TEST_CASE("pipeline recomputation stashes only stage inputs and recomputes the forward",
-          "[pipeline]") {
+TEST_CASE("pipeline recomputation: none stashes everything the forward keeps", "[pipeline]") {
   // 3 stages, x1/x2 of 1 MiB (float16, 2^19 elements), every forward op stashes 8 MiB.
   // Stage 1 keeps 2(S-1-1)+1 = 3 micro-batches in flight; stage 0: 5; stage 2 (the last): 1.
   const std::int64_t elements = 1 << 19;
@@ -223,6 +222,36 @@ TEST_CASE(
   const double f = r.compute_ns(kFlopsFwd, r.system->chip().tiles),
                b = r.compute_ns(2 * kFlopsFwd, r.system->chip().tiles);
   CHECK(st[1]["backward_ns_per_micro_batch"].get<double>() == Approx(f + b).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "pipeline recomputation (pipeline): a checkpoint inside a stage is stashed per micro-batch",
+    "[pipeline]") {
+  // toy_model(3) with stage 1 split into two recomputation units: fwd1 (reads x1, the stage
+  // input, writes y1; stash 8 MiB) and fwd1b (reads y1, a checkpoint, writes x2; stash 4 MiB).
+  // PopART (pipeline.cpp getStashCandidateTensors; irlowering.cpp FindRequiredRecomputes)
+  // stashes x1 and the checkpoint y1 for each of the 3 micro-batches in flight, 3 x 2 MiB, and
+  // rebuilds one unit at a time: the buffer is the larger unit, 8 MiB. (Before: the stash held
+  // x1 alone, 3 MiB, and the buffer x1 + y1 + 8 MiB = 10 MiB.)
+  const std::int64_t elements = 1 << 19;  // 1 MiB in float16
+  const std::uint64_t act = elements * 2, stash = 8u << 20, stash_b = 4u << 20;
+  Json model = toy_model(3, true, elements, stash);
+  model["tensors"].push_back({{"name", "y1"}, {"shape", {elements}}, {"kind", "activation"}});
+  for (Json& o : model["ops"])
+    if (o["name"] == "fwd1") o["outputs"] = {"y1"};
+  model["ops"].push_back({{"name", "fwd1b"},
+                          {"forward_phase", 0},
+                          {"vgraph", 1},
+                          {"pipelineStage", 1},
+                          {"flops", kFlopsFwd},
+                          {"stash_bytes", stash_b},
+                          {"inputs", {"y1"}},
+                          {"outputs", {"x2"}}});
+  TrainingRun r = TrainingRun::make("pod4", workload(model, 3, 6, "pipeline"));
+  const Json& s1 = r.results["pipeline"]["stages"][1];
+  CHECK(s1["micro_batches_in_flight"] == 3);
+  CHECK(s1["stash_bytes"] == 3 * (act + act));
+  CHECK(s1["recompute_buffer_bytes"] == stash);
 }
 
 /// The ConfigError a pipelined workload raises on pod4 ("" if none).
