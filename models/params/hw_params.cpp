@@ -108,7 +108,6 @@ ChipParams read_chip(ConfigNode n) {
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");
   c.amp_efficiency = cm.get_double("amp_efficiency");
-  c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
   c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();

@@ -95,13 +95,9 @@ std::vector<ParamSpec> chip_specs() {
       real("/chip/compute/amp_efficiency", "", 0.6855, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
-           "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 58.1, 0, 4096,
-           "Length, in 16-bit elements, of one partial sum (the inner dimension of a tile's "
-           "block of a matmul/convolution) at which AMP efficiency halves, bk / (bk + this): "
-           "each partial pays a fixed AMP pipeline fill and loop set-up. 32-bit operands halve "
-           "it (the AMP loads 64 bits per lane per cycle: 4 halves or 2 floats). 0 = no "
-           "penalty. " kFitted),
+           "beyond poplibs' ConvPartial1x1 vertex estimate (models/ipu/conv_vertices.hpp): "
+           "divides the vertex's cycles; the operand exchange and partial sums are added "
+           "separately. " kFitted),
       integer("/chip/compute/op_overhead_cycles", "cycle", 1585, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "

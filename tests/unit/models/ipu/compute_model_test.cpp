@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
-#include "models/ipu/gemm_tiling.hpp"
 #include "tests/unit/models/ipu/reduction_chip.hpp"
 
 using namespace ipusim;
@@ -16,7 +15,6 @@ ChipParams small_chip() {
   ChipParams c = registry_hw_params().chip;
   c.tiles = 16;
   c.amp_efficiency = 0.5;
-  c.amp_inner_dim_half = 64;
   c.op_overhead_cycles = 2000;
   c.vector_efficiency = 0.5;
   // The exchange, sync and workers a reduction's stages use (set here, not the fitted ones).
@@ -25,87 +23,37 @@ ChipParams small_chip() {
 
 }  // namespace
 
-TEST_CASE("GEMM tile block: a cube, clamped by short dimensions, whole GEMMs per tile",
+TEST_CASE("AMP GEMM by hand: overhead + the best split's vertex, exchange and partial sums",
           "[compute][amp]") {
-  // 64^3 on 8 tiles: volume 32768 = 32^3 per tile, k split in 2.
-  GemmTileBlock b = gemm_tile_block(64, 64, 64, 1, 8);
-  CHECK(b.m == Approx(32));
-  CHECK(b.k == Approx(32));
-  CHECK(b.n == Approx(32));
-  CHECK(b.count == 1);
-  CHECK(b.k_splits == Approx(2));
-  // m 1024, k 256, n 16 on 16 tiles: volume 262144, cube side 64 > n = 16, so n is whole and
-  // m x k share 262144 / 16 = 16384 = 128^2: block 128 x 128 x 16, k split 256 / 128 = 2.
-  b = gemm_tile_block(1024, 256, 16, 1, 16);
-  CHECK(b.m == Approx(128));
-  CHECK(b.k == Approx(128));
-  CHECK(b.n == 16);
-  CHECK(b.k_splits == Approx(2));
-  // 32 groups on 16 tiles: two whole GEMMs per tile, nothing split.
-  b = gemm_tile_block(16, 16, 16, 32, 16);
-  CHECK(b.m == 16);
-  CHECK(b.k == 16);
-  CHECK(b.n == 16);
-  CHECK(b.count == 2);
-  CHECK(b.k_splits == 1);
-}
-
-TEST_CASE("AMP GEMM by hand: overhead + work / inner factor + exchange + partial sums",
-          "[compute][amp]") {
-  const ChipParams c = small_chip();
-  // m = n = k = 64, one group, FP16 on 8 tiles: block 32 x 32 x 32, k split in 2.
+  // The split of gemm_tiling_test's first case (m 12, k 32, n 16, FP16 on 2 tiles: k split in
+  // two, each tile a 12 x 16 x 16 block) at amp_efficiency 0.5: vertex 391 / 0.5 = 782,
+  // exchange (12x16 + 16x16) x 2 B + the other tile's FP16 partials 96 x 2 B = 1088 B / 4 =
+  // 272, partial sums 96 / 4 / 0.5 = 48.
+  ChipParams c = small_chip();
+  c.tiles = 2;
   ComputeSpec s;
-  s.m = 64;
-  s.k = 64;
-  s.n = 64;
-  s.groups = 1;
-  s.flops = 2.0 * 64 * 64 * 64;  // 524288
-  s.tiles = 8;
-  // Work: 65536 flops per tile at 128 x 0.5 x 32/(32+64) = 21.33 flop/cycle -> 3072 cycles.
-  // Exchange: operands (32x32 + 32x32) x 2 B = 4096 B, FP16 partials 32x32 x 1/2 x 2 B = 1024 B
-  // -> 5120 B / 4 B/cycle = 1280 cycles. Partial sums: 512 adds / 4 flop/cycle / 0.5 = 256.
-  CHECK(amp_inner_dim_factor(c, 32, ComputeDType::Float16) == Approx(1.0 / 3.0));
-  CHECK(gemm_operand_exchange_cycles(c, s, 8) == Approx(1280.0));
-  CHECK(compute_cycles(c, s) == 2000 + 3072 + 1280 + 256);
-  // FP32: peak 32 flop/cycle; k_half 64 x 2/4 = 32 elements -> factor 1/2, rate 8 -> 8192.
-  // Exchange (2048 x 4 B + 512 x 4 B) / 4 = 2560; partial sums 512 / 2 / 0.5 = 512.
-  s.dtype = ComputeDType::Float32;
-  CHECK(amp_inner_dim_half_elements(c, ComputeDType::Float32) == Approx(32.0));
-  CHECK(compute_cycles(c, s) == 2000 + 8192 + 2560 + 512);
-  // FP16 in / FP32 accumulate: FP16 operands and k_half, FP32 partials and sums, at the
-  // float16_32 rate (64): 65536 / (64 x 0.5 / 3) = 6144; exchange (4096 + 2048) / 4 = 1536;
-  // partial sums 512 / 2 / 0.5 = 512.
-  s.dtype = ComputeDType::Float16_32;
-  CHECK(compute_cycles(c, s) == 2000 + 6144 + 1536 + 512);
-}
-
-TEST_CASE("AMP GEMM: a skinny shape, groups and an uneven split", "[compute][amp]") {
-  const ChipParams c = small_chip();
-  // m 1024, k 256, n 16, FP16 on 16 tiles: block 128 x 128 x 16 (see the block test).
-  ComputeSpec s;
-  s.m = 1024;
-  s.k = 256;
+  s.m = 12;
+  s.k = 32;
   s.n = 16;
-  s.flops = 2.0 * 1024 * 256 * 16;  // 8388608 -> 524288 per tile
-  s.tiles = 16;
-  // Work 524288 / (128 x 0.5 x 128/192) = 12288; exchange (128x128 + 128x16) x 2 B = 36864 B
-  // + partials 128 x 16 x 1/2 x 2 B = 2048 B -> 9728 cycles; partial sums 1024 / 4 / 0.5 = 512.
-  CHECK(compute_cycles(c, s) == 2000 + 12288 + 9728 + 512);
-  // 32 GEMMs of 16^3 on 16 tiles: two whole GEMMs per tile, 16384 flops at
-  // 128 x 0.5 x 16/80 = 12.8 flop/cycle -> 1280; operands 2 x 512 x 2 B / 4 = 512; no partials.
+  s.flops = 2.0 * 12 * 32 * 16;
+  s.tiles = 2;
+  CHECK(gemm_operand_exchange_cycles(c, s, 2) == Approx(272.0));
+  CHECK(compute_cycles(c, s) == 2000 + 782 + 272 + 48);
+  // 32 GEMMs of 16^3 on 16 tiles: two whole GEMMs per tile. One vertex of 16 rows (3, 3, 3,
+  // 3, 2, 2 per worker): the busiest worker 6 x (37 - 7) = 180, the 2-row workers 6 x (41 -
+  // 7) = 204, + 14 = 218 (line 450); 50 + 6 x 7 + 13 + 11 + (18 + 7 + 32 + 218) = 391.
+  // AMP 2 x 391 / 0.5 = 1564; operands 2 x (256 + 256) x 2 B / 4 = 512; no partials.
+  c = small_chip();
   ComputeSpec g;
   g.m = g.k = g.n = 16;
   g.groups = 32;
   g.flops = 2.0 * 16 * 16 * 16 * 32;
   g.tiles = 16;
-  CHECK(compute_cycles(c, g) == 2000 + 1280 + 512);
-  // Uneven split: 64^3 on 16 tiles whose busiest tile does 1/8 of the work costs what the
-  // even split over 8 tiles costs (first hand-worked case: 2000 + 3072 + 1280 + 256).
-  ComputeSpec u;
-  u.m = u.k = u.n = 64;
-  u.flops = 2.0 * 64 * 64 * 64;
-  u.tiles = 16;
-  CHECK(compute_cycles_with_share(c, u, 1.0 / 8.0) == 2000 + 3072 + 1280 + 256);
+  CHECK(compute_cycles(c, g) == 2000 + 1564 + 512);
+  // Uneven split: the 12 x 32 x 16 GEMM on 16 tiles whose busiest tile does 1/2 of the work
+  // costs what the even split over 2 tiles costs.
+  s.tiles = 16;
+  CHECK(compute_cycles_with_share(c, s, 0.5) == 2000 + 782 + 272 + 48);
 }
 
 TEST_CASE("AMP: shape terms vanish when the GEMM shape is unknown", "[compute][amp]") {
@@ -119,32 +67,6 @@ TEST_CASE("AMP: shape terms vanish when the GEMM shape is unknown", "[compute][a
   s.m = 64;  // partly known is unknown
   s.n = 64;
   CHECK(compute_cycles(c, s) == 2000 + 1024);
-}
-
-TEST_CASE("AMP efficiency halves at a partial of amp_inner_dim_half 16-bit elements",
-          "[compute][amp]") {
-  ChipParams c = small_chip();
-  c.amp_inner_dim_half = 256;
-  CHECK(amp_inner_dim_factor(c, 256, ComputeDType::Float16) == 0.5);
-  CHECK(amp_inner_dim_factor(c, 768, ComputeDType::Float16) == Approx(0.75));
-  // 32-bit operands: the same fill covers 128 elements.
-  CHECK(amp_inner_dim_factor(c, 128, ComputeDType::Float32) == 0.5);
-  CHECK(amp_inner_dim_factor(c, 0, ComputeDType::Float16) == 1.0);
-  c.amp_inner_dim_half = 0;
-  CHECK(amp_inner_dim_factor(c, 16, ComputeDType::Float16) == 1.0);
-  // Work term alone (exchange 0 by a huge exchange rate, no overhead, one tile so nothing is
-  // split): a partial of k = 256 costs twice the flop-only time.
-  c = small_chip();
-  c.amp_inner_dim_half = 256;
-  c.op_overhead_cycles = 0;
-  c.exchange_bytes_per_cycle_per_tile = 1e30;
-  ComputeSpec s;
-  s.m = 16;
-  s.k = 256;
-  s.n = 16;
-  s.flops = 2.0 * 16 * 256 * 16;  // 131072
-  s.tiles = 1;
-  CHECK(compute_cycles(c, s) == 2 * static_cast<std::uint64_t>(131072 / (128 * 0.5)));
 }
 
 TEST_CASE("vector op: bound by bytes or by flops, divided by vector efficiency",
