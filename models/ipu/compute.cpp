@@ -122,15 +122,13 @@ namespace {
 std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
                                 double flops_per_tile, double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
-    return total_cycles(
-        step_overhead_cycles(chip, spec),
-        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit) +
-            scalar_reduction_cycles(chip, spec, volume_tiles));
+    return total_cycles(step_overhead_cycles(chip, spec),
+                        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit) +
+                            scalar_reduction_cycles(chip, spec, volume_tiles));
   }
   if (!spec.gemm_known() || volume_tiles <= 0) {
-    return total_cycles(
-        step_overhead_cycles(chip, spec),
-        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit));
+    return total_cycles(step_overhead_cycles(chip, spec),
+                        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit));
   }
   // The busiest tile's block of the cycle-minimising split sets the AMP vertex's passes, the
   // operand and partial exchange and the partial reduction (models/ipu/gemm_tiling.hpp).

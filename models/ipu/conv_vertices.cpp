@@ -61,8 +61,8 @@ std::uint64_t conv1x1_worker_cycles(const ConvPath& p, std::uint64_t rows, bool 
   const std::uint64_t z = zeroing ? 1 : 0;
   // Lines 375-377: cycles per row to zero the partials.
   const std::uint64_t zero_per_row = p.float_activations && p.conv_units == 16 ? 8
-                                     : p.float_partials                       ? 4
-                                                                              : 2;
+                                     : p.float_partials                        ? 4
+                                                                               : 2;
   switch (rows) {
     case 0:  // lines 390-400
       if (p.float_activations) return 24;
@@ -86,7 +86,9 @@ std::uint64_t conv1x1_inner_loop_cycles(const ConvPath& p, std::uint64_t rows,
                                         std::uint32_t workers, bool zeroing) {
   const std::uint64_t w = std::max<std::uint32_t>(1, workers);
   const std::uint64_t saving = retention_savings(p).first;  // line 440
-  auto worker = [&](std::uint64_t r) { return w * (conv1x1_worker_cycles(p, r, zeroing) - saving); };
+  auto worker = [&](std::uint64_t r) {
+    return w * (conv1x1_worker_cycles(p, r, zeroing) - saving);
+  };
   // The rows split as evenly as possible: rows mod w workers get one more. A worker with no
   // rows has no worklist item and costs nothing (lines 370-372, 387).
   const std::uint64_t most = worker(ceil_div(rows, w));
@@ -109,9 +111,9 @@ std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, st
   const std::uint64_t w = std::max<std::uint32_t>(1, workers);
   // Lines 494-513, one convolution group and one output pass per out group (the out group is
   // the conv units' width): the first in group zeroes the partials, the others accumulate.
-  return 50                                                       // supervisor non-loop
-         + w * (saving.first + saving.second * (in_groups - 1))   // retention, restored
-         + 12 + c                                                 // per convolution group
+  return 50                                                      // supervisor non-loop
+         + w * (saving.first + saving.second * (in_groups - 1))  // retention, restored
+         + 12 + c                                                // per convolution group
          + (in_groups - 1) * (15 - c + 1 + out_groups * (19 + 6 + loads + inner))  //
          + (10 + 1 + out_groups * (19 - c + 7 + loads + inner_zero));
 }

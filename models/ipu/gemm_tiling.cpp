@@ -14,7 +14,9 @@ namespace ipusim {
 namespace {
 
 /// Whole elements of a (possibly fractional) dimension.
-std::uint64_t whole(double x) { return static_cast<std::uint64_t>(std::max(1.0, std::ceil(x - 1e-9))); }
+std::uint64_t whole(double x) {
+  return static_cast<std::uint64_t>(std::max(1.0, std::ceil(x - 1e-9)));
+}
 
 /// Bytes of one operand element (float16_32 reads FP16 operands).
 double operand_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float32 ? 4.0 : 2.0; }
@@ -78,7 +80,8 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
     cost_gemm_block(chip, dtype, best);
     return best;
   }
-  const auto per_gemm = static_cast<std::uint64_t>(std::max(1.0, std::floor(tiles / groups + 1e-9)));
+  const auto per_gemm =
+      static_cast<std::uint64_t>(std::max(1.0, std::floor(tiles / groups + 1e-9)));
   const ConvPath path = conv_path(chip, dtype);
   const std::uint64_t wm = whole(m), wk = whole(k), wn = whole(n);
   bool have = false;
@@ -107,8 +110,8 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
 }  // namespace
 
 void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b) {
-  const double vertex = static_cast<double>(
-      conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
+  const double vertex =
+      static_cast<double>(conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
   b.amp_cycles = vertex * b.count / chip.amp_efficiency;
   // Each output's k_splits partials need k_splits - 1 additions, spread over those tiles.
   const double partials = b.k_splits > 1 ? b.m * b.n * b.count * (1.0 - 1.0 / b.k_splits) : 0;

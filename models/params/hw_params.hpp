@@ -70,7 +70,7 @@ struct ChipParams {
   double exchange_cycles_per_column{};  ///< propagation per column a word crosses
   std::uint64_t sync_internal_cycles{};
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
-  double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches
+  double amp_efficiency{};             ///< fraction of AMP peak a large GEMM reaches
   std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
   double vector_efficiency{};          ///< fraction of vector/memory peak a vector-bound op reaches
   /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).

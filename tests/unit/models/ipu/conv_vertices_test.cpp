@@ -1,8 +1,9 @@
 // poplin's ConvPartial1x1 vertex estimate against cycle counts worked out by hand from
 // PerformanceEstimation.hpp (sdk/poplar/2.4.0; line numbers are that file's).
+#include "models/ipu/conv_vertices.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "models/ipu/conv_vertices.hpp"
 #include "models/params/hw_params.hpp"
 
 using namespace ipusim;
@@ -80,7 +81,6 @@ TEST_CASE("conv 1x1 vertex by hand: FP16, FP16.32 and FP32 on GC200, FP16 on GC2
   // GC2 FP16 (8 units, half partials: the other path, no retention, 2 zeroing cycles per row),
   // 12 rows x 16 x 8: 2 rows per worker 40 + (2 + 2 x 2) = 46 (6 x 46 + 14 = 290);
   // 50 + 12 + (11 + 19 + 7 + 16 + 290) = 405.
-  CHECK(conv1x1_tile_cycles(chip_with_peaks(64, 64, 16), ComputeDType::Float16, 12, 16, 8) ==
-        405);
+  CHECK(conv1x1_tile_cycles(chip_with_peaks(64, 64, 16), ComputeDType::Float16, 12, 16, 8) == 405);
   CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 0, 16, 16) == 0);
 }

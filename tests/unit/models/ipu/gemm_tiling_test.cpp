@@ -1,8 +1,9 @@
 // The cycle-minimising split of a GEMM over tiles on small cases whose best split is worked out
 // by hand (conv_vertices_test's vertex counts; FP16 on 16 conv units of 16 halves).
+#include "models/ipu/gemm_tiling.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "models/ipu/gemm_tiling.hpp"
 #include "models/params/hw_params.hpp"
 
 using namespace ipusim;
@@ -60,8 +61,7 @@ TEST_CASE("GEMM split: an m split wins once the rows amortise the passes",
   CHECK(b.k_splits == 1);
   CHECK(b.cycles() == Approx(3202));
   // The memo returns the same block.
-  CHECK(gemm_tile_block(chip(), ComputeDType::Float16, 120, 32, 16, 1, 2).cycles() ==
-        b.cycles());
+  CHECK(gemm_tile_block(chip(), ComputeDType::Float16, 120, 32, 16, 1, 2).cycles() == b.cycles());
   // A changed chip value is a different key: exchange twice as fast halves the exchange term.
   ChipParams fast = chip();
   fast.exchange_bytes_per_cycle_per_tile = 8;
