@@ -35,8 +35,11 @@ struct ConvPath {
 };
 
 /// The vertex path of `dtype` on `chip`. poplar's Target gives the conv-unit counts and the
-/// weights per conv unit, which are not in poplibs; they follow from the chip's sourced AMP
-/// peak (`flops_per_cycle_per_tile`), which the core loop reaches with every unit busy:
+/// weights per conv unit, which are not in poplibs' estimator; the counts come from the chip
+/// preset (`/chip/amp_conv_units_per_tile`: GC2's 8 / 4 / 8 for FP16.16 / FP32 / FP16.32 are
+/// poplibs' early Mk1 defaults, GC200's the derivation below). A chip without counts (0) gets
+/// them from its sourced AMP peak (`flops_per_cycle_per_tile`), which the core loop reaches
+/// with every unit busy:
 ///   peak = 2 x weights_per_unit x conv_units / core_cycles flops per tile cycle
 /// (a row of weights_per_unit inputs times conv_units outputs every core_cycles tile cycles,
 /// the six workers each taking one row per core_cycles of their own cycles). With 32 B of

@@ -91,6 +91,11 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_flops_per_cycle_fp32 = amp.get_double("float32");
   c.amp_flops_per_cycle_fp16_32 = amp.get_double("float16_32");
   amp.finish();
+  ConfigNode units = n.child("amp_conv_units_per_tile");
+  c.amp_conv_units_fp16 = get_u32(units, "float16");
+  c.amp_conv_units_fp32 = get_u32(units, "float32");
+  c.amp_conv_units_fp16_32 = get_u32(units, "float16_32");
+  units.finish();
   ConfigNode vec = n.child("vector_flops_per_cycle_per_tile");
   c.vector_flops_per_cycle_fp16 = vec.get_double("float16");
   c.vector_flops_per_cycle_fp32 = vec.get_double("float32");

@@ -60,6 +60,11 @@ struct ChipParams {
   double amp_flops_per_cycle_fp16{};     ///< FP16.16 on the AMP
   double amp_flops_per_cycle_fp32{};     ///< FP32 on the AMP
   double amp_flops_per_cycle_fp16_32{};  ///< FP16 in, FP32 accumulate
+  /// AMP conv units per pass (poplar Target's per-dtype counts; 0 = derive from the peak,
+  /// for tools that build a chip without a preset: models/ipu/conv_vertices.hpp).
+  std::uint32_t amp_conv_units_fp16{};
+  std::uint32_t amp_conv_units_fp32{};     ///< FP32 in, FP32 out
+  std::uint32_t amp_conv_units_fp16_32{};  ///< FP16 in, FP32 accumulate
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};

@@ -48,6 +48,23 @@ std::vector<ParamSpec> chip_specs() {
            "half the FP16.16 rate (no public figure; Graphcore's models enable half partials "
            "for speed). GC2 64, the full rate: its mixed-precision peak is 124.5 TFLOP/s "
            "(CIT)."),
+      integer("/chip/amp_conv_units_per_tile/float16", "", 16, 1, 64,
+              "AMP conv units an FP16.16 pass uses (poplar Target fp16InFp16OutConvUnitsPerTile; "
+              "the outputs one ConvPartial1x1 pass produces). GC2 8: poplibs' early Mk1 defaults "
+              "(NetOptions, 1216 tiles, 256 KiB: 8 / 8 / 4 units for FP16.16 / FP16.32 / FP32). "
+              "GC200/Bow 16: ASSUMPTION, from the sourced peak with 16 halves per unit and 4 "
+              "cycles per row (models/ipu/conv_vertices.hpp)."),
+      integer("/chip/amp_conv_units_per_tile/float32", "", 16, 1, 64,
+              "AMP conv units an FP32 pass uses (fp32InFp32OutConvUnitsPerTile). GC2 4 (poplibs' "
+              "early Mk1 defaults, as float16; the 8x4 vertex of PerformanceEstimation.hpp l. "
+              "361-364). GC200/Bow 16: ASSUMPTION, from the sourced peak with 8 floats per unit "
+              "and 8 cycles per row."),
+      integer("/chip/amp_conv_units_per_tile/float16_32", "", 8, 1, 64,
+              "AMP conv units an FP16-in / FP32-accumulate pass uses "
+              "(fp16InFp32OutConvUnitsPerTile). GC2 8 (poplibs' early Mk1 defaults, as float16; "
+              "poplibs' convolution test caps it at pipeline depth x 32-bit stores per cycle = "
+              "4 x 64 / 32 = 8 on a 64-bit data path, no cap on Mk1). GC200/Bow 8: ASSUMPTION, "
+              "from the assumed half-rate peak."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
            "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
            "SIMD op (4 x half) per cycle."),

@@ -10,10 +10,14 @@ using namespace ipusim;
 
 namespace {
 
-/// A chip with 6 workers and the AMP peaks given (flops per tile cycle).
+/// A chip with 6 workers and the AMP peaks given (flops per tile cycle), conv units derived
+/// from the peaks (no preset counts).
 ChipParams chip_with_peaks(double fp16, double fp16_32, double fp32) {
   ChipParams c = registry_hw_params().chip;
   c.worker_threads = 6;
+  c.amp_conv_units_fp16 = 0;
+  c.amp_conv_units_fp32 = 0;
+  c.amp_conv_units_fp16_32 = 0;
   c.amp_flops_per_cycle_fp16 = fp16;
   c.amp_flops_per_cycle_fp16_32 = fp16_32;
   c.amp_flops_per_cycle_fp32 = fp32;
@@ -83,4 +87,25 @@ TEST_CASE("conv 1x1 vertex by hand: FP16, FP16.32 and FP32 on GC200, FP16 on GC2
   // 50 + 12 + (11 + 19 + 7 + 16 + 290) = 405.
   CHECK(conv1x1_tile_cycles(chip_with_peaks(64, 64, 16), ComputeDType::Float16, 12, 16, 8) == 405);
   CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 0, 16, 16) == 0);
+}
+
+TEST_CASE("conv path: the preset's conv units (GC2: 8 / 4 / 8, poplibs' Mk1 defaults)",
+          "[compute][amp][conv]") {
+  ChipParams gc2 = chip_with_peaks(64, 64, 16);
+  gc2.amp_conv_units_fp16 = 8;
+  gc2.amp_conv_units_fp32 = 4;
+  gc2.amp_conv_units_fp16_32 = 8;
+  CHECK(conv_path(gc2, ComputeDType::Float16).conv_units == 8);
+  CHECK(conv_path(gc2, ComputeDType::Float16_32).conv_units == 8);
+  const ConvPath f = conv_path(gc2, ComputeDType::Float32);
+  CHECK(f.conv_units == 4);
+  CHECK(f.core_cycles == 4);         // the 8x4 vertex, lines 361-364: 8 / 2
+  CHECK(f.weight_load_cycles == 8);  // 4 units x 8 floats x 4 B / 16
+  // Peak unchanged: 2 x 8 weights x 4 units / 4 cycles = 16 flops per cycle, the preset's.
+  CHECK(2.0 * f.weights_per_unit * f.conv_units / f.core_cycles == 16.0);
+  // 24 rows x 8 inputs x 4 outputs, one pass: 4 rows per worker, zeroing 46 + (2 + 4 x 4) +
+  // 1 x 4 = 68 (6 x 68 = 408, all equal: 408 + 14 = 422); no retention (float activations);
+  // 50 + 13 + (10 + 1 + (19 - 1 + 7 + 8 + 422)) = 529.
+  CHECK(conv1x1_worker_cycles(f, 4, true) == 68);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 24, 8, 4) == 529);
 }
