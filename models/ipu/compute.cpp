@@ -122,9 +122,13 @@ namespace {
 std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
                                 double flops_per_tile, double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
+    // poplibs' vertex cost when the op has one: the busiest tile's share of it.
+    const double work =
+        spec.vector_tile_cycles > 0 && spec.flops > 0
+            ? spec.vector_tile_cycles * flops_per_tile / spec.flops
+            : work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit);
     return total_cycles(step_overhead_cycles(chip, spec),
-                        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit) +
-                            scalar_reduction_cycles(chip, spec, volume_tiles));
+                        work + scalar_reduction_cycles(chip, spec, volume_tiles));
   }
   if (!spec.gemm_known() || volume_tiles <= 0) {
     return total_cycles(step_overhead_cycles(chip, spec),

@@ -55,6 +55,11 @@ struct ComputeSpec {
   /// framework that builds one variable's optimizer update as a chain of small element-wise
   /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op.
   std::uint32_t chained_ops = 1;
+  /// Vector ops whose vertices poplibs' estimators cost (models/ipu/popops_vertices.hpp
+  /// vector_op_cycles_per_element): the tile cycles of all the op's elements, summed over the
+  /// tiles; the busiest tile's share replaces the flop / byte formula and vector_efficiency.
+  /// 0 = not costed so.
+  double vector_tile_cycles = 0;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
   /// tile does the share of the work that its part of the output needs. 0 = unknown: the work

@@ -51,11 +51,10 @@ ConvPath conv_path(const ChipParams& chip, ComputeDType dtype) {
                                : dtype == ComputeDType::Float32 ? chip.amp_conv_units_fp32
                                                                 : chip.amp_conv_units_fp16_32;
   const double units = amp_peak(chip, dtype) * p.core_cycles / (2.0 * p.weights_per_unit);
-  p.conv_units =
-      preset > 0 ? preset : static_cast<std::uint32_t>(std::max(1.0, std::round(units)));
+  p.conv_units = preset > 0 ? preset : static_cast<std::uint32_t>(std::max(1.0, std::round(units)));
   // Lines 361-364: the 8x4 vertex of 4 conv units runs its core loop in half the cycles.
   if (p.conv_units == 4) p.core_cycles /= 2;
-  // Lines 467-468: numConvUnits x weightBytesPerConvUnit / 16 B per cycle (ASSUMPTION, header).
+  // Lines 467-468: numConvUnits x weightBytesPerConvUnit / 16 B per cycle (see the header).
   const std::uint32_t weight_bytes = p.weights_per_unit * (p.float_activations ? 4 : 2);
   p.weight_load_cycles = p.conv_units * weight_bytes / 16;
   return p;

@@ -45,8 +45,9 @@ struct ConvPath {
 /// the six workers each taking one row per core_cycles of their own cycles). With 32 B of
 /// weights per conv unit (16 halves or 8 floats: ASSUMPTION, the "16x8 AMP vertex" of line 359
 /// for floats and the 16-channel half grouping) that gives GC200 16 units for FP16.16, 8 for
-/// FP16.32 and 16 for FP32, and GC2 8, 8 and 8. Weight loads take 16 B per cycle (ASSUMPTION:
-/// poplin's default 128-bit conv-unit load; the target's rate is not in poplibs).
+/// FP16.32 and 16 for FP32 (GC2's preset: 8, 4 and 8, the same peaks). Weight loads take 16 B
+/// per cycle: poplibs' early Mk1 default convUnitCoeffLoadBytesPerCycle (GC2); ASSUMPTION on
+/// GC200 and Bow (the same load path).
 ConvPath conv_path(const ChipParams& chip, ComputeDType dtype);
 
 /// Worker cycles of one worker that streams `rows` rows through one weight pass, by line

@@ -81,4 +81,21 @@ std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t el
   return 11 + 1 + 6 + 1 + 6 + w * worker;
 }
 
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype) {
+  // Elements per 64-bit vector: 2 floats or 4 halves (Target::getVectorWidth).
+  const double v = static_cast<double>(data_path_elems(dtype));
+  const double reduce = 2.0 / (2.0 * v);  // 2 worker cycles per 2 vectors (8 halves, 4 floats)
+  const double in_place = 2.0 / v;        // an in-place binary op's 2 cycles per vector
+  switch (kind) {
+    case VectorOpKind::Relu:
+      return 3.0 / v;  // RELU: 3 cycles per loop of one vector
+    case VectorOpKind::Add:
+      return (1.0 + 2.0) / v;  // ADD: 1 + 2 for load / store and the loop
+    case VectorOpKind::BatchNormForward:
+    case VectorOpKind::BatchNormBackward:
+      return 2.0 * reduce + 4.0 * in_place;
+  }
+  return 0;
+}
+
 }  // namespace ipusim

@@ -55,4 +55,29 @@ std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t ele
 std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
                                         std::uint32_t elem_bytes);
 
+/// The element-wise ops of a CNN whose per-element cost poplibs' estimators give
+/// (docs/cnn_cost.md section 2).
+enum class VectorOpKind { Relu, Add, BatchNormForward, BatchNormBackward };
+
+/// Tile clock cycles per element of `kind` in `dtype` (Float16; Float32 and Float16_32 take the
+/// FP32 rows) over many elements, graphcore/poplibs tag sdk/poplar/2.4.0 (dbc4d442). A worker's
+/// loop of c cycles over V elements, the elements split evenly over the W workers run
+/// round-robin: W x c x (e / W) / V tile cycles = c / V per element (the vertices' fixed
+/// cycles are in /chip/compute/op_overhead_cycles).
+///   Relu: popopsCycleEstimators.hpp lines 205-206, RELU {3 cycles, 2 floats / 4 halves per
+///     loop}, run by UnaryOp1D (popopsCycleEstimators.cpp lines 1587-1603): 1.5 / 0.75.
+///   Add: lines 299-300, ADD {1, natural vector width}: binaryOpInnerLoopCycles
+///     (popopsCycleEstimators.cpp lines 61-81) adds 2 for load / store and the loop decision of
+///     the external codelet, per vector of 2 floats / 4 halves: 1.5 / 0.75.
+///   BatchNormForward: poplin/Norms.cpp, the statistics by one reduceMany of ADD and SQUARE_ADD
+///     (lines 181-217; the reduce vertex's 2 worker cycles per 4 floats / 8 halves,
+///     reduction/CycleEstimationFunctions.cpp lines 290-318) and four in-place element-wise
+///     passes (normWhiten sub + mulInPlace, normalise mul + addInPlace, lines 331-372; 2 cycles
+///     per 2 floats / 4 halves): 2 x 0.5 + 4 x 1 = 5 / 2 x 0.25 + 4 x 0.5 = 2.5, a lower bound
+///     (the broadcast operands' extra cycles are not counted).
+///   BatchNormBackward: normParamGradients, normGradients, normStatisticsGradients (lines
+///     373-545): two reductions and four element-wise passes as the forward, the same lower
+///     bound, 5 / 2.5.
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype);
+
 }  // namespace ipusim

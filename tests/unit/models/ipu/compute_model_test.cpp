@@ -158,3 +158,20 @@ TEST_CASE("compute tiles above the chip's tile count are an error", "[compute]")
   s.tiles = 17;
   CHECK_THROWS(compute_cycles(c, s));
 }
+
+TEST_CASE("vector op with poplibs' vertex cycles: the busiest tile's share, no efficiency",
+          "[compute][vector]") {
+  const ChipParams c = small_chip();
+  ComputeSpec s;
+  s.unit = ComputeUnit::Vector;
+  s.tiles = 16;
+  // A FP16 ReLU over 16 x 4000 elements: 1 flop and 4 B each; poplibs' 0.75 cycles per element
+  // = 48000 tile cycles, 3000 on each of the 16 tiles (the flop / byte formula would give
+  // max(4000 / 4, 16000 / 24) / 0.5 = 2000).
+  s.flops = 16 * 4000;
+  s.bytes = 16 * 16000;
+  s.vector_tile_cycles = 0.75 * 16 * 4000;
+  CHECK(compute_cycles(c, s) == 2000 + 3000);
+  // Per-tile fidelity: the busiest tile does a quarter of the work: 12000 cycles.
+  CHECK(compute_cycles_with_share(c, s, 0.25) == 2000 + 12000);
+}

@@ -140,3 +140,19 @@ TEST_CASE("popops::reduce of a row of 16 floats per tile: column pieces", "[popo
   CHECK(stages[1].pieces[2].col_begin == 8);
   CHECK(stages[1].pieces[2].sources.size() == 8);
 }
+
+TEST_CASE("element-wise ops at poplibs' per-element cost by hand", "[popops][vector]") {
+  // RELU HALF {3 cycles, 4 per loop} (popopsCycleEstimators.hpp l. 206): 3 / 4; FLOAT 3 / 2.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float16) == 0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float32) == 1.5);
+  // ADD {1, natural width} + 2 for load / store and loop (binaryOpInnerLoopCycles): 3 / 4.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16) == 0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float32) == 1.5);
+  // Batch norm: 2 reductions at 2 cycles per 8 halves + 4 in-place passes at 2 per 4 halves:
+  // 2 x 0.25 + 4 x 0.5 = 2.5; FP32 2 x 0.5 + 4 x 1 = 5. FP16.32 takes the FP32 rows.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float16) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormBackward, ComputeDType::Float16) ==
+        2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float32) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16_32) == 1.5);
+}
