@@ -59,11 +59,11 @@ std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t el
 /// (docs/cnn_cost.md section 2).
 enum class VectorOpKind { Relu, Add, BatchNormForward, BatchNormBackward };
 
-/// Tile clock cycles per element of `kind` in `dtype` (Float16; Float32 and Float16_32 take the
-/// FP32 rows) over many elements, graphcore/poplibs tag sdk/poplar/2.4.0 (dbc4d442). A worker's
-/// loop of c cycles over V elements, the elements split evenly over the W workers run
-/// round-robin: W x c x (e / W) / V tile cycles = c / V per element (the vertices' fixed
-/// cycles are in /chip/compute/op_overhead_cycles).
+/// Tile clock cycles per element of `kind` in `dtype` (Float32 the FLOAT rows; Float16 and
+/// Float16_32, whose operands are halves, the HALF rows) over many elements, graphcore/poplibs tag
+/// sdk/poplar/2.4.0 (dbc4d442). A worker's loop of c cycles over V elements, the elements split
+/// evenly over the W workers run round-robin: W x c x (e / W) / V tile cycles = c / V per element
+/// (the vertices' fixed cycles are in /chip/compute/op_overhead_cycles).
 ///   Relu: popopsCycleEstimators.hpp lines 205-206, RELU {3 cycles, 2 floats / 4 halves per
 ///     loop}, run by UnaryOp1D (popopsCycleEstimators.cpp lines 1587-1603): 1.5 / 0.75.
 ///   Add: lines 299-300, ADD {1, natural vector width}: binaryOpInnerLoopCycles
