@@ -17,6 +17,8 @@
 //     cycles = op_overhead_cycles
 //            + max(flops/T / vector_flops_per_cycle, bytes/T / memory_bytes_per_cycle_per_tile)
 //              / vector_efficiency
+//     or, for the ops poplibs' vertex estimates cost (ComputeSpec::vector_tile_cycles: the cnn
+//     generator's ReLU, residual add, batch norm), the busiest tile's share of those cycles
 //
 // An op ends when its busiest tile ends (work is balanced over the active tiles).
 #include <cstdint>
