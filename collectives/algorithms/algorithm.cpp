@@ -112,7 +112,8 @@ Resolved resolve(const CollectiveRequest& request) {
   return out;
 }
 
-Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDetail detail) {
+Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDetail detail,
+                  std::vector<Transfer>* buffer) {
   Resolved r = resolve(request);
   const auto K = request.topology.ipus_per_replica;
   Schedule schedule;
@@ -127,7 +128,7 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDe
   schedule.algorithm = r.algorithm;
 
   detail::StepEmitter emitter(schedule, sink, r.index.num_replicas * K,
-                              sink != nullptr && detail == StepDetail::TimingOnly);
+                              sink != nullptr && detail == StepDetail::TimingOnly, buffer);
   if (schedule.algorithm == Algorithm::Hierarchical) {
     schedule.ild_algorithm = r.tiers.ild_algorithm;
     schedule.gw_algorithm = r.tiers.gw_algorithm;
@@ -142,13 +143,36 @@ Schedule generate(const CollectiveRequest& request, const StepSink* sink, StepDe
 
 void validate_request(const CollectiveRequest& request) { resolve(request); }
 
+StreamShape stream_shape(const CollectiveRequest& request) {
+  const Resolved r = resolve(request);
+  StreamShape shape;
+  shape.algorithm = r.algorithm;
+  const std::uint32_t k = r.index.group_size;
+  std::uint64_t cell_elems = 0;
+  detail::Layout layout;
+  if (r.algorithm == Algorithm::Hierarchical) {
+    shape.ild_algorithm = r.tiers.ild_algorithm;
+    shape.gw_algorithm = r.tiers.gw_algorithm;
+    layout = detail::hierarchical_layout(request, k, shape.ild_algorithm, shape.gw_algorithm,
+                                         cell_elems);
+  } else {
+    layout = detail::flat_layout(request, k, r.algorithm, cell_elems);
+  }
+  // The builders' "nothing to communicate" cases (build_flat, build_hierarchical).
+  const bool reducing =
+      request.op == CollectiveOp::AllReduce || request.op == CollectiveOp::ReduceScatter;
+  const bool none = k == 1 || (reducing && request.reduce == ReduceOp::Local);
+  shape.atom_elems = none ? 0 : layout.atom_elems;
+  return shape;
+}
+
 Schedule build_schedule(const CollectiveRequest& request) {
-  return generate(request, nullptr, StepDetail::Full);
+  return generate(request, nullptr, StepDetail::Full, nullptr);
 }
 
 Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
-                           StepDetail detail) {
-  return generate(request, &sink, detail);
+                           StepDetail detail, std::vector<Transfer>* buffer) {
+  return generate(request, &sink, detail, buffer);
 }
 
 }  // namespace ipusim::coll

@@ -115,13 +115,36 @@ using StepSink = std::function<void(const Superstep&)>;
 /// (their count in elided_transfers), for players that need only the traffic, not offsets.
 enum class StepDetail { Full, TimingOnly };
 
+/// What a request's streamed steps depend on besides its size (stream_shape).
+struct StreamShape {
+  Algorithm algorithm = Algorithm::Auto;      ///< resolved (never Auto)
+  Algorithm ild_algorithm = Algorithm::Auto;  ///< hierarchical: IPU-Link tier method
+  Algorithm gw_algorithm = Algorithm::Auto;   ///< hierarchical: GW-Link tier method
+  /// Elements of one piece of a cell in the working buffer (Layout::atom_elems); 0 when the
+  /// schedule has no step (one member per group, nothing to move, or a Local reduction).
+  std::uint64_t atom_elems = 0;
+};
+
+/// Resolves `request` as generate_schedule does (the same checks and exceptions) and returns
+/// its methods and atom without emitting a step. Two requests that differ only in
+/// elements_per_replica, with equal methods and both atoms non-zero, stream the same steps
+/// (phases, flags, transfer pairs in the same order) with every transfer's bytes and offsets
+/// and every step's max_reduce_elems_per_ipu in proportion to their atoms: every transfer
+/// moves a run of whole cell pieces (count x atom elements), and the runs, rings and lanes
+/// depend only on the groups, topology and methods.
+StreamShape stream_shape(const CollectiveRequest& request);
+
 /// Builds the whole schedule; throws RequestError on an inconsistent request and
 /// std::length_error when a working buffer exceeds 2^32 - 1 elements.
 Schedule build_schedule(const CollectiveRequest& request);
 
 /// Like build_schedule, but hands each step to `sink` instead of storing it (memory stays
-/// at one step); the returned schedule has everything except `steps`.
+/// at one step); the returned schedule has everything except `steps`. `buffer`, when given,
+/// holds the streamed step's transfers and keeps its capacity for the next call: a caller that
+/// generates many large schedules then reuses one allocation instead of faulting in fresh
+/// pages for every schedule (a 16,384-replica step holds millions of transfers).
 Schedule generate_schedule(const CollectiveRequest& request, const StepSink& sink,
-                           StepDetail detail = StepDetail::Full);
+                           StepDetail detail = StepDetail::Full,
+                           std::vector<Transfer>* buffer = nullptr);
 
 }  // namespace ipusim::coll

@@ -112,6 +112,10 @@ RingSet make_ring_set(const std::vector<std::vector<RingMember>>& rings_by_posit
   set.replica.reserve(slots);
   set.run_begin.reserve(slots + 1);
   set.run_begin.push_back(0);
+  std::size_t runs = 0;  // reserved: on 16,384 replicas the runs take tens of MB
+  for (const auto& ring : rings_by_position)
+    for (const auto& member : ring) runs += member.fragment.size();
+  set.runs.reserve(runs);
   for (const auto& ring : rings_by_position) {
     for (auto idx : order) {
       const auto& member = ring[idx];
@@ -135,12 +139,24 @@ std::vector<std::uint32_t> find_slots(const RingSet& rings,
 }
 
 StepEmitter::StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus,
-                         bool elide_repeats)
+                         bool elide_repeats, std::vector<Transfer>* buffer)
     : schedule_(schedule),
       sink_(sink),
       elem_bytes_(dtype_bytes(schedule.dtype)),
       elide_repeats_(elide_repeats && sink != nullptr),
-      received_bytes_(num_ipus, 0) {}
+      buffer_(sink != nullptr ? buffer : nullptr),
+      received_bytes_(num_ipus, 0) {
+  // Streamed steps live in current_ only during the sink's call: the caller's buffer can hold
+  // them (stored steps are moved out of current_, so they cannot borrow it).
+  if (buffer_ != nullptr) {
+    current_.transfers.swap(*buffer_);
+    current_.transfers.clear();
+  }
+}
+
+StepEmitter::~StepEmitter() {
+  if (buffer_ != nullptr) buffer_->swap(current_.transfers);
+}
 
 void StepEmitter::begin(const std::string& phase, bool reduce, std::size_t expected_transfers,
                         bool same_traffic) {

@@ -90,8 +90,13 @@ class StepEmitter {
  public:
   /// Steps go to `sink` if it is non-null, else into schedule.steps. `elide_repeats`: a step
   /// that repeats the previous step's traffic may be emitted without transfers (repeat()).
+  /// `buffer` (only with a sink): storage for the step's transfers, borrowed until the
+  /// emitter is destroyed and handed back with its capacity (generate_schedule's buffer).
   StepEmitter(Schedule& schedule, const StepSink* sink, std::uint32_t num_ipus,
-              bool elide_repeats = false);
+              bool elide_repeats = false, std::vector<Transfer>* buffer = nullptr);
+  ~StepEmitter();
+  StepEmitter(const StepEmitter&) = delete;
+  StepEmitter& operator=(const StepEmitter&) = delete;
 
   /// Starts a step; `expected_transfers` only reserves memory. `same_traffic`: the caller
   /// guarantees the step's (src, dst, bytes) sequence equals the previous step's.
@@ -120,6 +125,7 @@ class StepEmitter {
   std::uint32_t elem_bytes_;
   Superstep current_;
   bool elide_repeats_ = false;
+  std::vector<Transfer>* buffer_ = nullptr;    ///< whose storage current_.transfers borrows
   std::uint64_t last_transfers_ = 0;           ///< transfers of the last step emitted (0: dropped)
   std::vector<std::uint64_t> received_bytes_;  ///< per IPU scratch for reduce accounting
 };

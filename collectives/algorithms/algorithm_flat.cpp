@@ -13,19 +13,28 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 }  // namespace
 
-void build_flat(const CollectiveRequest& request, const GroupIndex& index, Algorithm algorithm,
-                Schedule& schedule, StepEmitter& emitter) {
-  const auto& topo = request.topology;
-  const std::uint32_t k = index.group_size;
+Layout flat_layout(const CollectiveRequest& request, std::uint32_t group_size, Algorithm algorithm,
+                   std::uint64_t& cell_elems) {
+  const std::uint32_t k = group_size;
   const std::uint64_t n = request.elements_per_replica;
   const CollectiveOp op = request.op;
   // Direct broadcast sends the whole buffer, so it needs no cells (and no cell padding).
   const bool whole_broadcast = op == CollectiveOp::Broadcast && algorithm == Algorithm::Direct;
-  std::uint64_t cell_elems = ceil_div(n, k);  // AllReduce, ReduceScatter, ring Broadcast
+  cell_elems = ceil_div(n, k);  // AllReduce, ReduceScatter, ring Broadcast
   if (op == CollectiveOp::AllGather || whole_broadcast) cell_elems = n;
   if (op == CollectiveOp::AllToAll) cell_elems = n / k;
-  const Layout layout =
-      make_layout(topo.ipus_per_replica, parts_of(algorithm), whole_broadcast ? 1 : k, cell_elems);
+  return make_layout(request.topology.ipus_per_replica, parts_of(algorithm),
+                     whole_broadcast ? 1 : k, cell_elems);
+}
+
+void build_flat(const CollectiveRequest& request, const GroupIndex& index, Algorithm algorithm,
+                Schedule& schedule, StepEmitter& emitter) {
+  const auto& topo = request.topology;
+  const std::uint32_t k = index.group_size;
+  const CollectiveOp op = request.op;
+  const bool whole_broadcast = op == CollectiveOp::Broadcast && algorithm == Algorithm::Direct;
+  std::uint64_t cell_elems = 0;
+  const Layout layout = flat_layout(request, k, algorithm, cell_elems);
   set_buffer_maps(schedule, layout, cell_elems, index.rank_of);
 
   const bool reducing = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter;

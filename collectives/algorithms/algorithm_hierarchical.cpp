@@ -138,6 +138,19 @@ std::uint32_t leaf_block(const CollectiveRequest& request, const IldStructure& s
   return block;
 }
 
+Layout hierarchical_layout(const CollectiveRequest& request, std::uint32_t group_size,
+                           Algorithm ild_algorithm, Algorithm gw_algorithm,
+                           std::uint64_t& cell_elems) {
+  const CollectiveOp op = request.op;
+  const std::uint64_t n = request.elements_per_replica;
+  const bool broadcast = op == CollectiveOp::Broadcast;
+  cell_elems = ceil_div(n, group_size);
+  if (op == CollectiveOp::AllGather || broadcast) cell_elems = n;
+  const std::uint32_t parts = std::lcm(parts_of(ild_algorithm), parts_of(gw_algorithm));
+  return make_layout(request.topology.ipus_per_replica, parts, broadcast ? 1 : group_size,
+                     cell_elems);
+}
+
 void build_hierarchical(const CollectiveRequest& request, const GroupIndex& index,
                         const IldStructure& s, Schedule& schedule, StepEmitter& emitter) {
   const auto& topo = request.topology;
@@ -145,14 +158,11 @@ void build_hierarchical(const CollectiveRequest& request, const GroupIndex& inde
   const std::uint32_t k = index.group_size;
   const std::uint32_t L = s.num_ilds;
   const std::uint32_t kl = s.members_per_ild;
-  const std::uint64_t n = request.elements_per_replica;
 
   const bool broadcast = op == CollectiveOp::Broadcast;
-  std::uint64_t cell_elems = ceil_div(n, k);
-  if (op == CollectiveOp::AllGather || broadcast) cell_elems = n;
-  const std::uint32_t parts =
-      std::lcm(parts_of(schedule.ild_algorithm), parts_of(schedule.gw_algorithm));
-  const Layout layout = make_layout(topo.ipus_per_replica, parts, broadcast ? 1 : k, cell_elems);
+  std::uint64_t cell_elems = 0;
+  const Layout layout =
+      hierarchical_layout(request, k, schedule.ild_algorithm, schedule.gw_algorithm, cell_elems);
   set_buffer_maps(schedule, layout, cell_elems, index.rank_of);
 
   const bool reducing = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter;

@@ -21,6 +21,12 @@ void choose_tier_methods(const CollectiveRequest& request, const IldStructure& s
 /// in blocks of D >= 2 consecutive domains of one leaf each; 0 otherwise (two tiers).
 std::uint32_t leaf_block(const CollectiveRequest& request, const IldStructure& structure);
 
+/// The working-buffer layout build_hierarchical uses with tier methods `ild_algorithm` and
+/// `gw_algorithm` over groups of `group_size`, and its cells' logical elements in `cell_elems`.
+Layout hierarchical_layout(const CollectiveRequest& request, std::uint32_t group_size,
+                           Algorithm ild_algorithm, Algorithm gw_algorithm,
+                           std::uint64_t& cell_elems);
+
 /// Fills the layout, maps and steps of `schedule` for the hierarchical algorithm, using the
 /// tier methods already in schedule.ild_algorithm / gw_algorithm.
 void build_hierarchical(const CollectiveRequest& request, const GroupIndex& index,

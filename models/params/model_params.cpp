@@ -303,7 +303,7 @@ std::vector<ParamSpec> machine_specs() {
                      "128/130 / 8 (link type VENG; rate derived)."),
                 1, 64),
       real(
-          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9208, 0.001, 1,
+          "/machine/gateway/ipu_gateway_link_efficiency", "", 0.9209, 0.001, 1,
           "Usable fraction of an IPU's PCIe link at /machine/gateway/ipu_gateway_tlp_payload_bytes "
           "per TLP: the IPU <-> gateway link (GC200, Bow) and, with host_attachment pcie_card, "
           "the C2 card's PCIe writes to the host. What a TLP loses is bytes per packet, not a "
@@ -315,8 +315,9 @@ std::vector<ParamSpec> machine_specs() {
           "(the C2 card's read completions, /machine/pcie_card/read_completion_bytes). "
           "ASSUMPTION before the fit: 1.0; moved by gc-hosttraffictest's two tile sides and "
           "CIT's host -> IPU bandwidth (3 set-ups); fitted by ipusim calibrate --params-from "
-          "configs/calibration/assumptions.json on 2026-11-27 on those three cases (host "
-          "group, with the C2 path at 64-B completions): 0.9208 "
+          "configs/calibration/assumptions.json on 2026-11-27 (re-run 2026-11-28) on those three "
+          "cases (host "
+          "group, with the C2 path at 64-B completions): 0.9209 "
           "(configs/calibration/fitted.meta.json)."),
       integer("/machine/gateway/ipu_gateway_tlp_payload_bytes", "B", 256, 4, 4096,
               "Payload of one PCIe TLP on the IPU <-> gateway link (writes and the gateway's "

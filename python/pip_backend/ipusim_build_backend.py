@@ -7,8 +7,8 @@ plain `pip install .` works offline. The C++ side is built by CMake exactly as
 tools/setup.sh does (preset `release`), with Debian's compilers, SystemC and pybind11.
 
 The wheel holds the pure-Python package (python/ipusim), ipusim._core (pybind11, when
-built), the `ipusim` binary as ipusim/_bin/ipusim and configs/ plus tools/plot_sweep.py under
-ipusim/_data (the binary finds them through $IPUSIM_SOURCE_DIR, which the package sets), and
+built), the `ipusim` binary as ipusim/_bin/ipusim (with its ONNX reading module beside it) and
+configs/ plus tools/plot_sweep.py under ipusim/_data (the binary finds them through $IPUSIM_SOURCE_DIR, which the package sets), and
 an `ipusim` console script. Config settings (pip --config-settings KEY=VALUE):
   build-dir=DIR   reuse an existing CMake build (e.g. build/ci) instead of building
                   (also $IPUSIM_BUILD_DIR)
@@ -215,6 +215,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if core:
         wheel.add_file("ipusim/" + os.path.basename(core), core)
     wheel.add_file("ipusim/_bin/ipusim", os.path.join(build, "tools", "ipusim"))
+    # The ONNX reading module: the binary opens it from its own folder on the first import.
+    wheel.add_file("ipusim/_bin/libipusim_onnx_reader.so", os.path.join(build, "tools", "libipusim_onnx_reader.so"))
     wheel.add_tree("ipusim/_data/configs", os.path.join(ROOT, "configs"))
     wheel.add_file("ipusim/_data/tools/plot_sweep.py", os.path.join(ROOT, "tools", "plot_sweep.py"))
     wheel.close(_dist_info_name(), tag)

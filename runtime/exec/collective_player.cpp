@@ -7,6 +7,7 @@
 #include "models/ipu/popops_vertices.hpp"
 #include "models/system/system.hpp"
 #include "runtime/exec/collective_program.hpp"
+#include "runtime/exec/plan_scaling.hpp"
 #include "runtime/exec/step_memo.hpp"
 #include "sim/progress.hpp"
 #include "sim/run_info.hpp"
@@ -14,6 +15,64 @@
 #include "sim/trace.hpp"
 
 namespace ipusim {
+namespace {
+
+/// The per-step vectors of a play (play_impl's names). A step of a 16,384-replica collective
+/// has millions of transfers, so each vector grows to tens of MB: allocated afresh for every
+/// play, their pages were faulted in (and zeroed by the kernel) again for every collective.
+/// Kept with their capacity instead; only their contents are per play (each play clears them
+/// before use), so reusing them changes no result.
+struct PlayScratch {
+  std::vector<coll::Transfer> transfers;  ///< generate_schedule's buffer
+  std::vector<const Route*> step_routes;
+  std::vector<std::uint64_t> step_bytes, new_bytes, last_fold_bytes;
+  std::vector<std::uint64_t> pairs, prev_pairs;
+  std::vector<char> crosses_links;
+  void clear() {
+    transfers.clear();
+    step_routes.clear();
+    step_bytes.clear();
+    new_bytes.clear();
+    last_fold_bytes.clear();
+    pairs.clear();
+    prev_pairs.clear();
+    crosses_links.clear();
+  }
+};
+
+/// Scratch not in use. A play waits (sc_core::wait) in the middle of its steps, so several
+/// plays of several lanes' players can be under way at once: each takes a scratch of its own
+/// from the pool and hands it back when done. One pool for every player (SystemC runs one
+/// process at a time), so memory is kept for the most plays ever under way at once, not for
+/// every player.
+std::vector<std::unique_ptr<PlayScratch>>& scratch_pool() {
+  static std::vector<std::unique_ptr<PlayScratch>> pool;
+  return pool;
+}
+
+/// A scratch taken from the pool for one play, cleared, and returned to it at the end.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    auto& pool = scratch_pool();
+    if (pool.empty()) {
+      scratch_ = std::make_unique<PlayScratch>();
+    } else {
+      scratch_ = std::move(pool.back());
+      pool.pop_back();
+      scratch_->clear();
+    }
+  }
+  ~ScratchLease() { scratch_pool().push_back(std::move(scratch_)); }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  PlayScratch& operator*() { return *scratch_; }
+
+ private:
+  std::unique_ptr<PlayScratch> scratch_;
+};
+
+}  // namespace
 
 Json CollectiveTiming::tiers_json() const {
   return Json{{"sync", sync_ns},
@@ -153,6 +212,25 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
       clock.cycles_to_ns(static_cast<double>(chip.external_exchange_fixed_cycles));
   const std::uint32_t elem_bytes = coll::dtype_bytes(request.dtype);
 
+  // A plan about to be recorded whose request scales one recorded before (same shape, another
+  // size: plan_scaling.hpp) is that plan scaled, and played as a recorded plan below.
+  std::string shape_key;
+  std::uint64_t shape_atom = 0;
+  if (plan && !plan->complete && !plan->recording_failed && !plan->recording) {
+    const coll::StreamShape shape = coll::stream_shape(request);  // throws as generation would
+    shape_atom = shape.atom_elems;
+    if (shape_atom > 0) {
+      shape_key = plan_shape_key(request, shape);
+      const auto it = shaped_plans_.find(shape_key);
+      if (it != shaped_plans_.end()) {
+        plan->steps = scale_plan(it->second, shape_atom, request.elements_per_replica, request.op,
+                                 elem_bytes, chip, clock);
+        plan->complete = true;
+        ++scaled_plans_;
+      }
+    }
+  }
+
   // Every step syncs the same IPUs; the syncs are recorded together at the end (same stats).
   std::uint64_t syncs = 0;
   std::uint64_t gw_link_ps = 0, ipu_link_ps = 0;
@@ -268,18 +346,26 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   // equal sizes and cells, so only the partition of the sizes matters), with its sizes.
   std::uint64_t routes_version = 0, last_fold_routes_version = ~0ull;
   std::uint64_t routes_hash = 0;  // of step_routes
-  std::vector<std::uint64_t> last_fold_bytes;
+  ScratchLease lease;
+  PlayScratch& scratch = *lease;
+  std::vector<std::uint64_t>& last_fold_bytes = scratch.last_fold_bytes;
   std::vector<std::uint32_t> last_fold_first;
+  // Per recorded step: whether it began its phase, its largest transfer (ShapedPlan).
+  std::vector<char> rec_first_of_phase;
+  std::vector<std::uint64_t> rec_fragment_elems;
 
   // The traffic of the previous step: routes (of the transfers that cross links), bytes,
   // highest tier and the most bytes one IPU sent. Consecutive steps often move data between
   // the same IPU pairs (ring steps): routes and tiers are then looked up once, and a step that
   // the schedule marks as repeating the previous step's traffic is not looked at at all.
-  std::vector<const Route*> step_routes;
-  std::vector<std::uint64_t> step_bytes, new_bytes;
+  std::vector<const Route*>& step_routes = scratch.step_routes;
+  std::vector<std::uint64_t>& step_bytes = scratch.step_bytes;
+  std::vector<std::uint64_t>& new_bytes = scratch.new_bytes;
   std::unordered_map<std::uint32_t, std::uint64_t> sent_per_ipu;
-  std::vector<std::uint64_t> pairs, prev_pairs;
-  std::vector<char> crosses_links;  // per transfer of prev_pairs: its route is not empty
+  std::vector<std::uint64_t>& pairs = scratch.pairs;
+  std::vector<std::uint64_t>& prev_pairs = scratch.prev_pairs;
+  // Per transfer of prev_pairs: its route is not empty.
+  std::vector<char>& crosses_links = scratch.crosses_links;
   LinkTier prev_highest = LinkTier::Local;
   std::uint64_t prev_max_sent = 0;
   std::uint64_t prev_max_transfer = 0;  // the largest transfer: one fragment
@@ -296,7 +382,12 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     const std::uint64_t i = index++;
     const std::uint64_t num_transfers = step.transfers.size() + step.elided_transfers;
     if (!(have_prev && step.same_traffic_as_previous)) {
+      // Reserved to the step's size: grown by doubling, a vector of a 4 M-transfer step would
+      // briefly hold its old and new storage (and copy the old).
+      const std::size_t nt = step.transfers.size();
       pairs.clear();
+      pairs.reserve(nt);
+      new_bytes.reserve(nt);
       for (const auto& t : step.transfers)
         pairs.push_back((static_cast<std::uint64_t>(t.src_ipu) << 32) | t.dst_ipu);
       const bool same_pairs = have_prev && pairs == prev_pairs;
@@ -305,6 +396,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
         ++routes_version;
         step_routes.clear();
         crosses_links.clear();
+        step_routes.reserve(nt);
+        crosses_links.reserve(nt);
         prev_highest = LinkTier::Local;
         // A pair's transfers often follow each other (the runs of one fragment): the route
         // and tier of the last pair are reused.
@@ -356,14 +449,10 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
     }
     any_step = true;
     if (i < skip) return;  // played from the plan
-    CollectiveFragment fragment;
-    fragment.elems = prev_max_transfer / elem_bytes;
-    fragment.input_elems = request.elements_per_replica;
-    fragment.elem_bytes = elem_bytes;
-    fragment.tiles = chip.tiles;
-    const double program_ns = clock.cycles_to_ns(static_cast<double>(collective_program_cycles(
-        chip, collective_step_program(step.reduce, first_of_phase, own_output, fragment),
-        fragment)));
+    const std::uint64_t fragment_elems = prev_max_transfer / elem_bytes;
+    const double program_ns =
+        step_program_ns(chip, clock, step.reduce, first_of_phase, own_output, fragment_elems,
+                        request.elements_per_replica, elem_bytes);
     const LinkTier highest = prev_highest;
     const std::uint64_t max_sent = prev_max_sent;
     if (!(i == skip && resume_mid_step)) begin_step(num_transfers, highest);
@@ -426,6 +515,8 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
                              program_ns,
                              step_routes.empty() ? nullptr : last_batch};
               plan->steps.push_back(std::move(ps));
+              rec_first_of_phase.push_back(first_of_phase);
+              rec_fragment_elems.push_back(fragment_elems);
               if (!step_routes.empty())
                 network.transfer_batch_folded(last_batch->routes, last_batch->bytes,
                                               last_batch->folded, last_batch->flows);
@@ -445,12 +536,18 @@ CollectiveTiming CollectivePlayer::play_impl(const coll::CollectiveRequest& requ
   // Timing only: steps that repeat the previous step's traffic come without transfers (the
   // per-IPU trace slices need them all).
   coll::Schedule s = coll::generate_schedule(
-      request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly);
+      request, play_step, tracing ? coll::StepDetail::Full : coll::StepDetail::TimingOnly,
+      &scratch.transfers);
   memo.flush();
   replayed_steps_ += memo.replayed();
   if (recording) {
     plan->recording = false;
     plan->complete = !plan->recording_failed;
+    if (plan->complete && shape_atom > 0) {
+      shaped_plans_.try_emplace(shape_key,
+                                ShapedPlan{shape_atom, plan->steps, std::move(rec_first_of_phase),
+                                           std::move(rec_fragment_elems)});
+    }
   }
   timing.gw_link_ns = static_cast<double>(gw_link_ps) * 1e-3;
   timing.ipu_link_ns = static_cast<double>(ipu_link_ps) * 1e-3;

@@ -14,6 +14,7 @@
 #include "collectives/algorithms/algorithm.hpp"
 #include "models/network/routing.hpp"
 #include "runtime/exec/collective_plan.hpp"
+#include "runtime/exec/plan_scaling.hpp"
 #include "sim/json.hpp"
 
 namespace ipusim {
@@ -86,6 +87,9 @@ class CollectivePlayer {
   std::uint64_t reused_foldings() const { return reused_foldings_; }
   /// Steps recorded by folding their flows (fold_batch; for tests and benchmarks).
   std::uint64_t fresh_foldings() const { return fresh_foldings_; }
+  /// Plans made by scaling a recorded plan of another size (plan_scaling.hpp) instead of
+  /// recording them (for tests and benchmarks).
+  std::uint64_t scaled_plans() const { return scaled_plans_; }
 
  private:
   /// play() and play_planned(): `plan` is null for play().
@@ -103,6 +107,10 @@ class CollectivePlayer {
   std::uint64_t planned_steps_ = 0;
   std::uint64_t reused_foldings_ = 0;
   std::uint64_t fresh_foldings_ = 0;
+  std::uint64_t scaled_plans_ = 0;
+  /// Complete plans this player recorded, by plan_shape_key: a plan of the same shape and
+  /// another size is scaled from them.
+  std::unordered_map<std::string, ShapedPlan> shaped_plans_;
   std::unordered_map<std::uint64_t, Route> routes_;
   FoldScratch fold_scratch_;  ///< fold_batch()'s scratch for recording plans
   /// A step folded while recording any plan: its routes (this player's, so compared by

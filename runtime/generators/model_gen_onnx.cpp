@@ -84,8 +84,8 @@ class OnnxBuilder {
           producer_[out] = i;
           continue;
         }
-        const bool view = is_view(n.op_type) && !n.inputs.empty() && !n.inputs[0].empty() &&
-                          !constants_.count(n.inputs[0]);
+        const bool view = !n.constant && is_view(n.op_type) && !n.inputs.empty() &&
+                          !n.inputs[0].empty() && !constants_.count(n.inputs[0]);
         if (view)
           alias_[out] = root(n.inputs[0]);
         else
@@ -104,7 +104,11 @@ class OnnxBuilder {
         std::any_of(g_.nodes.begin(), g_.nodes.end(), [](const Node& n) { return n.ipu >= 0; });
     const int ipus = static_cast<int>(s_.ipus_per_replica);
     double total = 0, done = 0;
-    for (const NodeCost& c : costs_) total += c.flops();
+    int ops_left = 0, last_vg = -1;  // auto: ops not placed yet, virtual graph of the last op
+    for (const NodeCost& c : costs_) {
+      total += c.flops();
+      ops_left += c.cls != CostClass::Free;
+    }
     std::map<std::string, Place> tensor_place;
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
@@ -127,10 +131,21 @@ class OnnxBuilder {
               g_.path + ": the graph has no " + kVirtualGraphAttribute +
               " annotations but ipusPerReplica is " + std::to_string(ipus) +
               ": set /workload/session/virtualGraphMode to auto, or annotate the nodes");
-        // The node goes where the middle of its work falls in the cumulative forward flops.
+        // The node goes where the middle of its work falls in the cumulative forward flops,
+        // but an op moves on at most one virtual graph from the last op and leaves enough ops
+        // for the graphs after it, so that every graph gets ops (PopART numbers stages without
+        // gaps): one node with more than a slice's work (a stem convolution of a small net)
+        // would otherwise skip a graph, or a heavy tail leave graph 0 empty.
         const double mid = done + costs_[i].flops() / 2;
         p.vg = total > 0 ? std::min(ipus - 1, static_cast<int>(mid / total * ipus)) : 0;
+        if (costs_[i].cls == CostClass::Free) {
+          p.vg = std::max(0, last_vg);
+        } else {
+          p.vg = std::max(std::min(p.vg, last_vg + 1), ipus - ops_left--);
+          p.vg = std::clamp(p.vg, 0, ipus - 1);
+        }
         if (from) p.vg = std::max(p.vg, from->vg);  // stages never go backwards
+        if (costs_[i].cls != CostClass::Free) last_vg = p.vg;
         done += costs_[i].flops();
       }
       places_.push_back(p);
@@ -274,6 +289,21 @@ class OnnxBuilder {
     for (const std::string& out : n.outputs)
       if (!out.empty()) outs.push_back(out);
     const DType dt = outs.empty() ? DType::Float32 : dtype_of(outs[0]);
+    if (c.steps > 0) {  // the input product, then the dependent steps (NodeCost::steps)
+      ModelOp& x =
+          push_gemm(n.name + "/input", Pass::Forward, places_[i], OpClass::Matmul, c.gemm, dt);
+      x.inputs = input_roots(n);
+      x.outputs = outs;
+      for (std::int64_t t = 0; t < c.steps; ++t) {
+        const std::string step = n.name + "/step" + std::to_string(t);
+        ModelOp& h = push_gemm(step, Pass::Forward, places_[i], OpClass::Matmul, c.step_gemm, dt);
+        h.inputs = h.outputs = outs;
+        ModelOp& v = push_vector(step + "/gates", Pass::Forward, places_[i], OpClass::Elementwise,
+                                 c.step_vector_flops, c.step_bytes, dt);
+        v.inputs = v.outputs = outs;
+      }
+      return;
+    }
     const bool amp = c.cls == CostClass::Matmul || c.cls == CostClass::Convolution;
     ModelOp& o = amp ? push_gemm(n.name, Pass::Forward, places_[i], op_class(c.cls), c.gemm, dt)
                      : push_vector(n.name, Pass::Forward, places_[i], op_class(c.cls),
@@ -290,23 +320,36 @@ class OnnxBuilder {
 
   /// Recomputation units, as the generators give them (a ResNet block, a transformer sub-layer):
   /// a unit starts at an op that reads an activation with several readers (a residual stream, a
-  /// block input) or at a new placement; its first op carries the bytes of every activation the
-  /// unit writes (what a pipeline stage stashes, or what recomputation rebuilds one unit at a
-  /// time).
+  /// block input) that the unit being built has not read yet, or at a new placement; its first
+  /// op carries the bytes of every activation the unit writes (what a pipeline stage stashes, or
+  /// what recomputation rebuilds one unit at a time). A second reader of the unit's own input
+  /// (the residual Add, a downsampling shortcut) stays in the unit: the block input is one
+  /// checkpoint, as model_gen_cnn.cpp and model_gen_transformer.cpp keep it, not one per reader.
+  /// An op that updates its own output in place (the bias add of Gemm / Conv) is not a reader.
   void mark_stash_segments() {
+    const auto reads = [&](const ModelOp& o, const std::string& t) {
+      return is_activation(t) &&
+             std::find(o.outputs.begin(), o.outputs.end(), t) == o.outputs.end();
+    };
     std::map<std::string, int> readers;
     for (const ModelOp& o : m_.ops)
       if (o.pass == Pass::Forward && o.type == OpType::Compute)
         for (const std::string& t : o.inputs)
-          if (is_activation(t)) ++readers[t];
+          if (reads(o, t)) ++readers[t];
     ModelOp* unit = nullptr;
-    std::set<std::string> counted;
+    std::set<std::string> counted, unit_reads;  // unit_reads: activations the unit has read
     for (ModelOp& o : m_.ops) {
       if (o.pass != Pass::Forward || o.type != OpType::Compute) continue;
       bool start = !unit || unit->vgraph != o.vgraph || unit->pipeline_stage != o.pipeline_stage ||
                    unit->forward_phase != o.forward_phase;
-      for (const std::string& t : o.inputs) start = start || (is_activation(t) && readers[t] > 1);
-      if (start) unit = &o;
+      for (const std::string& t : o.inputs)
+        start = start || (reads(o, t) && readers[t] > 1 && !unit_reads.count(t));
+      if (start) {
+        unit = &o;
+        unit_reads.clear();
+      }
+      for (const std::string& t : o.inputs)
+        if (reads(o, t)) unit_reads.insert(t);
       for (const std::string& t : o.outputs)
         if (is_activation(t) && counted.insert(t).second) unit->stash_bytes += m_.tensor(t).bytes();
     }
@@ -424,6 +467,10 @@ class OnnxBuilder {
       o.inputs.insert(o.inputs.end(), fwd_inputs.begin(), fwd_inputs.end());
     };
     const auto needs = grad_inputs(i);
+    if (c.steps > 0) {
+      backward_recurrent(n, c, needs, with_inputs, dt);
+      return;
+    }
     if (c.cls == CostClass::Matmul || c.cls == CostClass::Convolution) {
       const GemmDims& f = c.gemm;
       for (const auto& [k, r] : needs) {
@@ -459,6 +506,47 @@ class OnnxBuilder {
                              static_cast<std::uint64_t>(bytes), dt);
     with_inputs(o);
     for (const auto& [k, r] : needs) {
+      if (weights_.count(r))
+        weight_grad(o, r);
+      else
+        o.outputs.push_back(grad_out(r));
+    }
+  }
+
+  /// A recurrence's backward: the steps in reverse, each the gates' backward and the hidden
+  /// state's gradient dH = dG R^T; then the products over all steps at once (ASSUMPTION: as
+  /// one GEMM each, the same flops as per step): dX = dG W, dW = dG^T X, dR = dG^T H, dB the
+  /// sum of dG over steps and batch.
+  template <typename F>
+  void backward_recurrent(const Node& n, const NodeCost& c,
+                          const std::vector<std::pair<int, std::string>>& needs, F with_inputs,
+                          DType dt) {
+    const Place& p = current_;
+    const GemmDims &f = c.gemm, &s = c.step_gemm;
+    for (std::int64_t t = c.steps; t-- > 0;) {
+      const std::string step = n.name + "/step" + std::to_string(t) + "/bwd";
+      ModelOp& v = push_vector(step + "/gates", Pass::Backward, p, OpClass::Elementwise,
+                               c.step_vector_flops * c.backward_factor, c.step_bytes * 3 / 2, dt);
+      with_inputs(v);
+      ModelOp& h = push_gemm(step, Pass::Backward, p, OpClass::Matmul,
+                             GemmDims{s.m, s.n, s.k, s.groups}, dt);
+      with_inputs(h);
+    }
+    for (const auto& [k, r] : needs) {
+      if (k == 3) {
+        const double dg = f.flops() / (2.0 * static_cast<double>(f.k));  // elements of dG
+        ModelOp& b = push_vector(n.name + "/bwd_bias", Pass::Backward, p, OpClass::Elementwise, dg,
+                                 c.step_bytes * static_cast<std::uint64_t>(c.steps) / 2, dt);
+        with_inputs(b);
+        weight_grad(b, r);
+        continue;
+      }
+      const GemmDims d = k == 0   ? GemmDims{f.m, f.n, f.k, f.groups}
+                         : k == 1 ? GemmDims{f.k, f.m, f.n, f.groups}
+                                  : GemmDims{s.k, f.m, s.n, s.groups};
+      const char* suffix[] = {"/bwd_input", "/bwd_weight", "/bwd_recurrent_weight"};
+      ModelOp& o = push_gemm(n.name + suffix[k], Pass::Backward, p, OpClass::Matmul, d, dt);
+      with_inputs(o);
       if (weights_.count(r))
         weight_grad(o, r);
       else

@@ -2,7 +2,8 @@
 // An ONNX model as the simulator sees it (plain C++, no protobuf in this header): nodes with
 // their op type, tensors, integer attributes and PopART placement annotations, every tensor's
 // inferred shape. Read with onnx's own protobuf classes, checker and shape inference
-// (onnx_graph.cpp); weights are never loaded, only the dims of initializers.
+// (onnx_reader.cpp, a module onnx_load.cpp opens on the first import); weights are never loaded,
+// only the dims of initializers.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,6 +36,9 @@ struct Node {
   std::map<std::string, std::int64_t> ints;
   std::map<std::string, std::vector<std::int64_t>> int_lists;
   int ipu = -1, pipeline_stage = -1, execution_phase = -1;  ///< PopART annotations (-1 = none)
+  /// Its output is a compile-time constant (shape arithmetic on static shapes and constants),
+  /// folded as PopART's ConstExpr ops fold it (popart willow/src/ces/): free, not an op.
+  bool constant = false;
 };
 
 /// The main graph after shape inference.

@@ -22,7 +22,8 @@ enum class Rule {
   Gather,
   MatMul,
   Gemm,
-  Conv
+  Conv,
+  Recurrent
 };
 
 struct OpRule {
@@ -77,6 +78,14 @@ const std::map<std::string, OpRule>& table() {
     m["MatMul"] = {Rule::MatMul, CostClass::Matmul, 0, 1};
     m["Gemm"] = {Rule::Gemm, CostClass::Matmul, 0, 1};
     m["Conv"] = {Rule::Conv, CostClass::Convolution, 0, 1};
+    // Recurrences: flops_per_element is the gates' element-wise operations per hidden unit and
+    // step (ASSUMPTION, one per elementary operation as above): LSTM 17 (input + recurrent
+    // product 4, bias 4, 3 sigmoids, 2 tanh, c = f c + i g 3, h = o tanh(c) 1), GRU 13 (sums
+    // and biases 6, 2 sigmoids, r (h R) 1, tanh 1, h = (1 - z) n + z h 3), RNN 3 (sum, bias,
+    // tanh); a backward of twice that, as for the non-linear element-wise ops.
+    m["LSTM"] = {Rule::Recurrent, CostClass::Matmul, 17, 2};
+    m["GRU"] = {Rule::Recurrent, CostClass::Matmul, 13, 2};
+    m["RNN"] = {Rule::Recurrent, CostClass::Matmul, 3, 2};
     return m;
   }();
   return t;
@@ -172,8 +181,9 @@ std::string supported_ops_text() {
 }
 
 NodeCost node_cost(const Node& n, const Graph& g) {
-  const OpRule& r = table().at(n.op_type);
   NodeCost c;
+  if (n.constant) return c;  // folded at compile time: free, no gradient
+  const OpRule& r = table().at(n.op_type);
   c.cls = r.cls;
   c.backward_factor = r.backward_factor;
   c.differentiable_inputs = float_inputs(n, g);
@@ -253,6 +263,32 @@ NodeCost node_cost(const Node& n, const Graph& g) {
         c.vector_flops = elements(g, out);
         c.bytes = 2 * g.tensor(out).bytes() + g.tensor(n.inputs[2]).bytes();
       }
+      return c;
+    }
+    case Rule::Recurrent: {
+      // X [T, B, I] (layout 1: [B, T, I]), W [D, G H, I], R [D, G H, H]: G gates of H units
+      // in D directions (run side by side: groups).
+      const auto& x = g.tensor(n.inputs.at(0)).dims;
+      const auto& w = g.tensor(n.inputs.at(1)).dims;
+      const auto& rw = g.tensor(n.inputs.at(2)).dims;
+      if (x.size() != 3 || w.size() != 3 || rw.size() != 3 || rw[2] <= 0)
+        throw std::invalid_argument("X, W and R must be 3-D");
+      const bool batch_first = n.ints.count("layout") && n.ints.at("layout") == 1;
+      const std::int64_t steps = batch_first ? x[1] : x[0], batch = batch_first ? x[0] : x[1];
+      const std::int64_t hidden = rw[2], dirs = w[0];
+      c.gemm = {steps * batch, x[2], w[1], dirs};
+      c.steps = steps;
+      c.step_gemm = {batch, hidden, w[1], dirs};
+      const double units = static_cast<double>(batch * hidden * dirs);
+      c.step_vector_flops = r.flops_per_element * units;
+      // Per step the gates read their pre-activations (G H per unit) and the states, and
+      // write the new states: (G + 3) H values per sample and direction.
+      c.step_bytes = static_cast<std::uint64_t>((w[1] / hidden + 3) * units) *
+                     g.tensor(n.inputs.at(0)).elem_bytes;
+      c.differentiable_inputs.clear();
+      for (int k : {0, 1, 2, 3})
+        if (static_cast<std::size_t>(k) < n.inputs.size() && !n.inputs[k].empty())
+          c.differentiable_inputs.push_back(k);
       return c;
     }
   }

@@ -47,7 +47,19 @@ struct NodeCost {
   double backward_factor = 1;  ///< backward vector flops and bytes / forward ones (ASSUMPTION)
   /// Which inputs carry gradients to activations (the indices of inputs a backward differentiates).
   std::vector<int> differentiable_inputs;
-  double flops() const { return gemm.flops() + vector_flops; }
+  /// Recurrent ops (LSTM, GRU, RNN): `steps` dependent time steps, each the product of the
+  /// previous hidden state with R (`step_gemm`) and the gates' element-wise work
+  /// (`step_vector_flops`, `step_bytes`); `gemm` is then the product of the input with W for
+  /// all steps at once, as poplibs' popnn LSTM pre-weights the input before its sequence loop.
+  std::int64_t steps = 0;
+  GemmDims step_gemm;
+  double step_vector_flops = 0;
+  std::uint64_t step_bytes = 0;
+  /// Flops on the AMP: the GEMMs, every step's included.
+  double amp_flops() const { return gemm.flops() + static_cast<double>(steps) * step_gemm.flops(); }
+  double flops() const {
+    return amp_flops() + vector_flops + static_cast<double>(steps) * step_vector_flops;
+  }
 };
 
 /// True if a free op's outputs are views of its first input (false: constants).

@@ -25,7 +25,7 @@ Summary summarise(const Graph& g) {
     }
     ++s.nodes_by_class[to_string(c.cls)];
     s.forward_flops += c.flops();
-    amp += c.gemm.flops();
+    amp += c.amp_flops();
     if (c.cls != CostClass::Free)
       for (const std::string& out : n.outputs)
         if (!out.empty()) s.activation_bytes += g.tensor(out).bytes();

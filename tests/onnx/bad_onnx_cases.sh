@@ -18,6 +18,13 @@ y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
 axis = helper.make_tensor("axis", TensorProto.INT64, [], [1])
 g = helper.make_graph([helper.make_node("CumSum", ["x", "axis"], ["y"], name="running_total")], "g", [x], [y], [axis])
 save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), d + "/cumsum.onnx")
+# TopK (opset 11), also not modelled: the error names the model's opset.
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 5])
+i = helper.make_tensor_value_info("i", TensorProto.INT64, [4, 5])
+k = helper.make_tensor("k", TensorProto.INT64, [1], [5])
+g = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["y", "i"], name="top5")], "g", [x], [y, i], [k])
+save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), d + "/topk.onnx")
 EOS
 cfg() {  # cfg FILE MODEL LOSS IPUS [extra session json]
   cat > $1 <<EOS
@@ -40,7 +47,8 @@ check() {  # check name needle -- cmd...
 check truncated "truncated.onnx: not an ONNX model" -- $B import $D/truncated.onnx
 check not-onnx "text.onnx: not an ONNX model" -- $B import $D/text.onnx
 check missing-file "absent.onnx" -- $B import $D/absent.onnx
-check unsupported-op "node 'running_total': op type 'CumSum' is not modelled" -- $B import $D/cumsum.onnx
+check unsupported-op "node 'running_total': op type 'CumSum' (opset 17) is not modelled" -- $B import $D/cumsum.onnx
+check unsupported-opset-11 "node 'top5': op type 'TopK' (opset 11) is not modelled" -- $B import $D/topk.onnx
 check unsupported-lists-supported "supported (default domain): " -- $B import $D/cumsum.onnx
 check symbolic-dim "input 'image' dimension 0 is symbolic ('batch'): give --input-shape image=" -- $B import $M/resnet50.onnx
 check bad-input-shape "--input-shape nope" -- $B import $M/resnet50.onnx --input-shape nope=1,3,224,224

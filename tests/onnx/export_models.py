@@ -5,7 +5,8 @@ computed from the torch modules themselves (independent of ipusim's importer).
 
     /usr/bin/python3 tests/onnx/export_models.py [OUT_DIR] [--counts-only]   (default tests/onnx/models)
 
---counts-only rewrites expected.json alone (no export).
+--counts-only rewrites expected.json alone (no export); --small-zoo-only exports the small
+zoo (small_zoo) alone and merges its counts into the existing expected.json.
 
 Models: torchvision ResNet-50 and MobileNet-v2 (with a cross-entropy loss), a small GPT-2-style
 decoder (plain, annotated as a 4-IPU pipeline, annotated with execution phases), BERT-Large
@@ -244,12 +245,71 @@ def export(module, example, names, path, dynamic, outputs=("loss",)):
     strip_weights(path)
 
 
+def small_zoo(out, expected):
+    """Reduced-width / depth variants of the architectures tests/onnx/zoo.py runs at full size,
+    one per import fix: a ViT (opset 14: reshape targets computed from the symbolic batch by
+    Shape -> Gather -> Unsqueeze -> Concat), a DenseNet (opset 13: BatchNormalization-9 in
+    training mode, whose running-statistics outputs have no inferred shape) and a transformer
+    encoder with a symbolic sequence length (opset 17), and an LSTM and a GRU (opset 14, symbolic
+sequence: the recurrences, costed step by step). Each with a cross-entropy loss; counts
+    from the torch modules, plus nn.MultiheadAttention's products no nn.Linear hook sees:
+    in-projection 2 T h 3h, out-projection 2 T h h, QK^T and PV 2 x 2 T T h per layer."""
+    tv = torchvision.models
+    vit = tv.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10)
+    dense = tv.DenseNet(growth_rate=8, block_config=(2, 2), num_init_features=16, bn_size=2, num_classes=10)
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 2, 64, batch_first=True), 2)
+
+    class SeqHead(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc, self.head = enc, nn.Linear(32, 10)
+
+        def forward(self, x):
+            return self.head(self.enc(x)[:, -1])
+
+    class Recurrent(nn.Module):
+        def __init__(self, body):
+            super().__init__()
+            self.body, self.head = body, nn.Linear(16, 10)
+
+        def forward(self, x):
+            return self.head(self.body(x)[0][:, -1])
+
+    def mha(layers, tokens, hidden):
+        return layers * tokens * (8 * hidden * hidden + 4 * tokens * hidden)
+
+    for name, opset, net, shape, dynamic, extra in (
+            ("tiny_vit", 14, vit, [3, 32, 32], {0: "batch"}, mha(2, 17, 32)),
+            ("tiny_densenet", 13, dense, [3, 32, 32], {0: "batch"}, 0),
+            ("tiny_encoder", 17, SeqHead(), [16, 32], {0: "batch", 1: "seq"}, mha(2, 16, 32)),
+            # LSTM / GRU: per step 2 x (inputs + hidden) x gates x hidden, gates 4 / 3.
+            ("tiny_lstm", 14, Recurrent(nn.LSTM(8, 16, batch_first=True)), [12, 8], {0: "batch", 1: "seq"}, 12 * 2 * 24 * 4 * 16),
+            ("tiny_gru", 14, Recurrent(nn.GRU(8, 16, batch_first=True)), [12, 8], {0: "batch", 1: "seq"}, 12 * 2 * 24 * 3 * 16)):
+        if not COUNTS_ONLY:
+            torch.onnx.export(WithLoss(net), (torch.zeros(2, *shape), torch.zeros(2, dtype=torch.long)), f"{out}/{name}.onnx",
+                              opset_version=opset, input_names=["x", "labels"], output_names=["logits", "loss"],
+                              dynamic_axes={"x": dynamic, "labels": {0: "batch"}}, training=torch.onnx.TrainingMode.TRAINING,
+                              do_constant_folding=False)
+            strip_weights(f"{out}/{name}.onnx")
+        net.train()  # in eval mode nn.TransformerEncoder's fused path bypasses the module hooks
+        expected[name] = dict(counts(net, (torch.zeros(1, *shape),), extra), opset=opset,
+                              input_shapes={"x": [2, *shape], "labels": [2]})
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--counts-only"]
+    args = [a for a in sys.argv[1:] if a not in ("--counts-only", "--small-zoo-only")]
     out = args[0] if args else os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
     expected = {}
+    if "--small-zoo-only" in sys.argv:  # the small zoo alone, merged into expected.json
+        with open(f"{out}/expected.json") as f:
+            expected = json.load(f)
+        small_zoo(out, expected)
+        with open(f"{out}/expected.json", "w") as f:
+            json.dump(expected, f, indent=1, sort_keys=True)
+            f.write("\n")
+        return
 
     for name, net in (("resnet50", torchvision.models.resnet50()), ("mobilenet_v2", torchvision.models.mobilenet_v2())):
         model = WithLoss(net)
@@ -295,6 +355,7 @@ def main():
            {"x": {0: "batch"}, "labels": {0: "batch"}})
     expected["mlp"] = dict(counts(mlp, (torch.zeros(1, 784), torch.zeros(1, dtype=torch.long))), input_shapes={"x": [8, 784], "labels": [8]})
     expected["bert_large_pod16"] = expected.pop("bert_large")
+    small_zoo(out, expected)
     with open(f"{out}/expected.json", "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")

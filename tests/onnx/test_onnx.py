@@ -45,8 +45,13 @@ def test_import_summary_matches_torch(name):
     assert s["parameters"] == e["parameters"]
     # The GEMMs are the same products torch's modules compute: equal up to rounding.
     assert s["matmul_conv_flops_per_sample"] == pytest.approx(e["amp_flops_per_sample"], rel=1e-9)
-    # All forward flops within 2 % of the count from the torch modules' hooks.
-    assert s["forward_flops_per_sample"] == pytest.approx(e["forward_flops_per_sample"], rel=0.02)
+    # All forward flops within 2 % of the count from the torch modules' hooks (5 % for the tiny
+    # transformers, whose unhooked vector work is a larger share: softmax 5 per score, residual
+    # adds, the attention's scaling: 3 % of tiny_vit's and tiny_encoder's forward flops).
+    if name in ("tiny_lstm", "tiny_gru"):
+        return  # the gates' vector work has no torch module: test_recurrence_is_costed_step_by_step
+    rel = 0.05 if name in ("tiny_vit", "tiny_encoder") else 0.02
+    assert s["forward_flops_per_sample"] == pytest.approx(e["forward_flops_per_sample"], rel=rel)
 
 
 def test_resnet50_has_torchvisions_parameter_count():
@@ -165,3 +170,161 @@ def test_python_sessions_take_the_onnx_path(tmp_path):
     infer = ipusim.InferenceSession(path, deviceInfo="pod4", inputShapeInfo={"x": [8, 784], "labels": [8]},
                                     userOptions={"batchesPerStep": 3}).run()
     assert infer["workload"]["inference"]["batches"] == 3
+
+
+def tiny_encoder_gemm_flops_per_sample(seq):
+    # 2 layers, width 32, feed-forward 64, head 32 -> 10 on the last token. Per layer and token:
+    # in-projection 2 x 32 x 96, out-projection 2 x 32 x 32, feed-forward 2 x 2 x 32 x 64, and
+    # QK^T + PV 2 x 2 x seq x 32.
+    per_token = 2 * 32 * 96 + 2 * 32 * 32 + 2 * 2 * 32 * 64 + 4 * seq * 32
+    return 2 * seq * per_token + 2 * 32 * 10
+
+
+@pytest.mark.parametrize("seq", [16, 48])
+def test_symbolic_sequence_length_is_fixed_by_input_shape(seq):
+    # tiny_encoder has symbolic batch and sequence dims: its reshape targets are Shape -> Gather
+    # -> Unsqueeze -> Concat chains that onnx 1.12's inference leaves unknown (refused before
+    # the folding in runtime/onnx/onnx_fold.cpp).
+    s = import_json(os.path.join(MODELS, "tiny_encoder.onnx"), {"x": [2, seq, 32], "labels": [2]})
+    assert s["matmul_conv_flops_per_sample"] == tiny_encoder_gemm_flops_per_sample(seq)
+    assert tiny_encoder_gemm_flops_per_sample(16) == EXPECTED["tiny_encoder"]["amp_flops_per_sample"]
+
+
+def test_shape_arithmetic_is_folded_and_costs_nothing(tmp_path):
+    # x [B, 6] reshaped to [B, 2, 3] with a target computed from x's shape, then a MatMul with
+    # W [3, 4]: the only work is the MatMul, 2 x 2 x 3 x 4 = 48 flops per sample. The Shape,
+    # Gather, Unsqueeze and Concat fold to constants (PopART's ConstExpr ops); the Reshape is a view.
+    from onnx import TensorProto, helper, save
+
+    def const(name, dims, vals):
+        return helper.make_node("Constant", [], [name], value=helper.make_tensor(name, TensorProto.INT64, dims, vals))
+
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), const("zero", [], [0]), helper.make_node("Gather", ["s", "zero"], ["b"], axis=0),
+             const("axes", [1], [0]), helper.make_node("Unsqueeze", ["b", "axes"], ["b1"]), const("rest", [2], [2, 3]),
+             helper.make_node("Concat", ["b1", "rest"], ["target"], axis=0), helper.make_node("Reshape", ["x", "target"], ["x3"]),
+             helper.make_node("MatMul", ["x3", "w"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 6])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2, 4])],
+                          [helper.make_tensor("w", TensorProto.FLOAT, [3, 4], [0.0] * 12)])
+    path = str(tmp_path / "reshape.onnx")
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), path)
+    s = import_json(path, {"x": [5, 6]})
+    assert s["forward_flops_per_sample"] == 48 and s["matmul_conv_flops_per_sample"] == 48
+    assert s["ops_by_class"] == {"free": 8, "matmul": 1}
+    assert s["parameters"] == 12
+
+
+def zoo_config(tmp_path, name, shapes, kind, session):
+    cfg = {"$include": [os.path.join(HERE, "..", "..", "configs", "systems", "pod16.json")],
+           "workload": {"kind": kind, "model": {"onnx": {"path": os.path.join(MODELS, name + ".onnx"), "input_shapes": shapes, "loss": "loss",
+                                                        "dtype": "float16"}, "optimizer": {"type": "sgd", "state_dtype": "float32"}},
+                        "session": session}}
+    path = tmp_path / (name + "_" + kind + ".json")
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
+@pytest.mark.parametrize("name", ["tiny_vit", "tiny_densenet", "tiny_encoder", "tiny_lstm", "tiny_gru"])
+def test_small_zoo_trains_and_infers_on_pod16(tmp_path, name):
+    shapes = dict(EXPECTED[name]["input_shapes"])
+    shapes["x"] = [4] + shapes["x"][1:]
+    shapes["labels"] = [4]
+    runs = {
+        "train": ("training", {"replicatedGraphCount": 16, "ipusPerReplica": 1, "accumulationFactor": 8}),
+        "infer": ("inference", {"replicatedGraphCount": 16, "ipusPerReplica": 1, "batchesPerStep": 8}),
+        "auto4": ("training", {"replicatedGraphCount": 4, "ipusPerReplica": 4, "enablePipelining": True, "virtualGraphMode": "auto",
+                               "accumulationFactor": 16}),
+    }
+    for tag, (kind, session) in runs.items():
+        p = run("run", zoo_config(tmp_path, name, shapes, kind, session), "--out", str(tmp_path / tag), "--json", "-q")
+        r = json.loads(p.stdout)
+        assert math.isfinite(r["simulated"]["time_ns"]) and r["simulated"]["time_ns"] > 0
+        assert r["memory"]["fits"]
+        assert r["workload"]["model"]["parameters_per_replica"] == EXPECTED[name]["parameters"]
+        if tag == "auto4":  # four stages, every one with work but where one node has it all
+            flops = [st["forward_flops_per_micro_batch"] for st in r["workload"]["pipeline"]["stages"]]
+            assert len(flops) == 4 and sum(flops) > 0
+            if name not in ("tiny_lstm", "tiny_gru"):  # a recurrence is one node: never split
+                assert min(flops) > 0
+
+
+def test_a_model_that_does_not_fit_is_refused_with_exit_2(tmp_path):
+    # tiny_vit's activations grow with the micro-batch: 508 MB per IPU at 4096 (fits in the
+    # 1472 x 624 KiB = 919 MB of SRAM); at 4 x that, 16384, the stash alone is about 2 GB.
+    cfg = zoo_config(tmp_path, "tiny_vit", {"x": [16384, 3, 32, 32], "labels": [16384]}, "training",
+                     {"replicatedGraphCount": 16, "ipusPerReplica": 1, "accumulationFactor": 1})
+    p = run("run", cfg, "--out", str(tmp_path / "o"), "--set", "workload.memory.on_overflow=error", code=2)
+    assert "the model does not fit in SRAM" in p.stderr and "/workload/memory/on_overflow" in p.stderr
+
+
+@pytest.mark.parametrize("name,gates,gate_ops", [("tiny_lstm", 4, 17), ("tiny_gru", 3, 13)])
+def test_recurrence_is_costed_step_by_step(tmp_path, name, gates, gate_ops):
+    # tiny_lstm / tiny_gru: 8 inputs, 16 hidden units, a 16 -> 10 head on the last step; the
+    # sequence length is symbolic. Per step 2 x (8 + 16) x gates x 16 GEMM flops (input and
+    # recurrent products) and gate_ops element-wise operations per hidden unit (onnx_ops.cpp:
+    # LSTM 17, GRU 13); the head 2 x 16 x 10 plus its bias 10, the loss 5 per logit.
+    compute, ops = {}, {}
+    for seq in (12, 24, 48):
+        s = import_json(os.path.join(MODELS, name + ".onnx"), {"x": [2, seq, 8], "labels": [2]})
+        gemm = seq * 2 * (8 + 16) * gates * 16 + 2 * 16 * 10
+        assert s["matmul_conv_flops_per_sample"] == gemm
+        assert s["forward_flops_per_sample"] == gemm + seq * 16 * gate_ops + 10 + 5 * 10
+        cfg = zoo_config(tmp_path, name, {"x": [4, seq, 8], "labels": [4]}, "inference",
+                         {"replicatedGraphCount": 1, "ipusPerReplica": 1, "batchesPerStep": 1})
+        r = json.loads(run("run", cfg, "--out", str(tmp_path / str(seq)), "--json", "-q").stdout)
+        compute[seq], ops[seq] = r["breakdown_ns"]["compute"], r["workload"]["model"]["ops"]
+    assert s["parameters"] == EXPECTED[name]["parameters"]
+    # Each step is a GEMM and a gates op, one after the other (popnn's sequence loop): 12 more
+    # steps are 24 more ops, and the compute time grows by the same amount per step (within
+    # 0.1 %: the one input product over all steps also grows, but is a small share).
+    assert ops[24] - ops[12] == 24 and ops[48] - ops[24] == 48
+    per_step = (compute[24] - compute[12]) / 12
+    assert per_step > 0 and (compute[48] - compute[24]) / 24 == pytest.approx(per_step, rel=1e-3)
+
+
+def residual_mlp(path):
+    """x [B, 16] -> MatMul 16x32 -> a; one residual block a + Relu(a W1) with W1 32x32 -> y;
+    Gemm 32x10 with a bias -> logits; cross-entropy. `a` has two readers (the block's MatMul and
+    its residual Add); `logits` is updated in place by the Gemm's bias add, then read by the loss."""
+    from onnx import TensorProto, checker, helper
+    inits = [helper.make_tensor(n, TensorProto.FLOAT, d, [0.0] * math.prod(d))
+             for n, d in (("w0", [16, 32]), ("w1", [32, 32]), ("w2", [32, 10]), ("b2", [10]))]
+    nodes = [helper.make_node("MatMul", ["x", "w0"], ["a"]),
+             helper.make_node("MatMul", ["a", "w1"], ["h"]),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("Add", ["a", "r"], ["y"]),
+             helper.make_node("Gemm", ["y", "w2", "b2"], ["logits"]),
+             helper.make_node("SoftmaxCrossEntropyLoss", ["logits", "labels"], ["loss"], reduction="mean")]
+    g = helper.make_graph(nodes, "residual_mlp",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16]),
+                           helper.make_tensor_value_info("labels", TensorProto.INT64, ["batch"])],
+                          [helper.make_tensor_value_info("loss", TensorProto.FLOAT, [])], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    checker.check_model(m)
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def test_recomputation_checkpoints_each_block_input_once(tmp_path):
+    # autoRecomputation standard keeps each recomputation unit's input (model_gen_cnn.cpp: the
+    # ResNet block input; model_gen_transformer.cpp: the sub-layer input) and rebuilds the unit
+    # in the backward. Units of residual_mlp: [MatMul x W0] and [MatMul a W1, Relu, Add, Gemm and
+    # its bias, loss]: the residual Add reads `a`, the unit's own input, so it stays in the unit,
+    # and the in-place bias add is no reader of `logits`. Checkpoints at micro-batch 8 in
+    # float16: x 8 x 16 x 2 = 256 B and a 8 x 32 x 2 = 512 B, so the stash is 768 B. (A new unit
+    # at every reader of a multi-reader tensor, the old rule, also checkpointed the Add's inputs
+    # a + r, 1024 B, and the loss's logits 8 x 10 x 2 = 160 B and labels 32 B: 1984 B.)
+    model = tmp_path / "residual_mlp.onnx"
+    residual_mlp(str(model))
+    cfg = {"$include": [os.path.join(HERE, "..", "..", "configs", "systems", "pod4.json")],
+           "workload": {"kind": "training",
+                        "model": {"onnx": {"path": str(model), "input_shapes": {"x": [8, 16], "labels": [8]}, "loss": "loss",
+                                           "dtype": "float16"}, "optimizer": {"type": "sgd", "state_dtype": "float32"}},
+                        "session": {"replicatedGraphCount": 1, "ipusPerReplica": 1, "accumulationFactor": 1,
+                                    "autoRecomputation": "standard"}}}
+    path = tmp_path / "residual_mlp.json"
+    path.write_text(json.dumps(cfg))
+    r = json.loads(run("run", str(path), "--out", str(tmp_path / "o"), "--json", "-q").stdout)
+    (stage,) = r["workload"]["pipeline"]["stages"]
+    assert stage["micro_batches_in_flight"] == 1
+    assert stage["stash_bytes"] == 256 + 512

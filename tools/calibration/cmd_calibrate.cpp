@@ -94,11 +94,11 @@ void print_params(const FitResult& r) {
   for (const auto& p : r.params) {
     rows.push_back({p.param.path, p.param.unit, exact_number(p.param.start), exact_number(p.value),
                     "[" + exact_number(p.param.min) + ", " + exact_number(p.param.max) + "]",
-                    sig4(p.sensitivity_start), sig4(p.sensitivity_fitted),
+                    sig4(p.sensitivity_start), sig4(p.rms_error_rise_fitted),
                     p.determined ? "fitted" : "UNDETERMINED"});
   }
   std::cout << format_table(
-      {"parameter", "unit", "start", "fitted", "range", "sens. start", "sens. fitted", "status"},
+      {"parameter", "unit", "start", "fitted", "range", "sens. start", "rms rise fitted", "status"},
       rows);
 }
 
@@ -229,7 +229,9 @@ int cmd_calibrate(const Args& args) {
   } else {
     std::cout << "\ncases (" << cases.size() << " calibration):\n";
     print_cases(result);
-    std::cout << "\nparameters (sensitivity: relative objective change for a +-10 % move):\n";
+    std::cout << "\nparameters (sens. start: relative objective change for a +-10 % move at the "
+                 "start; rms rise fitted: the rise of the cases' RMS log error for the same move "
+                 "at the fitted value):\n";
     print_params(result);
     std::cout << "\nwhich cases determine each parameter (relative change of the case per "
                  "relative change of the parameter, at the start):\n";

@@ -118,6 +118,12 @@ double relative_sensitivity(double objective, double objective_up, double object
   return change / std::max(objective, 1e-300);
 }
 
+double rms_error_rise(double objective, double objective_up, double objective_down,
+                      std::size_t case_count) {
+  const double n = static_cast<double>(std::max<std::size_t>(case_count, 1));
+  return std::sqrt(std::max(objective_up, objective_down) / n) - std::sqrt(objective / n);
+}
+
 double relative_error_of(const CaseValue& value, const CaseSpec& spec) {
   if (!value.ok) return std::numeric_limits<double>::quiet_NaN();
   return relative_error(value.simulated, spec.measured_value);
@@ -311,9 +317,12 @@ FitResult fit_parameters(const std::vector<CaseSpec>& cases, const std::vector<F
   result.objective_fitted = log_error_objective(after, cases);
   for (std::size_t k = 0; k < params.size(); ++k) {
     result.params[k].value = fitted[k];
-    if (options.probe_fitted)
-      result.params[k].sensitivity_fitted =
-          objective_sensitivity(probe_at(fitted, k), result.objective_fitted);
+    if (options.probe_fitted) {
+      const Probe probe = probe_at(fitted, k);
+      result.params[k].rms_error_rise_fitted =
+          rms_error_rise(result.objective_fitted, log_error_objective(probe.up, cases),
+                         log_error_objective(probe.down, cases), cases.size());
+    }
   }
   for (std::size_t i = 0; i < cases.size(); ++i)
     result.cases.push_back({cases[i], before[i], after[i]});

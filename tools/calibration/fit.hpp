@@ -50,8 +50,11 @@ struct FittedParam {
   FitParam param;
   double value = 0.0;  ///< fitted value (the start value when undetermined)
   bool determined = true;
-  double sensitivity_start = 0.0;   ///< relative objective change for ±10 % at the start
-  double sensitivity_fitted = 0.0;  ///< the same at the fitted point
+  double sensitivity_start = 0.0;  ///< relative objective change for ±10 % at the start
+  /// At the fitted point: how much the calibration cases' RMS log error (about a relative error)
+  /// rises when the parameter moves ±10 % (the worse side). A relative objective change, as at
+  /// the start, means nothing there once the fit is nearly exact (the objective is ~0).
+  double rms_error_rise_fitted = 0.0;
   /// Per calibration case (in the order of FitResult::cases): relative change of the case's
   /// value per relative change of the parameter at the start point (central difference).
   std::vector<double> case_sensitivity;
@@ -88,6 +91,12 @@ double log_error_objective(const std::vector<CaseValue>& values,
 /// Relative objective change when a parameter moves by ±fraction: max |J± − J| / J
 /// (J floored at 1e-300 so that a perfect fit stays finite).
 double relative_sensitivity(double objective, double objective_up, double objective_down);
+
+/// The rise of the RMS log error over `case_count` cases from `objective` (a sum of squared log
+/// errors) to the worse of `objective_up` and `objective_down`; negative when both are better
+/// (the point is not a minimum along this parameter).
+double rms_error_rise(double objective, double objective_up, double objective_down,
+                      std::size_t case_count);
 
 /// The `--set` overrides for a parameter vector.
 std::vector<std::string> param_sets(const std::vector<FitParam>& params,

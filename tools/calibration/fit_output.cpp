@@ -88,7 +88,7 @@ Json fitted_meta(const FitResult& result, const std::string& date) {
                 {"max", p.param.max},
                 {"status", p.determined ? "fitted" : "undetermined"},
                 {"sensitivity_start", p.sensitivity_start},
-                {"sensitivity_fitted", p.sensitivity_fitted},
+                {"rms_error_rise_fitted", p.rms_error_rise_fitted},
                 {"cases", p.determined_by},
                 {"setups", p.setups},
                 {"date", date},

@@ -102,14 +102,14 @@ TEST_CASE("plan: recorded, replayed and unfolded plays of a collective time as t
   }
 }
 
-TEST_CASE("plan: a collective of another size on the same routes reuses a recorded folding",
+TEST_CASE("plan: a collective of another size of the same shape is the recorded plan scaled",
           "[plan]") {
   // The system and grouping of the case above; AllReduces of 1 MiB and of 1 MiB + 32 KiB
-  // (270,336 elements). The larger ring moves more bytes on the same IPU pairs with the same
-  // runs, so its steps' sizes relabel the 1 MiB steps' one to one: recording its plan takes the
-  // 1 MiB plan's foldings (no step is folded afresh), and its recorded and replayed plays still
-  // time exactly as its plain play. (At 1.5, 2 or 4 MiB one step's sizes do not relabel the
-  // 1 MiB step's, and that step is folded afresh.)
+  // (270,336 elements): the same methods, so the same steps with every size in proportion to
+  // the atom (coll::stream_shape). Recording the larger plan takes the 1 MiB plan with its
+  // sizes scaled (plan_scaling.hpp): no schedule is generated, so no step is folded, afresh or
+  // from a recorded folding; its recorded and replayed plays still time exactly as its plain
+  // play, which generates every step.
   auto system = two_pod4_domains();
 
   const coll::CollectiveRequest small = allreduce_of(*system, 262144);  // 1 MiB
@@ -132,12 +132,38 @@ TEST_CASE("plan: a collective of another size on the same routes reuses a record
   sc_core::sc_start();
 
   REQUIRE(plan_large.complete);
-  // Recording the larger plan folded nothing afresh: every folding came from the 1 MiB plan.
   CHECK(fresh_after_small > 0);
+  CHECK(player.scaled_plans() == 1);
   CHECK(player.fresh_foldings() == fresh_after_small);
-  CHECK(player.reused_foldings() > reused_after_small);
+  CHECK(player.reused_foldings() == reused_after_small);
   CHECK(plan_large.steps.size() == plain.steps);
   for (const CollectiveTiming* t : {&recorded, &replayed}) {
     check_times_as(plain, *t);
+  }
+}
+
+TEST_CASE("plan: plans of other sizes, scaled or recorded, time as their plain plays", "[plan]") {
+  // After a 1 MiB plan, plans of 1 MiB + 32 KiB, 1.5, 2 and 4 MiB, 1 KiB and 3 elements: whether
+  // scaled from a plan of the same shape or recorded (another method), each plays as its plain
+  // play.
+  auto system = two_pod4_domains();
+  const std::vector<std::uint64_t> sizes = {262144, 270336, 393216, 524288, 1048576, 256, 3};
+  CollectivePlayer player(*system);
+  player.set_trace_steps(false);
+  std::vector<CollectivePlan> plans(sizes.size());
+  std::vector<CollectiveTiming> plain(sizes.size()), planned(sizes.size());
+  sc_core::sc_spawn([&] {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const coll::CollectiveRequest req = allreduce_of(*system, sizes[i]);
+      plain[i] = player.play(req);
+      planned[i] = player.play_planned(req, plans[i]);
+    }
+  });
+  sc_core::sc_start();
+  CHECK(player.scaled_plans() >= 1);  // 1 MiB + 32 KiB relates so to 1 MiB (case above)
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    INFO("elements " << sizes[i]);
+    CHECK(plans[i].complete);
+    check_times_as(plain[i], planned[i]);
   }
 }

@@ -2,6 +2,7 @@
 // "measurements", reports which cases determine each parameter, and refuses parameters that
 // are not assumptions or that fewer than two set-ups move.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 
 #include "tests/regression/calibration/toy_cases.hpp"
@@ -67,6 +68,16 @@ TEST_CASE("calibrate recovers the latency and efficiency that generated the meas
     CHECK(meta["parameters"][kHostLatency]["case_sensitivity"][name].get<double>() ==
           Approx(start_latency / c["simulated_start"].get<double>()).epsilon(1e-6));
   }
+  // At the fitted point the fit is exact, and the time is linear in the latency, so moving it
+  // 10 % down (800 ns) gives each case the log error ln(1 - 800 / T); that side is the worse
+  // one. The cases' RMS error rises from ~0 to sqrt(sum of those squared / 3).
+  double squares = 0.0;
+  for (const Json& c : meta["cases"]) {
+    const double e = std::log(1.0 - 800.0 / c["measured"].get<double>());
+    squares += e * e;
+  }
+  CHECK(meta["parameters"][kHostLatency]["rms_error_rise_fitted"].get<double>() ==
+        Approx(std::sqrt(squares / 3.0)).epsilon(0.03));
   CHECK_THAT(r.out, Catch::Contains("which cases determine each parameter"));
   CHECK_THAT(r.out, Catch::Contains("sens. start"));
 
