@@ -1,5 +1,6 @@
 // Cycles of poplin's ConvPartial1x1 AMP vertex from poplibs' estimator (sdk/poplar/2.4.0,
-// lib/poplin/PerformanceEstimation.hpp; line numbers below are that file's).
+// lib/poplin/PerformanceEstimation.hpp; line numbers below are that file's, except in the
+// *_sdk1 functions: that file at tag 1.0.49).
 #include "models/ipu/conv_vertices.hpp"
 
 #include <algorithm>
@@ -100,10 +101,59 @@ std::uint64_t conv1x1_inner_loop_cycles(const ConvPath& p, std::uint64_t rows,
   return std::max(most, least + 14);  // line 450: the tag cost goes to the least busy worker
 }
 
+std::uint64_t conv1x1_worker_cycles_sdk1(const ConvPath& p, std::uint64_t rows, bool zeroing) {
+  const std::uint64_t z = zeroing ? 1 : 0;
+  // Lines 135-136: partials zeroed at 4 cycles a row (FP32) or 2 (FP16); FP16 partials cost 2
+  // more a row item. FP32 inputs: 8 a row, their own branch.
+  const std::uint64_t zero_per_row = p.float_partials ? 4 : 2;
+  const std::uint64_t half_partials = p.float_partials ? 0 : 2;
+  switch (rows) {
+    case 0:  // line 146
+      return 28;
+    case 1:  // lines 148-154
+      if (p.float_activations) return 50 + (2 + 8) * z;
+      return 41 + (2 + zero_per_row) * z + half_partials;
+    case 2:  // lines 155-162
+      if (p.float_activations) return 50 + (2 + 8 * 2) * z;
+      return 42 + (2 + zero_per_row * 2) * z + half_partials;
+    default:  // lines 163-171
+      if (p.float_activations) return 50 + (2 + 8 * rows) * z + (rows - 3) * 8;
+      return 43 + (2 + zero_per_row * rows) * z + (rows - 3) * 4 + half_partials;
+  }
+}
+
+std::uint64_t conv1x1_tile_cycles_sdk1(const ConvPath& p, std::uint32_t workers, std::uint64_t rows,
+                                       std::uint64_t inputs, std::uint64_t outputs) {
+  if (rows == 0 || inputs == 0 || outputs == 0) return 0;
+  const std::uint64_t w = std::max<std::uint32_t>(1, workers);
+  // Lines 173-180 with one worklist item a worker (the rows split as evenly as
+  // partitionConvPartialByWorker splits them, ConvUtilInternal.cpp lines 87-135): the busiest
+  // worker, and the least busy one + 14 (a worker without rows costs 0).
+  auto inner = [&](bool zeroing) {
+    const std::uint64_t most = w * conv1x1_worker_cycles_sdk1(p, ceil_div(rows, w), zeroing);
+    const std::uint64_t least =
+        rows >= w ? w * conv1x1_worker_cycles_sdk1(p, rows / w, zeroing) : 0;
+    return std::max(most, least + 14);
+  };
+  // Lines 196-199: numLoads = input load elements x 4 x units x bytes / 16 B per cycle, the
+  // input load elements (4 halves, 2 floats) halved without 128-bit loads (the default).
+  const std::uint64_t load_elems = p.float_activations ? 1 : 2;
+  const std::uint64_t bytes = p.float_activations ? 4 : 2;
+  const std::uint64_t loads = load_elems * 4 * p.conv_units * bytes / 16;
+  const std::uint64_t in_groups = ceil_div(inputs, p.weights_per_unit);
+  const std::uint64_t out_groups = ceil_div(outputs, p.conv_units);
+  // Lines 200-212, one convolution group, one pass per out group (outChansPerGroup = units).
+  return 50 + 11 + (in_groups - 1) * (13 + out_groups * (18 + 6 + loads + inner(false))) +
+         (10 + out_groups * (18 + 6 + loads + inner(true)));
+}
+
 std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, std::uint64_t rows,
                                   std::uint64_t inputs, std::uint64_t outputs) {
   if (rows == 0 || inputs == 0 || outputs == 0) return 0;
   const ConvPath p = conv_path(chip, dtype);
+  if (chip.amp_vertex_sdk_major == 1) {
+    return conv1x1_tile_cycles_sdk1(p, chip.worker_threads, rows, inputs, outputs);
+  }
   const std::uint64_t in_groups = ceil_div(inputs, p.weights_per_unit);
   const std::uint64_t out_groups = ceil_div(outputs, p.conv_units);
   const std::uint32_t workers = chip.worker_threads;

@@ -47,7 +47,7 @@ std::vector<std::uint64_t> tile_counts(std::uint64_t elems, std::uint64_t grain,
 }
 
 /// The memo's key: the shape and every chip value the cost reads.
-using PlanKey = std::array<double, 15>;
+using PlanKey = std::array<double, 19>;
 
 PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
                  double groups, double tiles) {
@@ -65,7 +65,11 @@ PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k,
           chip.vector_flops_per_cycle_fp32,
           chip.vector_efficiency,
           chip.exchange_bytes_per_cycle_per_tile,
-          static_cast<double>(chip.worker_threads)};
+          static_cast<double>(chip.worker_threads),
+          static_cast<double>(chip.amp_conv_units_fp16),
+          static_cast<double>(chip.amp_conv_units_fp32),
+          static_cast<double>(chip.amp_conv_units_fp16_32),
+          static_cast<double>(chip.amp_vertex_sdk_major)};
 }
 
 GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,

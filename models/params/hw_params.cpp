@@ -96,6 +96,7 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_conv_units_fp32 = get_u32(units, "float32");
   c.amp_conv_units_fp16_32 = get_u32(units, "float16_32");
   units.finish();
+  c.amp_vertex_sdk_major = get_u32(n, "amp_vertex_sdk_major");
   ConfigNode vec = n.child("vector_flops_per_cycle_per_tile");
   c.vector_flops_per_cycle_fp16 = vec.get_double("float16");
   c.vector_flops_per_cycle_fp32 = vec.get_double("float32");

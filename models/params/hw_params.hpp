@@ -65,6 +65,9 @@ struct ChipParams {
   std::uint32_t amp_conv_units_fp16{};
   std::uint32_t amp_conv_units_fp32{};     ///< FP32 in, FP32 out
   std::uint32_t amp_conv_units_fp16_32{};  ///< FP16 in, FP32 accumulate
+  /// The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP ops run
+  /// (1 = SDK 1.0.49, 2 = SDK 2.4.0; models/ipu/conv_vertices.hpp).
+  std::uint32_t amp_vertex_sdk_major{};
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};

@@ -55,10 +55,20 @@ std::vector<ParamSpec> chip_specs() {
               "GC200/Bow 16: ASSUMPTION, from the sourced peak with 16 halves per unit and 4 "
               "cycles per row (models/ipu/conv_vertices.hpp)."),
       integer("/chip/amp_conv_units_per_tile/float32", "", 16, 1, 64,
-              "AMP conv units an FP32 pass uses (fp32InFp32OutConvUnitsPerTile). GC2 4 (poplibs' "
-              "early Mk1 defaults, as float16; the 8x4 vertex of PerformanceEstimation.hpp l. "
-              "361-364). GC200/Bow 16: ASSUMPTION, from the sourced peak with 8 floats per unit "
-              "and 8 cycles per row."),
+              "AMP conv units an FP32 pass uses (fp32InFp32OutConvUnitsPerTile). GC2 8: the "
+              "FP32 ConvPartial1x1 codelet of SDK 1.0.49 (poplibs tag 1.0.49, "
+              "conv_partial_1x1_float_float.S: AMP_OUTPUTS 8, 8 inputs, 8 cycles per row), which "
+              "the Citadel GEMMs ran; 4 units at its 8 cycles per row would cap FP32 at 15.6 "
+              "TFLOP/s, below the measured 18.9. GC200/Bow 16: ASSUMPTION, from the sourced peak "
+              "with 8 floats per unit and 8 cycles per row."),
+      integer("/chip/amp_vertex_sdk_major", "", 2, 1, 2,
+              "The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP "
+              "ops are costed by: 1 = SDK 1.0.49 (poplibs tag 1.0.49, "
+              "lib/poplin/PerformanceEstimation.hpp l. 126-212: per-row zeroing on the first "
+              "input group, larger fixed costs, no state retention), 2 = SDK 2.4.0 (tag "
+              "sdk/poplar/2.4.0, l. 32-42, 355-514). GC2 1: the Citadel report ran SDK 1.0.49 "
+              "(measurements.md section 4). GC200/Bow 2: their MLPerf runs used SDK 2.1 and 2.3 "
+              "(measurements.md); 2.4.0's estimate is the public one nearest them."),
       integer("/chip/amp_conv_units_per_tile/float16_32", "", 8, 1, 64,
               "AMP conv units an FP16-in / FP32-accumulate pass uses "
               "(fp16InFp32OutConvUnitsPerTile). GC2 8 (poplibs' early Mk1 defaults, as float16; "

@@ -89,7 +89,7 @@ TEST_CASE("conv 1x1 vertex by hand: FP16, FP16.32 and FP32 on GC200, FP16 on GC2
   CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 0, 16, 16) == 0);
 }
 
-TEST_CASE("conv path: the preset's conv units (GC2: 8 / 4 / 8, poplibs' Mk1 defaults)",
+TEST_CASE("conv path: the preset's conv units (4 FP32 units: the 8x4 vertex of 2.4.0)",
           "[compute][amp][conv]") {
   ChipParams gc2 = chip_with_peaks(64, 64, 16);
   gc2.amp_conv_units_fp16 = 8;
@@ -108,4 +108,47 @@ TEST_CASE("conv path: the preset's conv units (GC2: 8 / 4 / 8, poplibs' Mk1 defa
   // 50 + 13 + (10 + 1 + (19 - 1 + 7 + 8 + 422)) = 529.
   CHECK(conv1x1_worker_cycles(f, 4, true) == 68);
   CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 24, 8, 4) == 529);
+}
+
+TEST_CASE("SDK 1.0.49's conv 1x1 estimate by hand (GC2: 8 outputs a pass for every dtype)",
+          "[compute][amp][conv]") {
+  // Line numbers: lib/poplin/PerformanceEstimation.hpp at poplibs tag 1.0.49.
+  ChipParams gc2 = chip_with_peaks(64, 64, 16);
+  gc2.amp_conv_units_fp16 = 8;
+  gc2.amp_conv_units_fp32 = 8;
+  gc2.amp_conv_units_fp16_32 = 8;
+  gc2.amp_vertex_sdk_major = 1;
+  const ConvPath h = conv_path(gc2, ComputeDType::Float16_32);
+  const ConvPath f = conv_path(gc2, ComputeDType::Float32);
+  CHECK(f.conv_units == 8);
+  CHECK(f.core_cycles == 8);  // no 8x4 halving with 8 units: 2 x 8 x 8 / 8 = 16 flop/cycle
+  // Worker cycles, lines 139-172. FP16.32, 2 rows: 42, zeroing + (2 + 4 x 2) = 52;
+  // 10 rows: 43 + 7 x 4 = 71, zeroing + (2 + 4 x 10) = 113.
+  CHECK(conv1x1_worker_cycles_sdk1(h, 2, false) == 42);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 2, true) == 52);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 10, false) == 71);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 10, true) == 113);
+  // FP32, 4 rows: 50 + 1 x 8 = 58, zeroing + (2 + 8 x 4) = 92; 1 row: 50, zeroing 60.
+  CHECK(conv1x1_worker_cycles_sdk1(f, 4, false) == 58);
+  CHECK(conv1x1_worker_cycles_sdk1(f, 4, true) == 92);
+  CHECK(conv1x1_worker_cycles_sdk1(f, 1, true) == 60);
+  // FP16.32, 12 rows x 16 inputs x 8 outputs: one pass, 2 rows a worker, zeroing inner loop
+  // max(6 x 52, 6 x 52 + 14) = 326; numLoads 2 x 4 x 8 x 2 / 16 = 8 (lines 196-199);
+  // 50 + 11 + (10 + 18 + 6 + 8 + 326) = 429.
+  CHECK(conv1x1_tile_cycles_sdk1(h, 6, 12, 16, 8) == 429);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) == 429);
+  // 7 rows: the busiest worker 2 rows (6 x 52 = 312) against five of 1 row
+  // (41 + 2 + 4 = 47: 6 x 47 + 14 = 296): 312; 61 + 10 + 32 + 312 = 415.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 7, 16, 8) == 415);
+  // FP32, 24 rows x 16 inputs x 8 outputs: 2 in groups, 1 out group, 4 rows a worker:
+  // inner 6 x 58 + 14 = 362, zeroing 6 x 92 + 14 = 566; numLoads 1 x 4 x 8 x 4 / 16 = 8;
+  // 50 + 11 + 1 x (13 + 18 + 6 + 8 + 362) + (10 + 18 + 6 + 8 + 566) = 61 + 407 + 608 = 1076.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 24, 16, 8) == 1076);
+  // FP16.16 (half partials, 2 more a row item, 2 zeroing cycles a row), 12 x 16 x 8:
+  // 42 + (2 + 2 x 2) + 2 = 50, 6 x 50 + 14 = 314; 61 + 10 + 32 + 314 = 417.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16, 12, 16, 8) == 417);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 0, 16, 8) == 0);
+  // The same block on 2.4.0's estimate differs (the dispatch reads the chip's release).
+  gc2.amp_vertex_sdk_major = 2;
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) != 429);
 }
