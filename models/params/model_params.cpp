@@ -119,13 +119,6 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
-      real("/chip/compute/vector_efficiency", "", 0.3431, 0.01, 1,
-           "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
-           "vector-bound ops "
-           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
-           "reach; not applied to the ops costed by poplibs' vertex estimates (the cnn "
-           "generator's ReLU, residual add and batch norm: "
-           "models/ipu/popops_vertices.hpp). " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle of packet (payload and header) one tile's exchange port moves off "
            "chip (sent and, separately, received: IPU-Links, the gateway). Data to another IPU "
