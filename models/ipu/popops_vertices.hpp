@@ -109,11 +109,16 @@ enum class VectorOpKind {
 ///     2 x 0.25 + 2 x 0.75 + 1 = 3.
 ///   SoftmaxGrad: softmaxInputGradientImpl (lines 149-181): mul y g (172), reduce ADD (173), mul
 ///     by the row sums (176), subInPlace (178): 3 x 1.5 + 0.5 = 5 / 3 x 0.75 + 0.25 = 2.5.
-///   Gelu: NonLinearity1D (popnnCycleEstimators.cpp lines 69-133), the vector loop of
-///     getNonLinearityOpCycles(GELU) = 10 cycles per 2 floats / 5 per 4 halves
-///     (PerformanceEstimation.hpp lines 33-37; poplibs marks these placeholders): 5 / 1.25.
-///   GeluGrad: NonLinearityGrad1D, getNonLinearityGradOpCycles(GELU) = 10 / 5 per vector
-///     (lines 67-71): 5 / 1.25.
+///   Gelu: FP16 from the codelet, whose estimate poplibs marks a placeholder
+///     (popnn/PerformanceEstimation.hpp lines 33-37: 5 cycles per vector): the repeat block of
+///     NONLINEARITY_GELU_HALF (popnn/codelets/asm/NonLinearityLoop_gelu.S lines 80-134) is 8
+///     bundles per 64-bit vector (x^2, x^3, the mix, two f16v2tanh, add, mul, mul), one cycle
+///     each: 8 / 4 = 2 per half. FP32: the estimator's 10 cycles per 2 floats
+///     (NonLinearity1D, popnnCycleEstimators.cpp lines 69-133), 5 (the float loop not read).
+///   GeluGrad: FP16, the repeat block of NonLinearityGradLoop_gelu.S (lines 168-269) is 15
+///     bundles per vector (clamp, x^2, x^3, the Gaussian's exp twice, mix, tanh twice, adds,
+///     muls, the product with the output gradient): 15 / 4 = 3.75 per half. FP32: the
+///     NonLinearityGrad1D estimate, getNonLinearityGradOpCycles(GELU) 10 per 2 floats, 5.
 ///   LayerNorm: popnn's layer norm is groupNormStatistics, groupNormWhiten and groupNormalise
 ///     (popnn/GroupNorm.cpp lines 85-164) calling poplin's normStatistics, normWhiten and
 ///     normalise (lines 111, 136, 164): BatchNormForward's vertices, 5 / 2.5 (a lower bound).
@@ -124,7 +129,7 @@ enum class VectorOpKind {
 ///   LayerNormGradAdd: LayerNormGrad plus the Add that sums the residual branch's gradient:
 ///     5 + 1.5 / 2.5 + 0.75.
 ///   GeluLayerNorm / GeluLayerNormGrad: Gelu then the layer norm without the residual add
-///     (BERT's masked-LM head transform): 5 + 5 / 1.25 + 2.5; backward 5 + 5 / 1.25 + 2.5.
+///     (BERT's masked-LM head transform): 5 + 5 / 2 + 2.5; backward 5 + 5 / 3.75 + 2.5.
 double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype);
 
 /// Tile clock cycles per counted flop of a vector op no poplibs vertex cost is given for (the
