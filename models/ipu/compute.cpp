@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/ipu/gemm_tiling.hpp"
+#include "models/ipu/popops_vertices.hpp"
 #include "models/ipu/reduce_plan.hpp"
 #include "sim/errors.hpp"
 
@@ -16,8 +17,9 @@ double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDT
                    ComputeUnit unit) {
   const double by_bytes = bytes / chip.memory_bytes_per_cycle_per_tile;
   if (unit == ComputeUnit::Vector) {
-    const double by_flops = flops / flops_per_cycle_per_tile(chip, dtype, unit);
-    return std::max(by_flops, by_bytes) / chip.vector_efficiency;
+    // Without a vertex cost of its own, each counted flop is one element of a popops
+    // element-wise vertex (models/ipu/popops_vertices.hpp vector_cycles_per_flop).
+    return std::max(flops * vector_cycles_per_flop(dtype), by_bytes);
   }
   const double by_flops =
       flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency);

@@ -11,14 +11,15 @@
 //            + exchange bytes of the block / exchange_bytes_per_cycle_per_tile
 //              (operand slices bm bk + bk bn in the operand dtype; when k is split over
 //              tk tiles, the partials bm bn (1 - 1/tk) in the accumulator dtype)
-//            + partial-sum additions bm bn (1 - 1/tk) / (vector rate x vector_efficiency)
+//            + partial-sum additions bm bn (1 - 1/tk) x popops' ADD cycles per element
 //   (without a known shape: flops/T / (amp_peak_per_tile x amp_efficiency)).
 //   vector-bound ops (norms, softmax, elementwise, optimizer, embedding, reductions):
 //     cycles = op_overhead_cycles
-//            + max(flops/T / vector_flops_per_cycle, bytes/T / memory_bytes_per_cycle_per_tile)
-//              / vector_efficiency
-//     or, for the ops poplibs' vertex estimates cost (ComputeSpec::vector_tile_cycles: the cnn
-//     generator's ReLU, residual add, batch norm), the busiest tile's share of those cycles
+//            + the busiest tile's share of poplibs' vertex cycles of the op
+//              (ComputeSpec::vector_tile_cycles, models/ipu/popops_vertices.hpp: ReLU and its
+//              gradient, adds, batch and layer norm, softmax, GELU and their gradients)
+//     or, for an op without one, max(flops/T x popops' ADD cycles per element,
+//     bytes/T / memory_bytes_per_cycle_per_tile) (popops_vertices.hpp vector_cycles_per_flop)
 //
 // An op ends when its busiest tile ends (work is balanced over the active tiles).
 #include <cstdint>
@@ -59,7 +60,7 @@ struct ComputeSpec {
   std::uint32_t chained_ops = 1;
   /// Vector ops whose vertices poplibs' estimators cost (models/ipu/popops_vertices.hpp
   /// vector_op_cycles_per_element): the tile cycles of all the op's elements, summed over the
-  /// tiles; the busiest tile's share replaces the flop / byte formula and vector_efficiency.
+  /// tiles; the busiest tile's share replaces the flop / byte formula.
   /// 0 = not costed so.
   double vector_tile_cycles = 0;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/ipu/conv_vertices.hpp"
+#include "models/ipu/popops_vertices.hpp"
 
 namespace ipusim {
 namespace {
@@ -24,10 +25,11 @@ double operand_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float32
 /// Bytes of one partial sum: FP16.16 accumulates in FP16, the rest in FP32.
 double partial_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float16 ? 2.0 : 4.0; }
 
-/// Vector flops per cycle of the partials' additions (the accumulator's dtype).
-double partial_add_rate(const ChipParams& chip, ComputeDType dtype) {
-  return dtype == ComputeDType::Float16 ? chip.vector_flops_per_cycle_fp16
-                                        : chip.vector_flops_per_cycle_fp32;
+/// Tile cycles per partial added (the accumulator's dtype): popops' ADD vertex
+/// (models/ipu/popops_vertices.hpp).
+double partial_add_cycles(ComputeDType dtype) {
+  return vector_op_cycles_per_element(
+      VectorOpKind::Add, dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32);
 }
 
 /// The tile counts worth trying for a dimension of `elems` elements that the vertex takes
@@ -47,7 +49,7 @@ std::vector<std::uint64_t> tile_counts(std::uint64_t elems, std::uint64_t grain,
 }
 
 /// The memo's key: the shape and every chip value the cost reads.
-using PlanKey = std::array<double, 19>;
+using PlanKey = std::array<double, 16>;
 
 PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
                  double groups, double tiles) {
@@ -61,9 +63,6 @@ PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k,
           chip.amp_flops_per_cycle_fp16,
           chip.amp_flops_per_cycle_fp32,
           chip.amp_flops_per_cycle_fp16_32,
-          chip.vector_flops_per_cycle_fp16,
-          chip.vector_flops_per_cycle_fp32,
-          chip.vector_efficiency,
           chip.exchange_bytes_per_cycle_per_tile,
           static_cast<double>(chip.worker_threads),
           static_cast<double>(chip.amp_conv_units_fp16),
@@ -122,7 +121,7 @@ void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& 
   const double operands = (b.m * b.k + b.k * b.n) * b.count;
   b.exchange_cycles = (operands * operand_bytes(dtype) + partials * partial_bytes(dtype)) /
                       chip.exchange_bytes_per_cycle_per_tile;
-  b.reduction_cycles = partials / partial_add_rate(chip, dtype) / chip.vector_efficiency;
+  b.reduction_cycles = partials * partial_add_cycles(dtype);
 }
 
 GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,

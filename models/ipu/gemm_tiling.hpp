@@ -11,7 +11,8 @@
 //   + exchange  the operand slices it receives, bm bk + bk bn elements, and, when k is split
 //           over tk tiles, the partials of the outputs it sums, bm bn (1 - 1/tk), over
 //           exchange_bytes_per_cycle_per_tile;
-//   + partial sums  those bm bn (1 - 1/tk) additions on the vector unit / vector_efficiency.
+//   + partial sums  those bm bn (1 - 1/tk) additions at popops' ADD vertex's cycles per element
+//           (models/ipu/popops_vertices.hpp: 0.75 per FP16, 1.5 per FP32 partial).
 // Compute, exchange and reduction are separate BSP phases: their cycles add. Independent GEMMs
 // are split first: with at least as many groups as tiles a tile computes whole GEMMs.
 #include "models/params/hw_params.hpp"

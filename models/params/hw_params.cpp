@@ -115,7 +115,6 @@ ChipParams read_chip(ConfigNode n) {
   ConfigNode cm = n.child("compute");
   c.amp_efficiency = cm.get_double("amp_efficiency");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
-  c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
       n.get_double("external_exchange_bytes_per_cycle_per_tile");

@@ -80,7 +80,6 @@ struct ChipParams {
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
   double amp_efficiency{};             ///< fraction of AMP peak a large GEMM reaches
   std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
-  double vector_efficiency{};          ///< fraction of vector/memory peak a vector-bound op reaches
   /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).
   double external_exchange_bytes_per_cycle_per_tile{};
   /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.

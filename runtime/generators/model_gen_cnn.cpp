@@ -271,13 +271,15 @@ struct Builder {
   }
   /// dx = y > 0 ? dy : 0: 1 select per element; y and dy read, dx written.
   void relu_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
-    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in), 3 * bytes(l.in),
-        {l.out.name, dy}, {grad(l.in, dx)});
+    ModelOp& o = vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in),
+                     3 * bytes(l.in), {l.out.name, dy}, {grad(l.in, dx)});
+    o.vector_tile_cycles = poplibs_cycles(VectorOpKind::ReluGrad, elements(l.in));
   }
   /// The gradients of the two paths into a block's input are summed: 1 add per element.
   void sum_bwd(const std::string& name, const Act& x, const std::string& a, const std::string& b) {
-    vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x), {a, b},
-        {grad(x)});
+    ModelOp& o = vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x),
+                     {a, b}, {grad(x)});
+    o.vector_tile_cycles = poplibs_cycles(VectorOpKind::Add, elements(x));
   }
   /// Max-pool backward: each output's 9 window inputs are compared with the max again to
   /// route dy (9 flops per output element); x, y and dy read, dx written.

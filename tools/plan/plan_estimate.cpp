@@ -29,8 +29,7 @@ double shard_group(const PlanCandidate& c) {
   return std::strtod(c.rts.substr(c.rts.find(':') + 1).c_str(), nullptr);
 }
 
-/// The chip values the compute model's GEMM cost reads, from the plan's facts, at FP16 and at
-/// vector_efficiency's bound 1 (so the cost is a lower bound of the simulator's).
+/// The chip values the compute model's GEMM cost reads, from the plan's facts, at FP16.
 ChipParams gemm_chip(const ModelFacts& f) {
   ChipParams c;
   c.tiles = static_cast<std::uint32_t>(f.tiles);
@@ -42,15 +41,13 @@ ChipParams gemm_chip(const ModelFacts& f) {
   c.vector_flops_per_cycle_fp32 = f.vector_flops_per_cycle_per_tile;
   c.exchange_bytes_per_cycle_per_tile = f.exchange_bytes_per_cycle_per_tile;
   c.amp_efficiency = f.amp_efficiency;
-  c.vector_efficiency = 1;
   return c;
 }
 
 /// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below, for any
 /// assignment of the three dimensions to m, n and k (the backward GEMMs permute them): the
 /// least, over the six assignments, of the model's FP16 cost of the busiest tile's block under
-/// the cycle-minimising split (models/ipu/gemm_tiling.hpp) at vector_efficiency's bound 1,
-/// plus the per-op overhead.
+/// the cycle-minimising split (models/ipu/gemm_tiling.hpp), plus the per-op overhead.
 double gemm_cycles_lower_bound(const ModelFacts& f, double m, double n, double k, double groups) {
   const ChipParams chip = gemm_chip(f);
   const double tiles = static_cast<double>(f.tiles);
