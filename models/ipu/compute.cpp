@@ -5,23 +5,24 @@
 #include <cmath>
 
 #include "models/ipu/gemm_tiling.hpp"
+#include "models/ipu/popops_vertices.hpp"
 #include "models/ipu/reduce_plan.hpp"
 #include "sim/errors.hpp"
 
 namespace ipusim {
 namespace {
 
-/// Work cycles of one tile without the fixed overhead and shape terms; the AMP unit's
-/// inner-dimension factor is passed in (1 without a shape).
+/// Work cycles of one tile without the fixed overhead and shape terms.
 double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDType dtype,
-                   ComputeUnit unit, double inner_factor) {
+                   ComputeUnit unit) {
   const double by_bytes = bytes / chip.memory_bytes_per_cycle_per_tile;
   if (unit == ComputeUnit::Vector) {
-    const double by_flops = flops / flops_per_cycle_per_tile(chip, dtype, unit);
-    return std::max(by_flops, by_bytes) / chip.vector_efficiency;
+    // Without a vertex cost of its own, each counted flop is one element of a popops
+    // element-wise vertex (models/ipu/popops_vertices.hpp vector_cycles_per_flop).
+    return std::max(flops * vector_cycles_per_flop(dtype), by_bytes);
   }
   const double by_flops =
-      flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency * inner_factor);
+      flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency);
   // A GEMM is flop-bound; the memory term only matters for degenerate AMP steps given bytes
   // and almost no flops (microbenchmarks), where it keeps the time from dropping to zero.
   return std::max(by_flops, by_bytes);
@@ -73,74 +74,26 @@ double compute_dtype_bytes(ComputeDType dtype) {
   return dtype == ComputeDType::Float32 ? 4.0 : 2.0;
 }
 
-double amp_inner_dim_half_elements(const ChipParams& chip, ComputeDType dtype) {
-  // amp_inner_dim_half is stated in 16-bit elements. The AMP loads 64 bits of input per lane
-  // per cycle (4 halves or 2 floats: poplibs CONV_UNIT_INPUT_LOAD_ELEMS_HALF / _FLOAT), so a
-  // fixed fill time per partial covers half as many 32-bit elements.
-  return chip.amp_inner_dim_half * 2.0 / compute_dtype_bytes(dtype);
-}
-
-double amp_inner_dim_factor(const ChipParams& chip, double k, ComputeDType dtype) {
-  // Each partial sum (one output element's accumulation over the tile's block of the inner
-  // dimension) pays a fixed AMP pipeline fill/drain and loop set-up, worth k_half elements:
-  // efficiency k / (k + k_half), half at k = k_half, tending to 1 for long partials.
-  const double k_half = amp_inner_dim_half_elements(chip, dtype);
-  if (k <= 0 || k_half <= 0) return 1.0;
-  return k / (k + k_half);
-}
-
 namespace {
 
-/// Bytes of one partial sum: FP16.16 accumulates in FP16, the rest in FP32.
-double partial_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float16 ? 2.0 : 4.0; }
-
-/// Vector-unit cycles to sum the partials of a block whose inner dimension is split over
-/// `block.k_splits` tiles: each output's k_splits partials need k_splits - 1 additions, spread
-/// over those tiles.
-double partial_reduction_cycles(const ChipParams& chip, const GemmTileBlock& block,
-                                ComputeDType dtype) {
-  if (block.k_splits <= 1) return 0;
-  const double adds = block.m * block.n * block.count * (1.0 - 1.0 / block.k_splits);
-  const ComputeDType acc = dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32;
-  return adds / flops_per_cycle_per_tile(chip, acc, ComputeUnit::Vector) / chip.vector_efficiency;
-}
-
-/// Exchange bytes one tile receives for its block: the operand slices it does not hold
-/// (in block m x k and w block k x n) and, when the inner dimension is split, the partials of
-/// the outputs it sums.
-double block_exchange_bytes(const GemmTileBlock& block, ComputeDType dtype) {
-  const double operands = (block.m * block.k + block.k * block.n) * block.count;
-  const double partials =
-      block.k_splits > 1 ? block.m * block.n * block.count * (1.0 - 1.0 / block.k_splits) : 0;
-  return operands * compute_dtype_bytes(dtype) + partials * partial_bytes(dtype);
-}
-
-/// The GEMM block on `volume_tiles` tiles (the spec's shape must be known).
-GemmTileBlock spec_block(const ComputeSpec& spec, double volume_tiles) {
+/// The busiest tile's block of the spec's GEMM on `volume_tiles` tiles (shape known).
+GemmTileBlock spec_block(const ChipParams& chip, const ComputeSpec& spec, double volume_tiles) {
   const double groups = spec.groups > 0 ? spec.groups : 1.0;
-  return gemm_tile_block(spec.m, spec.k, spec.n, groups, volume_tiles);
-}
-
-/// Exchange cycles of a GEMM whose iteration space is split over `volume_tiles` tiles.
-double operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
-                               double volume_tiles) {
-  if (!spec.gemm_known() || volume_tiles <= 0) return 0;
-  return block_exchange_bytes(spec_block(spec, volume_tiles), spec.dtype) /
-         chip.exchange_bytes_per_cycle_per_tile;
+  return gemm_tile_block(chip, spec.dtype, spec.m, spec.k, spec.n, groups, volume_tiles);
 }
 
 }  // namespace
 
 double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
                                     std::uint32_t tiles) {
-  if (tiles == 0) return 0;
-  return operand_exchange_cycles(chip, spec, static_cast<double>(tiles));
+  if (tiles == 0 || !spec.gemm_known()) return 0;
+  return spec_block(chip, spec, static_cast<double>(tiles)).exchange_cycles;
 }
 
 std::uint64_t tile_compute_cycles(const ChipParams& chip, double flops, double bytes,
                                   ComputeDType dtype, ComputeUnit unit) {
   if (flops <= 0 && bytes <= 0) return 0;
-  return total_cycles(chip.op_overhead_cycles, work_cycles(chip, flops, bytes, dtype, unit, 1.0));
+  return total_cycles(chip.op_overhead_cycles, work_cycles(chip, flops, bytes, dtype, unit));
 }
 
 std::uint32_t compute_tiles(const ChipParams& chip, const ComputeSpec& spec) {
@@ -171,25 +124,26 @@ namespace {
 std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
                                 double flops_per_tile, double bytes_busiest, double volume_tiles) {
   if (spec.unit == ComputeUnit::Vector) {
-    return total_cycles(
-        step_overhead_cycles(chip, spec),
-        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0) +
-            scalar_reduction_cycles(chip, spec, volume_tiles));
+    // poplibs' vertex cost when the op has one: the busiest tile's share of it.
+    const double work =
+        spec.vector_tile_cycles > 0 && spec.flops > 0
+            ? spec.vector_tile_cycles * flops_per_tile / spec.flops
+            : work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit);
+    return total_cycles(step_overhead_cycles(chip, spec),
+                        work + scalar_reduction_cycles(chip, spec, volume_tiles));
   }
   if (!spec.gemm_known() || volume_tiles <= 0) {
-    return total_cycles(
-        step_overhead_cycles(chip, spec),
-        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, 1.0));
+    return total_cycles(step_overhead_cycles(chip, spec),
+                        work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit));
   }
-  // The busiest tile's block of the iteration space sets the partial length (AMP fill), the
-  // operand and partial exchange and the partial reduction. Compute, exchange and reduction
-  // are separate BSP phases: their cycles add.
-  const GemmTileBlock block = spec_block(spec, volume_tiles);
-  const double inner = amp_inner_dim_factor(chip, block.k, spec.dtype);
+  // The busiest tile's block of the cycle-minimising split sets the AMP vertex's passes, the
+  // operand and partial exchange and the partial reduction (models/ipu/gemm_tiling.hpp).
+  // Compute, exchange and reduction are separate BSP phases: their cycles add. The memory
+  // term keeps a degenerate step given bytes and almost no flops from costing nothing.
+  const GemmTileBlock block = spec_block(chip, spec, volume_tiles);
+  const double by_bytes = bytes_busiest / chip.memory_bytes_per_cycle_per_tile;
   const double cycles =
-      work_cycles(chip, flops_per_tile, bytes_busiest, spec.dtype, spec.unit, inner) +
-      block_exchange_bytes(block, spec.dtype) / chip.exchange_bytes_per_cycle_per_tile +
-      partial_reduction_cycles(chip, block, spec.dtype);
+      std::max(block.amp_cycles, by_bytes) + block.exchange_cycles + block.reduction_cycles;
   return total_cycles(step_overhead_cycles(chip, spec), cycles);
 }
 

@@ -2,20 +2,24 @@
 // Compute cost (plain C++), one formula per op class, every parameter physical and named
 // (`/chip/compute/...`, all ASSUMPTION until fitted by calibration):
 //
-//   AMP ops (matmul, convolution) as a GEMM (m, k, n, groups) spread over T tiles; the busiest
-//   tile computes a block bm x bk x bn of the iteration space (models/ipu/gemm_tiling.hpp):
+//   AMP ops (matmul, convolution) as a GEMM (m, k, n, groups) spread over T tiles, split over
+//   the tiles as poplin's planner would, to the fewest cycles (models/ipu/gemm_tiling.hpp); the
+//   busiest tile's block bm x bk x bn costs
 //     cycles = op_overhead_cycles
-//            + flops/T / (amp_peak_per_tile x amp_efficiency x bk / (bk + k_half(dtype)))
+//            + ConvPartial1x1 vertex cycles of the block (poplibs' estimator,
+//              models/ipu/conv_vertices.hpp) / amp_efficiency
 //            + exchange bytes of the block / exchange_bytes_per_cycle_per_tile
 //              (operand slices bm bk + bk bn in the operand dtype; when k is split over
-//              k / bk tiles, the partials bm bn (1 - bk/k) in the accumulator dtype)
-//            + partial-sum additions bm bn (1 - bk/k) / (vector rate x vector_efficiency)
-//     k_half(dtype) = amp_inner_dim_half (16-bit elements) x 2 B / operand bytes: a fixed AMP
-//     fill per partial, and the AMP loads 64 bits per lane per cycle (4 halves or 2 floats).
+//              tk tiles, the partials bm bn (1 - 1/tk) in the accumulator dtype)
+//            + partial-sum additions bm bn (1 - 1/tk) x popops' ADD cycles per element
+//   (without a known shape: flops/T / (amp_peak_per_tile x amp_efficiency)).
 //   vector-bound ops (norms, softmax, elementwise, optimizer, embedding, reductions):
 //     cycles = op_overhead_cycles
-//            + max(flops/T / vector_flops_per_cycle, bytes/T / memory_bytes_per_cycle_per_tile)
-//              / vector_efficiency
+//            + the busiest tile's share of poplibs' vertex cycles of the op
+//              (ComputeSpec::vector_tile_cycles, models/ipu/popops_vertices.hpp: ReLU and its
+//              gradient, adds, batch and layer norm, softmax, GELU and their gradients)
+//     or, for an op without one, max(flops/T x popops' ADD cycles per element,
+//     bytes/T / memory_bytes_per_cycle_per_tile) (popops_vertices.hpp vector_cycles_per_flop)
 //
 // An op ends when its busiest tile ends (work is balanced over the active tiles).
 #include <cstdint>
@@ -37,8 +41,8 @@ struct ComputeSpec {
       ComputeUnit::Amp;     ///< Amp = matmul/convolution formula, Vector = vector formula
   std::uint32_t tiles = 0;  ///< 0 = all tiles
   /// GEMM shape of an AMP op: out[m x n] = in[m x k] x w[k x n], `groups` independent GEMMs.
-  /// All of m, k, n > 0 means known; otherwise the shape terms (inner-dimension efficiency
-  /// and operand exchange) are dropped. Plain doubles: models/ does not depend on runtime/.
+  /// All of m, k, n > 0 means known; otherwise the shape terms (the vertex passes and
+  /// operand exchange) are dropped. Plain doubles: models/ does not depend on runtime/.
   double m = 0, k = 0, n = 0, groups = 1;
   /// Pay /chip/compute/op_overhead_cycles (vertex launch + the compute set's internal sync).
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
@@ -54,6 +58,11 @@ struct ComputeSpec {
   /// framework that builds one variable's optimizer update as a chain of small element-wise
   /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op.
   std::uint32_t chained_ops = 1;
+  /// Vector ops whose vertices poplibs' estimators cost (models/ipu/popops_vertices.hpp
+  /// vector_op_cycles_per_element): the tile cycles of all the op's elements, summed over the
+  /// tiles; the busiest tile's share replaces the flop / byte formula.
+  /// 0 = not costed so.
+  double vector_tile_cycles = 0;
   /// per_tile fidelity: the op's output, `mapped_bytes` long, is mapped over the tiles by
   /// Poplar's linear mapping in grains of `grain_bytes` (models/ipu/tile_mapping.hpp) and each
   /// tile does the share of the work that its part of the output needs. 0 = unknown: the work
@@ -79,17 +88,9 @@ double flops_per_cycle_per_tile(const ChipParams& chip, ComputeDType dtype, Comp
 /// Bytes of one operand element of a dtype (float16_32 reads FP16 operands).
 double compute_dtype_bytes(ComputeDType dtype);
 
-/// Inner-dimension length (elements of `dtype`'s operands) at which the AMP's fill per partial
-/// halves its rate: amp_inner_dim_half (16-bit elements) x 2 / operand bytes.
-double amp_inner_dim_half_elements(const ChipParams& chip, ComputeDType dtype);
-
-/// AMP efficiency factor of a partial sum of length k: k / (k + k_half(dtype)) (1 if k is
-/// unknown or the half-point is 0).
-double amp_inner_dim_factor(const ChipParams& chip, double k, ComputeDType dtype);
-
-/// On-chip exchange cycles of the busiest tile's GEMM block on `tiles` tiles (0 if the shape
-/// is unknown): operand slices and, when the inner dimension is split, partials, over
-/// exchange_bytes_per_cycle_per_tile.
+/// On-chip exchange cycles of the busiest tile's GEMM block on `tiles` tiles under the
+/// cycle-minimising split (0 if the shape is unknown): operand slices and, when the inner
+/// dimension is split, partials, over exchange_bytes_per_cycle_per_tile.
 double gemm_operand_exchange_cycles(const ChipParams& chip, const ComputeSpec& spec,
                                     std::uint32_t tiles);
 

@@ -1,48 +1,140 @@
-// The busiest tile's block of a GEMM: the cube of least operand exchange, clamped by the
-// GEMM's own dimensions.
+// The cycle-minimising split of a GEMM over tiles and its busiest tile's block.
 #include "models/ipu/gemm_tiling.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/ipu/conv_vertices.hpp"
+#include "models/ipu/popops_vertices.hpp"
 
 namespace ipusim {
+namespace {
 
-GemmTileBlock gemm_tile_block(double m, double k, double n, double groups, double tiles) {
-  GemmTileBlock b;
+/// Whole elements of a (possibly fractional) dimension.
+std::uint64_t whole(double x) {
+  return static_cast<std::uint64_t>(std::max(1.0, std::ceil(x - 1e-9)));
+}
+
+/// Bytes of one operand element (float16_32 reads FP16 operands).
+double operand_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float32 ? 4.0 : 2.0; }
+
+/// Bytes of one partial sum: FP16.16 accumulates in FP16, the rest in FP32.
+double partial_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float16 ? 2.0 : 4.0; }
+
+/// Tile cycles per partial added (the accumulator's dtype): popops' ADD vertex
+/// (models/ipu/popops_vertices.hpp).
+double partial_add_cycles(ComputeDType dtype) {
+  return vector_op_cycles_per_element(
+      VectorOpKind::Add, dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32);
+}
+
+/// The tile counts worth trying for a dimension of `elems` elements that the vertex takes
+/// `grain` at a time, at most `max_tiles`: for each number g of grains per tile, the fewest
+/// tiles that leave no tile more than g grains (ceil(elems / (g grain))), largest first.
+std::vector<std::uint64_t> tile_counts(std::uint64_t elems, std::uint64_t grain,
+                                       std::uint64_t max_tiles) {
+  std::vector<std::uint64_t> out;
+  const std::uint64_t grains = (elems + grain - 1) / grain;
+  for (std::uint64_t g = 1; g <= grains; ++g) {
+    const std::uint64_t t = (elems + g * grain - 1) / (g * grain);
+    if (t > max_tiles) continue;
+    if (out.empty() || t < out.back()) out.push_back(t);
+    if (t == 1) break;
+  }
+  return out;
+}
+
+/// The memo's key: the shape and every chip value the cost reads.
+using PlanKey = std::array<double, 16>;
+
+PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
+                 double groups, double tiles) {
+  return {m,
+          k,
+          n,
+          groups,
+          tiles,
+          static_cast<double>(dtype),
+          chip.amp_efficiency,
+          chip.amp_flops_per_cycle_fp16,
+          chip.amp_flops_per_cycle_fp32,
+          chip.amp_flops_per_cycle_fp16_32,
+          chip.exchange_bytes_per_cycle_per_tile,
+          static_cast<double>(chip.worker_threads),
+          static_cast<double>(chip.amp_conv_units_fp16),
+          static_cast<double>(chip.amp_conv_units_fp32),
+          static_cast<double>(chip.amp_conv_units_fp16_32),
+          static_cast<double>(chip.amp_vertex_sdk_major)};
+}
+
+GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
+                   double groups, double tiles) {
+  GemmTileBlock best;
+  best.m = m;
+  best.k = k;
+  best.n = n;
   if (groups >= tiles) {
     // Each tile computes whole GEMMs: no operand is shared and no partial is split.
-    b.m = m;
-    b.k = k;
-    b.n = n;
-    b.count = groups / tiles;
-    return b;
+    best.count = groups / tiles;
+    cost_gemm_block(chip, dtype, best);
+    return best;
   }
-  const double tiles_per_gemm = tiles / groups;
-  std::array<double, 3> dims = {m, k, n};
-  std::array<double, 3> block = dims;
-  std::array<int, 3> order = {0, 1, 2};
-  std::sort(order.begin(), order.end(), [&](int a, int c) { return dims[a] < dims[c]; });
-  // Shortest dimension first: a dimension shorter than the cube side of the volume still to
-  // share is taken whole; once one is not, the rest (longer) share the remaining volume evenly.
-  double volume = m * k * n / tiles_per_gemm;
-  int left = 3;
-  for (int i = 0; i < 3; ++i) {
-    const double side = std::pow(volume, 1.0 / left);
-    const int d = order[i];
-    if (dims[d] <= side) {
-      block[d] = dims[d];
-      volume /= dims[d];
-      --left;
-      continue;
+  const auto per_gemm =
+      static_cast<std::uint64_t>(std::max(1.0, std::floor(tiles / groups + 1e-9)));
+  const ConvPath path = conv_path(chip, dtype);
+  const std::uint64_t wm = whole(m), wk = whole(k), wn = whole(n);
+  bool have = false;
+  double best_cycles = 0;
+  for (const std::uint64_t tk : tile_counts(wk, path.weights_per_unit, per_gemm)) {
+    for (const std::uint64_t tn : tile_counts(wn, path.conv_units, per_gemm / tk)) {
+      // m takes the tiles k and n leave: more rows per tile only add cycles.
+      const std::uint64_t tm = std::min(wm, per_gemm / (tk * tn));
+      if (tm == 0) continue;
+      GemmTileBlock b;
+      b.m = static_cast<double>((wm + tm - 1) / tm);
+      b.k = static_cast<double>((wk + tk - 1) / tk);
+      b.n = static_cast<double>((wn + tn - 1) / tn);
+      b.k_splits = static_cast<double>(tk);
+      cost_gemm_block(chip, dtype, b);
+      if (!have || b.cycles() < best_cycles) {
+        best = b;
+        best_cycles = b.cycles();
+        have = true;
+      }
     }
-    for (int j = i; j < 3; ++j) block[order[j]] = side;
-    break;
   }
-  b.m = block[0];
-  b.k = block[1];
-  b.n = block[2];
-  b.k_splits = std::max(1.0, k / b.k);
+  return best;
+}
+
+}  // namespace
+
+void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b) {
+  const double vertex =
+      static_cast<double>(conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
+  b.amp_cycles = vertex * b.count / chip.amp_efficiency;
+  // Each output's k_splits partials need k_splits - 1 additions, spread over those tiles.
+  const double partials = b.k_splits > 1 ? b.m * b.n * b.count * (1.0 - 1.0 / b.k_splits) : 0;
+  const double operands = (b.m * b.k + b.k * b.n) * b.count;
+  b.exchange_cycles = (operands * operand_bytes(dtype) + partials * partial_bytes(dtype)) /
+                      chip.exchange_bytes_per_cycle_per_tile;
+  b.reduction_cycles = partials * partial_add_cycles(dtype);
+}
+
+GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,
+                              double n, double groups, double tiles) {
+  // A training step has hundreds of GEMM shapes and a calibration or plan sweep re-costs them
+  // thousands of times; the split search is a few thousand vertex estimates, so keep each.
+  thread_local std::map<PlanKey, GemmTileBlock> memo;
+  const PlanKey key = plan_key(chip, dtype, m, k, n, groups, tiles);
+  const auto it = memo.find(key);
+  if (it != memo.end()) return it->second;
+  if (memo.size() >= (1u << 16)) memo.clear();  // bound the memory of long sweeps
+  const GemmTileBlock b = plan(chip, dtype, m, k, n, groups, tiles);
+  memo.emplace(key, b);
   return b;
 }
 

@@ -81,4 +81,53 @@ std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t el
   return 11 + 1 + 6 + 1 + 6 + w * worker;
 }
 
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype) {
+  // Elements per 64-bit vector: 2 floats or 4 halves (Target::getVectorWidth).
+  const double v = static_cast<double>(data_path_elems(dtype));
+  const double reduce = 2.0 / (2.0 * v);  // 2 worker cycles per 2 vectors (8 halves, 4 floats)
+  const double in_place = 2.0 / v;        // an in-place binary op's 2 cycles per vector
+  const double add = (1.0 + 2.0) / v;     // ADD / SUB / MUL: 1 + 2 for load / store and the loop
+  const double norm = 2.0 * reduce + 4.0 * in_place;                   // poplin's Norms.cpp passes
+  const double exponent = dtype == ComputeDType::Float32 ? 3.0 : 1.0;  // {6, 2} / {4, 4}
+  // GELU: FP16 the codelets' repeat blocks (8 and 15 bundles per vector), FP32 the estimator's
+  // 10 cycles per vector for both.
+  const bool fp32 = dtype == ComputeDType::Float32;
+  const double gelu = (fp32 ? 10.0 : 8.0) / v;
+  const double gelu_grad = (fp32 ? 10.0 : 15.0) / v;
+  switch (kind) {
+    case VectorOpKind::Relu:
+    case VectorOpKind::ReluGrad:
+      return 3.0 / v;  // RELU / RELU grad: 3 cycles per loop of one vector
+    case VectorOpKind::Add:
+      return add;
+    case VectorOpKind::BatchNormForward:
+    case VectorOpKind::BatchNormBackward:
+    case VectorOpKind::LayerNorm:
+    case VectorOpKind::LayerNormGrad:
+      return norm;
+    case VectorOpKind::Softmax:
+      return 2.0 * reduce + 2.0 * add + exponent;  // max, sub, exp, sum, mul by 1 / sum
+    case VectorOpKind::SoftmaxGrad:
+      return 3.0 * add + reduce;  // mul, sum, mul, sub
+    case VectorOpKind::Gelu:
+      return gelu;
+    case VectorOpKind::GeluGrad:
+      return gelu_grad;
+    case VectorOpKind::AddLayerNorm:
+    case VectorOpKind::LayerNormGradAdd:
+      return add + norm;
+    case VectorOpKind::GeluLayerNorm:
+      return gelu + norm;
+    case VectorOpKind::GeluLayerNormGrad:
+      return gelu_grad + norm;
+  }
+  return 0;
+}
+
+double vector_cycles_per_flop(ComputeDType dtype) {
+  const ComputeDType d =
+      dtype == ComputeDType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
+  return vector_op_cycles_per_element(VectorOpKind::Add, d);
+}
+
 }  // namespace ipusim

@@ -55,4 +55,89 @@ std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t ele
 std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
                                         std::uint32_t elem_bytes);
 
+/// The element-wise ops whose per-element cost poplibs' estimators give (docs/cnn_cost.md
+/// sections 2 and 8). A composite op (softmax, layer norm) is the sum of the vertices poplibs'
+/// implementation runs, each over every element once.
+enum class VectorOpKind {
+  Relu,
+  Add,
+  BatchNormForward,
+  BatchNormBackward,
+  ReluGrad,
+  Softmax,
+  SoftmaxGrad,
+  Gelu,
+  GeluGrad,
+  LayerNorm,
+  LayerNormGrad,
+  AddLayerNorm,
+  LayerNormGradAdd,
+  GeluLayerNorm,
+  GeluLayerNormGrad
+};
+
+/// Tile clock cycles per element of `kind` in `dtype` (Float32 the FLOAT rows; Float16 and
+/// Float16_32, whose operands are halves, the HALF rows) over many elements, graphcore/poplibs tag
+/// sdk/poplar/2.3.0 (the SDK of the calibration runs; the rows cited are the same at 2.4.0). A
+/// worker's loop of c cycles over V elements, the elements split evenly over the W workers run
+/// round-robin: W x c x (e / W) / V tile cycles = c / V per element (the vertices' fixed cycles
+/// are in /chip/compute/op_overhead_cycles). V = 2 floats / 4 halves (the 64-bit data path).
+///   Relu: popopsCycleEstimators.hpp lines 205-206, RELU {3 cycles, 2 floats / 4 halves per
+///     loop}, run by UnaryOp1D (popopsCycleEstimators.cpp lines 1587-1603): 1.5 / 0.75.
+///   Add: lines 299-300, ADD {1, natural vector width}: binaryOpInnerLoopCycles
+///     (popopsCycleEstimators.cpp lines 61-82) adds 2 for load / store and the loop decision of
+///     the external codelet, per vector: 1.5 / 0.75. SUBTRACT and MULTIPLY (lines 360-361,
+///     395-396) are the same rows, so a broadcast sub or mul costs an Add.
+///   BatchNormForward: poplin/Norms.cpp, the statistics by one reduceMany of ADD and SQUARE_ADD
+///     (lines 181-217; the reduce vertex's 2 worker cycles per 4 floats / 8 halves,
+///     reduction/CycleEstimationFunctions.cpp lines 290-318) and four in-place element-wise
+///     passes (normWhiten sub + mulInPlace, normalise mul + addInPlace, lines 331-372; 2 cycles
+///     per 2 floats / 4 halves): 2 x 0.5 + 4 x 1 = 5 / 2 x 0.25 + 4 x 0.5 = 2.5, a lower bound
+///     (the broadcast operands' extra cycles are not counted).
+///   BatchNormBackward: normParamGradients, normGradients, normStatisticsGradients (lines
+///     373-545): two reductions and four element-wise passes as the forward, the same lower
+///     bound, 5 / 2.5.
+///   ReluGrad: popnnCycleEstimators.cpp NonLinearityGrad1D (lines 147-201), a loop of
+///     getNonLinearityGradOpCycles(RELU) = 3 cycles per vector (popnn/PerformanceEstimation.hpp
+///     lines 52-60): 1.5 / 0.75.
+///   Softmax: popnn/NonLinearity.cpp softmaxImpl (lines 68-140, the stable algorithm PopART's
+///     attention runs): reduce MAX (line 91), subInPlace of the max (105), expInPlace (117),
+///     reduce ADD to FP32 (123), invInPlace and cast of the row sums (129-134, per row, not per
+///     element) and mulInPlace by them (138): two reductions (the reduce vertex's 1 cycle per
+///     vector, as above), sub and mul at an Add's cost, EXPONENT {6, 2 floats} / {4, 4 halves}
+///     (popopsCycleEstimators.hpp lines 145-147): 2 x 0.5 + 2 x 1.5 + 3 = 7 /
+///     2 x 0.25 + 2 x 0.75 + 1 = 3.
+///   SoftmaxGrad: softmaxInputGradientImpl (lines 149-181): mul y g (172), reduce ADD (173), mul
+///     by the row sums (176), subInPlace (178): 3 x 1.5 + 0.5 = 5 / 3 x 0.75 + 0.25 = 2.5.
+///   Gelu: FP16 from the codelet, whose estimate poplibs marks a placeholder
+///     (popnn/PerformanceEstimation.hpp lines 33-37: 5 cycles per vector): the repeat block of
+///     NONLINEARITY_GELU_HALF (popnn/codelets/asm/NonLinearityLoop_gelu.S lines 80-134) is 8
+///     bundles per 64-bit vector (x^2, x^3, the mix, two f16v2tanh, add, mul, mul), one cycle
+///     each: 8 / 4 = 2 per half. FP32: the estimator's 10 cycles per 2 floats
+///     (NonLinearity1D, popnnCycleEstimators.cpp lines 69-133), 5 (the float loop not read).
+///   GeluGrad: FP16, the repeat block of NonLinearityGradLoop_gelu.S (lines 168-269) is 15
+///     bundles per vector (clamp, x^2, x^3, the Gaussian's exp twice, mix, tanh twice, adds,
+///     muls, the product with the output gradient): 15 / 4 = 3.75 per half. FP32: the
+///     NonLinearityGrad1D estimate, getNonLinearityGradOpCycles(GELU) 10 per 2 floats, 5.
+///   LayerNorm: popnn's layer norm is groupNormStatistics, groupNormWhiten and groupNormalise
+///     (popnn/GroupNorm.cpp lines 85-164) calling poplin's normStatistics, normWhiten and
+///     normalise (lines 111, 136, 164): BatchNormForward's vertices, 5 / 2.5 (a lower bound).
+///   LayerNormGrad: groupNormParamGradients and groupNormGradients (GroupNorm.cpp lines 184-238:
+///     poplin's normParamGradients, normGradients, normStatisticsGradients), i.e.
+///     BatchNormBackward's vertices, 5 / 2.5.
+///   AddLayerNorm: the residual Add, then LayerNorm: 1.5 + 5 / 0.75 + 2.5.
+///   LayerNormGradAdd: LayerNormGrad plus the Add that sums the residual branch's gradient:
+///     5 + 1.5 / 2.5 + 0.75.
+///   GeluLayerNorm / GeluLayerNormGrad: Gelu then the layer norm without the residual add
+///     (BERT's masked-LM head transform): 5 + 5 / 2 + 2.5; backward 5 + 5 / 3.75 + 2.5.
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype);
+
+/// Tile clock cycles per counted flop of a vector op no poplibs vertex cost is given for (the
+/// optimizer's updates, pools, losses, embeddings, an IR op given by flops and bytes):
+/// ASSUMPTION, each counted flop is one element of one popops element-wise vertex (a binary op of
+/// the ADD / SUBTRACT / MULTIPLY rows, popopsCycleEstimators.hpp lines 299-300: 1 + 2 cycles per
+/// vector), i.e. Add's cost per element: 1.5 per FP32 flop, 0.75 per FP16 flop. Float16_32 costs
+/// as Float32 (the vector unit has no mixed mode; its states are FP32).
+double vector_cycles_per_flop(ComputeDType dtype);
+
 }  // namespace ipusim

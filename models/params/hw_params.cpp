@@ -91,6 +91,12 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_flops_per_cycle_fp32 = amp.get_double("float32");
   c.amp_flops_per_cycle_fp16_32 = amp.get_double("float16_32");
   amp.finish();
+  ConfigNode units = n.child("amp_conv_units_per_tile");
+  c.amp_conv_units_fp16 = get_u32(units, "float16");
+  c.amp_conv_units_fp32 = get_u32(units, "float32");
+  c.amp_conv_units_fp16_32 = get_u32(units, "float16_32");
+  units.finish();
+  c.amp_vertex_sdk_major = get_u32(n, "amp_vertex_sdk_major");
   ConfigNode vec = n.child("vector_flops_per_cycle_per_tile");
   c.vector_flops_per_cycle_fp16 = vec.get_double("float16");
   c.vector_flops_per_cycle_fp32 = vec.get_double("float32");
@@ -108,9 +114,7 @@ ChipParams read_chip(ConfigNode n) {
   c.sync_internal_cycles = n.get_uint("sync_internal_cycles");
   ConfigNode cm = n.child("compute");
   c.amp_efficiency = cm.get_double("amp_efficiency");
-  c.amp_inner_dim_half = cm.get_double("amp_inner_dim_half");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
-  c.vector_efficiency = cm.get_double("vector_efficiency");
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
       n.get_double("external_exchange_bytes_per_cycle_per_tile");

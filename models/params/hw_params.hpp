@@ -60,6 +60,14 @@ struct ChipParams {
   double amp_flops_per_cycle_fp16{};     ///< FP16.16 on the AMP
   double amp_flops_per_cycle_fp32{};     ///< FP32 on the AMP
   double amp_flops_per_cycle_fp16_32{};  ///< FP16 in, FP32 accumulate
+  /// AMP conv units per pass (poplar Target's per-dtype counts; 0 = derive from the peak,
+  /// for tools that build a chip without a preset: models/ipu/conv_vertices.hpp).
+  std::uint32_t amp_conv_units_fp16{};
+  std::uint32_t amp_conv_units_fp32{};     ///< FP32 in, FP32 out
+  std::uint32_t amp_conv_units_fp16_32{};  ///< FP16 in, FP32 accumulate
+  /// The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP ops run
+  /// (1 = SDK 1.0.49, 2 = SDK 2.4.0; models/ipu/conv_vertices.hpp).
+  std::uint32_t amp_vertex_sdk_major{};
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};
@@ -70,10 +78,8 @@ struct ChipParams {
   double exchange_cycles_per_column{};  ///< propagation per column a word crosses
   std::uint64_t sync_internal_cycles{};
   // Compute model (`/chip/compute/...`, see models/ipu/compute.hpp); all ASSUMPTION, to be fitted.
-  double amp_efficiency{};      ///< fraction of AMP peak a large GEMM reaches
-  double amp_inner_dim_half{};  ///< partial length (16-bit elements) at which AMP efficiency halves
+  double amp_efficiency{};             ///< fraction of AMP peak a large GEMM reaches
   std::uint64_t op_overhead_cycles{};  ///< per op: vertex launch + the compute set's internal sync
-  double vector_efficiency{};          ///< fraction of vector/memory peak a vector-bound op reaches
   /// Off-chip traffic (IPU-Links, gateway): bytes per cycle one tile can send (or receive).
   double external_exchange_bytes_per_cycle_per_tile{};
   /// Fixed cycles per inter-IPU exchange phase (set-up of the external exchange), besides its sync.

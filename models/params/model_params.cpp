@@ -48,6 +48,33 @@ std::vector<ParamSpec> chip_specs() {
            "half the FP16.16 rate (no public figure; Graphcore's models enable half partials "
            "for speed). GC2 64, the full rate: its mixed-precision peak is 124.5 TFLOP/s "
            "(CIT)."),
+      integer("/chip/amp_conv_units_per_tile/float16", "", 16, 1, 64,
+              "AMP conv units an FP16.16 pass uses (poplar Target fp16InFp16OutConvUnitsPerTile; "
+              "the outputs one ConvPartial1x1 pass produces). GC2 8: poplibs' early Mk1 defaults "
+              "(NetOptions, 1216 tiles, 256 KiB: 8 / 8 / 4 units for FP16.16 / FP16.32 / FP32). "
+              "GC200/Bow 16: ASSUMPTION, from the sourced peak with 16 halves per unit and 4 "
+              "cycles per row (models/ipu/conv_vertices.hpp)."),
+      integer("/chip/amp_conv_units_per_tile/float32", "", 16, 1, 64,
+              "AMP conv units an FP32 pass uses (fp32InFp32OutConvUnitsPerTile). GC2 8: the "
+              "FP32 ConvPartial1x1 codelet of SDK 1.0.49 (poplibs tag 1.0.49, "
+              "conv_partial_1x1_float_float.S: AMP_OUTPUTS 8, 8 inputs, 8 cycles per row), which "
+              "the Citadel GEMMs ran; 4 units at its 8 cycles per row would cap FP32 at 15.6 "
+              "TFLOP/s, below the measured 18.9. GC200/Bow 16: ASSUMPTION, from the sourced peak "
+              "with 8 floats per unit and 8 cycles per row."),
+      integer("/chip/amp_vertex_sdk_major", "", 2, 1, 2,
+              "The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP "
+              "ops are costed by: 1 = SDK 1.0.49 (poplibs tag 1.0.49, "
+              "lib/poplin/PerformanceEstimation.hpp l. 126-212: per-row zeroing on the first "
+              "input group, larger fixed costs, no state retention), 2 = SDK 2.4.0 (tag "
+              "sdk/poplar/2.4.0, l. 32-42, 355-514). GC2 1: the Citadel report ran SDK 1.0.49 "
+              "(measurements.md section 4). GC200/Bow 2: their MLPerf runs used SDK 2.1 and 2.3 "
+              "(measurements.md); 2.4.0's estimate is the public one nearest them."),
+      integer("/chip/amp_conv_units_per_tile/float16_32", "", 8, 1, 64,
+              "AMP conv units an FP16-in / FP32-accumulate pass uses "
+              "(fp16InFp32OutConvUnitsPerTile). GC2 8 (poplibs' early Mk1 defaults, as float16; "
+              "poplibs' convolution test caps it at pipeline depth x 32-bit stores per cycle = "
+              "4 x 64 / 32 = 8 on a 64-bit data path, no cap on Mk1). GC200/Bow 8: ASSUMPTION, "
+              "from the assumed half-rate peak."),
       real("/chip/vector_flops_per_cycle_per_tile/float16", "flop/cycle", 4, 0.001, 1e6,
            "Vector-unit FP16 flops per cycle per tile (non-matmul ops). ASSUMPTION: one 64-bit "
            "SIMD op (4 x half) per cycle."),
@@ -92,25 +119,16 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.6855, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.7145, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
-           "before the inner-dimension and operand-exchange terms. " kFitted),
-      real("/chip/compute/amp_inner_dim_half", "element", 58.1, 0, 4096,
-           "Length, in 16-bit elements, of one partial sum (the inner dimension of a tile's "
-           "block of a matmul/convolution) at which AMP efficiency halves, bk / (bk + this): "
-           "each partial pays a fixed AMP pipeline fill and loop set-up. 32-bit operands halve "
-           "it (the AMP loads 64 bits per lane per cycle: 4 halves or 2 floats). 0 = no "
-           "penalty. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 1585, 0, 1e6,
+           "beyond poplibs' ConvPartial1x1 vertex estimate (models/ipu/conv_vertices.hpp): "
+           "divides the vertex's cycles; the operand exchange and partial sums are added "
+           "separately. " kFitted),
+      integer("/chip/compute/op_overhead_cycles", "cycle", 1335, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
-      real("/chip/compute/vector_efficiency", "", 1, 0.01, 1,
-           "Fraction of the vector-unit flop rate or tile memory rate (whichever binds) that "
-           "vector-bound ops "
-           "(norms, softmax, elementwise, optimizer, embedding, on-tile reductions) "
-           "reach. " kFitted),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle of packet (payload and header) one tile's exchange port moves off "
            "chip (sent and, separately, received: IPU-Links, the gateway). Data to another IPU "

@@ -31,6 +31,7 @@ ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
   s.bytes = part.bytes;
   s.scalar_reductions = part.scalar_reductions;
   s.chained_ops = part.chained_ops;
+  s.vector_tile_cycles = part.vector_tile_cycles;
   s.dtype = compute_dtype(part.dtype);
   s.unit = part.unit;
   s.tiles = tiles;
@@ -45,6 +46,7 @@ ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
   part.bytes = op.mem_bytes;
   part.scalar_reductions = op.scalar_reductions;
   part.chained_ops = op.chained_ops;
+  part.vector_tile_cycles = op.vector_tile_cycles;
   part.unit = op.unit;
   part.op_class = op.op_class;
   part.gemm = op.gemm;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/ipu/popops_vertices.hpp"
 #include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 
@@ -65,6 +66,13 @@ struct Builder {
 
   double mb() const { return static_cast<double>(s.micro_batch); }
   double elements(const Act& a) const { return mb() * static_cast<double>(a.c * a.h * a.w); }
+  /// poplibs' vertex cycles of `kind` over `elems` elements in the model's dtype
+  /// (models/ipu/popops_vertices.hpp).
+  double poplibs_cycles(VectorOpKind kind, double elems) const {
+    const ComputeDType d =
+        s.dtype == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
+    return elems * vector_op_cycles_per_element(kind, d);
+  }
   std::uint64_t bytes(const Act& a) const {
     return static_cast<std::uint64_t>(s.micro_batch * a.c * a.h * a.w) * dtype_bytes(s.dtype);
   }
@@ -172,7 +180,8 @@ struct Builder {
     // moving-average step; their updates' ops are counted with gamma's (tf_update_ops).
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
     vec(name + "/fwd", Pass::Forward, OpClass::Norm, 5 * elements(in), 3 * bytes(in),
-        {in.name, gamma, beta}, {l.out.name});
+        {in.name, gamma, beta}, {l.out.name})
+        .vector_tile_cycles = poplibs_cycles(VectorOpKind::BatchNormForward, elements(in));
     distributed_norm_allreduce(name + "/statistics_allreduce", Pass::Forward, in.c);
     return l;
   }
@@ -205,14 +214,16 @@ struct Builder {
   Layer relu(const std::string& name, const Act& in) {
     Layer l{name, in, activation(name + "/out", in.c, in.h, in.w)};
     vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(in), 2 * bytes(in), {in.name},
-        {l.out.name});
+        {l.out.name})
+        .vector_tile_cycles = poplibs_cycles(VectorOpKind::Relu, elements(in));
     return l;
   }
   /// Residual add: 1 flop per element; two reads and one write.
   Layer add(const std::string& name, const Act& a, const Act& b) {
     Layer l{name, a, activation(name + "/out", a.c, a.h, a.w)};
     vec(name + "/fwd", Pass::Forward, OpClass::Elementwise, elements(a), 3 * bytes(a),
-        {a.name, b.name}, {l.out.name});
+        {a.name, b.name}, {l.out.name})
+        .vector_tile_cycles = poplibs_cycles(VectorOpKind::Add, elements(a));
     return l;
   }
   /// 3x3 stride-2 max pool (pad 1): 8 comparisons per output element; input read once,
@@ -253,19 +264,22 @@ struct Builder {
   void bn_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
     ModelOp& o = vec(l.name + "/bwd", Pass::Backward, OpClass::Norm, 9 * elements(l.in),
                      5 * bytes(l.in), {l.in.name, dy, l.name + "/gamma"}, {grad(l.in, dx)});
+    o.vector_tile_cycles = poplibs_cycles(VectorOpKind::BatchNormBackward, elements(l.in));
     weight_grad_outputs(o, l.name + "/gamma");
     weight_grad_outputs(o, l.name + "/beta");
     distributed_norm_allreduce(l.name + "/gradients_allreduce", Pass::Backward, l.in.c);
   }
   /// dx = y > 0 ? dy : 0: 1 select per element; y and dy read, dx written.
   void relu_bwd(const Layer& l, const std::string& dy, const std::string& dx) {
-    vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in), 3 * bytes(l.in),
-        {l.out.name, dy}, {grad(l.in, dx)});
+    ModelOp& o = vec(l.name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(l.in),
+                     3 * bytes(l.in), {l.out.name, dy}, {grad(l.in, dx)});
+    o.vector_tile_cycles = poplibs_cycles(VectorOpKind::ReluGrad, elements(l.in));
   }
   /// The gradients of the two paths into a block's input are summed: 1 add per element.
   void sum_bwd(const std::string& name, const Act& x, const std::string& a, const std::string& b) {
-    vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x), {a, b},
-        {grad(x)});
+    ModelOp& o = vec(name + "/bwd", Pass::Backward, OpClass::Elementwise, elements(x), 3 * bytes(x),
+                     {a, b}, {grad(x)});
+    o.vector_tile_cycles = poplibs_cycles(VectorOpKind::Add, elements(x));
   }
   /// Max-pool backward: each output's 9 window inputs are compared with the max again to
   /// route dy (9 flops per output element); x, y and dy read, dx written.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/ipu/popops_vertices.hpp"
 #include "runtime/generators/model_gen.hpp"
 #include "runtime/generators/transformer_placement.hpp"
 
@@ -70,6 +71,17 @@ struct Builder {
     o.bytes = static_cast<std::uint64_t>(elements * passes * dtype_bytes(s.dtype));
     return o;
   }
+  /// vec() for an op whose vertices poplibs' estimators cost: its tile cycles are `kind`'s per
+  /// element (models/ipu/popops_vertices.hpp) in the model's dtype; flops and bytes stay for
+  /// the report and the per-tile split.
+  ModelOp& vec(const std::string& name, Pass pass, const LayerPlace& at, OpClass c, double elements,
+               double flops_per_element, double passes, VectorOpKind kind) {
+    ModelOp& o = vec(name, pass, at, c, elements, flops_per_element, passes);
+    const ComputeDType d =
+        s.dtype == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
+    o.vector_tile_cycles = elements * vector_op_cycles_per_element(kind, d);
+    return o;
+  }
   /// The matmul's backward: input gradient (m x n by n x k) and weight gradient (k x m by m x n).
   void gemm_backward(const std::string& name, const LayerPlace& at, GemmShape g,
                      bool input_grad = true) {
@@ -122,8 +134,9 @@ LayerShapes layer_shapes(const TransformerSpec& s) {
   return l;
 }
 
-// Element-wise costs (ASSUMPTION: counted operations per element; the compute model's vector
-// efficiency absorbs what this count misses). Softmax: max, subtract, exp, sum, divide.
+// Element-wise operations counted per element (ASSUMPTION; the report's flops). The ops' time is
+// poplibs' vertex cycles per element (models/ipu/popops_vertices.hpp), given with each op.
+// Softmax: max, subtract, exp, sum, divide.
 constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10;
 
 /// Where one layer's feed-forward half goes when it is placed apart from its attention half
@@ -150,12 +163,13 @@ void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass 
   q.temp_bytes = split ? attn_temp : attn_temp + ffn_temp;
   q.stash_bytes = stash_bytes;
   b.gemm(p + "scores" + suffix, pass, at, l.scores);
-  b.vec(p + "softmax" + suffix, pass, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 2);
+  b.vec(p + "softmax" + suffix, pass, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 2,
+        VectorOpKind::Softmax);
   b.gemm(p + "context" + suffix, pass, at, l.context);
   b.gemm(p + "attn_out" + suffix, pass, at, l.attn_out);
   b.tp_allreduce(p + "attn_out/tp_allreduce" + suffix, pass, at, 1);
-  ModelOp& n1 =
-      b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
+  ModelOp& n1 = b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements,
+                      kNormFlops, 3, VectorOpKind::AddLayerNorm);
   const LayerPlace& fa = split ? ffn.at : at;
   if (split) n1.outputs = {ffn.mid};
   ModelOp& f1 = b.gemm(p + "ff1" + suffix, pass, fa, l.ff1);
@@ -164,11 +178,12 @@ void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass 
     f1.inputs.push_back(ffn.mid);
     f1.temp_bytes = ffn_temp;
   }
-  b.vec(p + "gelu" + suffix, pass, fa, OpClass::Elementwise, l.ffn_elements, kGeluFlops, 2);
+  b.vec(p + "gelu" + suffix, pass, fa, OpClass::Elementwise, l.ffn_elements, kGeluFlops, 2,
+        VectorOpKind::Gelu);
   b.gemm(p + "ff2" + suffix, pass, fa, l.ff2);
   b.tp_allreduce(p + "ff2/tp_allreduce" + suffix, pass, fa, 1);
-  ModelOp& n =
-      b.vec(p + "add_norm2" + suffix, pass, fa, OpClass::Norm, l.hidden_elements, kNormFlops, 3);
+  ModelOp& n = b.vec(p + "add_norm2" + suffix, pass, fa, OpClass::Norm, l.hidden_elements,
+                     kNormFlops, 3, VectorOpKind::AddLayerNorm);
   if (!out.empty()) n.outputs = {out};
 }
 
@@ -184,7 +199,7 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
   const bool split = !ffn.mid.empty();
   const LayerPlace& fa = split ? ffn.at : at;
   ModelOp& first = b.vec(p + "add_norm2/bwd", Pass::Backward, fa, OpClass::Norm, l.hidden_elements,
-                         2 * kNormFlops, 4);
+                         2 * kNormFlops, 4, VectorOpKind::LayerNormGradAdd);
   first.inputs = split ? ffn.weights : weights;
   if (split) {
     first.inputs.push_back(ffn.mid);
@@ -194,13 +209,13 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
   }
   first.temp_bytes = temp_bytes;
   b.gemm_backward(p + "ff2", fa, l.ff2);
-  b.vec(p + "gelu/bwd", Pass::Backward, fa, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops,
-        3);
+  b.vec(p + "gelu/bwd", Pass::Backward, fa, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops, 3,
+        VectorOpKind::GeluGrad);
   b.gemm_backward(p + "ff1", fa, l.ff1);
   b.tp_allreduce(p + "ff1/tp_allreduce/bwd", Pass::Backward, fa, 1);
   if (split) b.m.ops.back().outputs.push_back("d" + ffn.mid);
   ModelOp& n1 = b.vec(p + "add_norm1/bwd", Pass::Backward, at, OpClass::Norm, l.hidden_elements,
-                      2 * kNormFlops, 4);
+                      2 * kNormFlops, 4, VectorOpKind::LayerNormGradAdd);
   if (split) {
     n1.inputs = weights;
     if (!extra_inputs.empty()) n1.inputs.push_back(extra_inputs.front());
@@ -212,15 +227,15 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
          {l.context.m, l.context.n, l.context.k, l.context.groups});
   b.gemm(p + "context/dgrad_v", Pass::Backward, at,
          {l.context.k, l.context.m, l.context.n, l.context.groups});
-  b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops,
-        3);
+  b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 3,
+        VectorOpKind::SoftmaxGrad);
   b.gemm(p + "scores/dgrad_q", Pass::Backward, at,
          {l.scores.m, l.scores.n, l.scores.k, l.scores.groups});
   b.gemm(p + "scores/dgrad_k", Pass::Backward, at,
          {l.scores.n, l.scores.m, l.scores.k, l.scores.groups});
   b.gemm_backward(p + "qkv", at, l.qkv);
-  ModelOp& last =
-      b.vec(p + "residual/bwd", Pass::Backward, at, OpClass::Elementwise, l.hidden_elements, 1, 3);
+  ModelOp& last = b.vec(p + "residual/bwd", Pass::Backward, at, OpClass::Elementwise,
+                        l.hidden_elements, 1, 3, VectorOpKind::Add);
   b.tp_allreduce(p + "qkv/tp_allreduce/bwd", Pass::Backward, at, 1);
   if (!out.empty()) last.outputs = {out};
 }
@@ -362,7 +377,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     o.outputs = {"x1"};
     o.stash_bytes = b.act_bytes();
     if (s.head == "mlm_nsp")
-      b.vec("embedding/norm", Pass::Forward, ea, OpClass::Norm, mb * seq * hd, kNormFlops, 3);
+      b.vec("embedding/norm", Pass::Forward, ea, OpClass::Norm, mb * seq * hd, kNormFlops, 3,
+            VectorOpKind::LayerNorm);
   }
   b.tp_allreduce("embedding/fwd/tp_allreduce", Pass::Forward, ea, 1);
 
@@ -448,7 +464,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     b.gemm("head/decoder", Pass::Forward, head_at, dec);
     b.tp_allreduce("head/fwd/tp_allreduce", Pass::Forward, head_at, 1);
     b.vec("head/loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * vocab_tp),
-          kSoftmaxFlops, 2);
+          kSoftmaxFlops, 2, VectorOpKind::Softmax);
     ModelOp& lb = b.vec("head/loss/bwd", Pass::Backward, head_at, OpClass::Loss,
                         static_cast<double>(M * vocab_tp), 2, 2);
     lb.inputs = {"head/dense", "head/decoder", head_in};
@@ -474,10 +490,10 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
                    static_cast<std::uint64_t>(s.attention_serialisation);
     d.stash_bytes = static_cast<std::uint64_t>(M * h) * dtype_bytes(s.dtype) * 3;
     b.vec("head/mlm_gelu_norm", Pass::Forward, head_at, OpClass::Norm, static_cast<double>(M * h),
-          kGeluFlops + kNormFlops, 3);
+          kGeluFlops + kNormFlops, 3, VectorOpKind::GeluLayerNorm);
     b.gemm("head/mlm_decoder", Pass::Forward, head_at, dec);
     b.vec("head/mlm_loss", Pass::Forward, head_at, OpClass::Loss, static_cast<double>(M * s.vocab),
-          kSoftmaxFlops, 2);
+          kSoftmaxFlops, 2, VectorOpKind::Softmax);
     b.gemm("head/pooler", Pass::Forward, head_at, pool);
     b.gemm("head/nsp", Pass::Forward, head_at, nsp);
     ModelOp& lb = b.vec("head/mlm_loss/bwd", Pass::Backward, head_at, OpClass::Loss,
@@ -488,7 +504,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     b.gemm_backward("head/pooler", head_at, pool);
     b.gemm_backward("head/mlm_decoder", head_at, dec);
     b.vec("head/mlm_gelu_norm/bwd", Pass::Backward, head_at, OpClass::Norm,
-          static_cast<double>(M * h), 2 * (kGeluFlops + kNormFlops), 4);
+          static_cast<double>(M * h), 2 * (kGeluFlops + kNormFlops), 4,
+          VectorOpKind::GeluLayerNormGrad);
     b.gemm_backward("head/mlm_dense", head_at, dense);
   }
   // The head's backward writes the gradient of its input activation.

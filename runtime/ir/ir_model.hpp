@@ -108,6 +108,9 @@ struct ModelOp {
   /// Ops the framework runs this one as, one after another, each paying the op overhead (an
   /// optimizer update built op by op); see ComputeSpec::chained_ops.
   std::uint32_t chained_ops = 1;
+  /// Vector ops costed by poplibs' vertex estimators: the tile cycles of all elements (see
+  /// ComputeSpec::vector_tile_cycles); 0 = by flops and bytes.
+  double vector_tile_cycles = 0;
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;  ///< matmul/convolution shape (flops = gemm.flops() when known)

@@ -41,6 +41,7 @@ struct ComputePart {
   std::uint64_t bytes = 0;              ///< bytes read and written (vector-bound ops)
   std::uint32_t scalar_reductions = 0;  ///< reductions to a scalar (ModelOp's)
   std::uint32_t chained_ops = 1;        ///< ops paying the op overhead (ModelOp's)
+  double vector_tile_cycles = 0;        ///< poplibs' vertex cycles (ModelOp's)
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
   GemmShape gemm;
@@ -63,6 +64,7 @@ struct LOp {
   std::uint64_t mem_bytes = 0;          ///< Compute: bytes read and written
   std::uint32_t scalar_reductions = 0;  ///< Compute without parts: reductions to a scalar
   std::uint32_t chained_ops = 1;        ///< Compute without parts: ops paying the op overhead
+  double vector_tile_cycles = 0;        ///< Compute without parts: poplibs' vertex cycles
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;  ///< Compute without parts
   GemmShape gemm;                      ///< Compute without parts

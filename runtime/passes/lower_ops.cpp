@@ -90,6 +90,7 @@ LOp Lowerer::from_model(const ModelOp& o, int v, int step) {
       op.kind = LKind::Compute;
       op.flops = o.flops;
       op.mem_bytes = o.bytes;
+      op.vector_tile_cycles = o.vector_tile_cycles;
       op.unit = o.unit;
       op.op_class = o.op_class;
       op.gemm = o.gemm;

@@ -16,6 +16,7 @@ ComputePart part_of(const ModelOp& o) {
   p.bytes = o.bytes;
   p.scalar_reductions = o.scalar_reductions;
   p.chained_ops = o.chained_ops;
+  p.vector_tile_cycles = o.vector_tile_cycles;
   p.unit = o.unit;
   p.op_class = o.op_class;
   p.gemm = o.gemm;

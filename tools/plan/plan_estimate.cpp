@@ -29,28 +29,35 @@ double shard_group(const PlanCandidate& c) {
   return std::strtod(c.rts.substr(c.rts.find(':') + 1).c_str(), nullptr);
 }
 
+/// The chip values the compute model's GEMM cost reads, from the plan's facts, at FP16.
+ChipParams gemm_chip(const ModelFacts& f) {
+  ChipParams c;
+  c.tiles = static_cast<std::uint32_t>(f.tiles);
+  c.worker_threads = static_cast<std::uint32_t>(f.worker_threads);
+  c.amp_flops_per_cycle_fp16 = f.amp_flops_per_cycle_per_tile;
+  c.amp_flops_per_cycle_fp32 = f.amp_flops_per_cycle_per_tile;
+  c.amp_flops_per_cycle_fp16_32 = f.amp_flops_per_cycle_per_tile;
+  c.vector_flops_per_cycle_fp16 = f.vector_flops_per_cycle_per_tile;
+  c.vector_flops_per_cycle_fp32 = f.vector_flops_per_cycle_per_tile;
+  c.exchange_bytes_per_cycle_per_tile = f.exchange_bytes_per_cycle_per_tile;
+  c.amp_efficiency = f.amp_efficiency;
+  return c;
+}
+
 /// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below, for any
 /// assignment of the three dimensions to m, n and k (the backward GEMMs permute them): the
-/// compute model's block of an even split over every tile has the same three sides whatever
-/// the assignment, so the bound is the least, over the side taken as the inner one, of the
-/// model's AMP work (at the FP16 fill factor of that side), operand faces and FP16 partials
-/// exchanged and summed (at vector_efficiency's bound 1), plus the per-op overhead.
+/// least, over the six assignments, of the model's FP16 cost of the busiest tile's block under
+/// the cycle-minimising split (models/ipu/gemm_tiling.hpp), plus the per-op overhead.
 double gemm_cycles_lower_bound(const ModelFacts& f, double m, double n, double k, double groups) {
+  const ChipParams chip = gemm_chip(f);
   const double tiles = static_cast<double>(f.tiles);
-  const double flops = 2 * m * n * k * groups;
-  const GemmTileBlock b = gemm_tile_block(m, k, n, groups, tiles);
-  const double dims[3] = {m, k, n}, sides[3] = {b.m, b.k, b.n};
-  const double volume = b.m * b.k * b.n;
+  const double d[3] = {m, k, n};
+  const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   double best = -1;
-  for (int i = 0; i < 3; ++i) {
-    const double inner = sides[i], outputs = volume / inner;
-    const double fill = inner / (inner + f.amp_inner_dim_half);
-    const double partials = b.count > 1 ? 0 : outputs * (1 - inner / dims[i]);
-    const double faces = inner * (b.m + b.k + b.n - inner) * b.count;
+  for (const auto& p : perms) {
     const double cycles =
-        flops / (tiles * f.amp_flops_per_cycle_per_tile * f.amp_efficiency * fill) +
-        (faces + partials) * 2 / f.exchange_bytes_per_cycle_per_tile +  // FP16: 2 B
-        partials / f.vector_flops_per_cycle_per_tile;
+        gemm_tile_block(chip, ComputeDType::Float16, d[p[0]], d[p[1]], d[p[2]], groups, tiles)
+            .cycles();
     if (best < 0 || cycles < best) best = cycles;
   }
   return best + f.op_overhead_cycles;

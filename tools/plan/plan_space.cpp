@@ -162,7 +162,7 @@ ModelFacts read_model_facts(const Json& base, const std::string& file) {
   f.amp_flops_per_cycle_per_tile = number_at(base, "/chip/flops_per_cycle_per_tile/float16", 128);
   f.amp_efficiency = number_at(base, "/chip/compute/amp_efficiency", 0.359);
   f.op_overhead_cycles = number_at(base, "/chip/compute/op_overhead_cycles", 0);
-  f.amp_inner_dim_half = number_at(base, "/chip/compute/amp_inner_dim_half", 0);
+  f.worker_threads = number_at(base, "/chip/worker_threads", 6);
   f.exchange_bytes_per_cycle_per_tile =
       number_at(base, "/chip/exchange_bytes_per_cycle_per_tile", 4);
   f.vector_flops_per_cycle_per_tile =

@@ -22,8 +22,8 @@ struct ModelFacts {
   std::int64_t tiles = 1472, sram_per_tile_bytes = 638976, code_bytes_per_tile = 0;
   double clock_GHz = 1.325, amp_flops_per_cycle_per_tile = 128, amp_efficiency = 0.359;
   double op_overhead_cycles = 0;
-  /// /chip/compute/amp_inner_dim_half (16-bit elements; 0 = no AMP fill term).
-  double amp_inner_dim_half = 0;
+  /// /chip/worker_threads (the AMP vertex's workers, models/ipu/conv_vertices.hpp).
+  double worker_threads = 6;
   double ddr_GBps_per_machine = 38.4, ipu_link_GBps = 17.18, ipu_link_efficiency = 0.85;
   std::int64_t layers = 0;            ///< transformer encoder layers (0 for the CNN)
   std::int64_t sequence_length = 1;   ///< tokens per sample (1 for the CNN)

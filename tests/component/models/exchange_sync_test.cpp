@@ -117,7 +117,6 @@ TEST_CASE("compute cycles = overhead + busiest tile's work / (peak x op-class ef
   const double tiles = resolved(doc, "/chip/tiles");
   // Microbenchmark compute steps carry no GEMM shape: the AMP formula without shape terms.
   const double amp = resolved(doc, "/chip/compute/amp_efficiency");
-  const double vec = resolved(doc, "/chip/compute/vector_efficiency");
   const std::uint64_t ovh =
       static_cast<std::uint64_t>(resolved(doc, "/chip/compute/op_overhead_cycles"));
   CHECK(b.step(0)["cycles"] ==
@@ -127,7 +126,7 @@ TEST_CASE("compute cycles = overhead + busiest tile's work / (peak x op-class ef
   CHECK(b.step(1)["cycles"] ==
         ceil_div(32000, resolved(doc, "/chip/flops_per_cycle_per_tile/float32") * amp) + ovh);
   CHECK(b.step(2)["cycles"] ==
-        ceil_div(24000, resolved(doc, "/chip/memory_bytes_per_cycle_per_tile") * vec) + ovh);
+        ceil_div(24000, resolved(doc, "/chip/memory_bytes_per_cycle_per_tile")) + ovh);
 }
 
 TEST_CASE("external sync follows ceil(15 ns x f x hops x 2), hops = 1 + n/4, for 4, 16 and 64 IPUs",

@@ -100,7 +100,6 @@ TEST_CASE("exchange spec errors name the problem", "[exchange]") {
 TEST_CASE("compute cycles by dtype and unit", "[compute]") {
   ChipParams c = registry_hw_params().chip;
   c.amp_efficiency = 1.0;
-  c.vector_efficiency = 1.0;
   ComputeSpec s;
   s.flops = 1472.0 * 128 * 10;
   CHECK(compute_cycles(c, s) == 10 + c.op_overhead_cycles);
@@ -110,9 +109,10 @@ TEST_CASE("compute cycles by dtype and unit", "[compute]") {
   CHECK(compute_cycles(c, s) == 20 + c.op_overhead_cycles);
   s.unit = ComputeUnit::Vector;
   s.dtype = ComputeDType::Float16;
-  CHECK(compute_cycles(c, s) == 320 + c.op_overhead_cycles);
-  c.vector_efficiency = 0.5;
-  CHECK(compute_cycles(c, s) == 640 + c.op_overhead_cycles);
+  // 1280 flops per tile, each an element of popops' ADD (3 cycles per 4 halves, 2 floats).
+  CHECK(compute_cycles(c, s) == 960 + c.op_overhead_cycles);
+  s.dtype = ComputeDType::Float32;
+  CHECK(compute_cycles(c, s) == 1920 + c.op_overhead_cycles);
   ComputeSpec none;
   CHECK(compute_cycles(c, none) == 0);
 }

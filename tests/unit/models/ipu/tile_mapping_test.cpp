@@ -45,16 +45,15 @@ TEST_CASE("compute with a share: the busiest tile's fraction replaces 1 / tiles"
   c.tiles = 4;
   c.op_overhead_cycles = 10;
   c.vector_flops_per_cycle_fp16 = 4;
-  c.vector_efficiency = 1.0;
   c.memory_bytes_per_cycle_per_tile = 1e9;  // flop-bound
   ComputeSpec s;
   s.flops = 4000;
   s.unit = ComputeUnit::Vector;
   s.dtype = ComputeDType::Float16;
-  // Balanced: 1000 flops per tile / 4 per cycle = 250 cycles + 10.
-  CHECK(compute_cycles(c, s) == 260);
-  // Busiest tile holds 12 of 38 elements: 4000 x 12 / 38 = 1263.16 flops -> ceil(315.8) + 10.
-  CHECK(compute_cycles_with_share(c, s, 12.0 / 38.0) == 326);
+  // Balanced: 1000 flops per tile x 0.75 (popops' ADD per half) = 750 cycles + 10.
+  CHECK(compute_cycles(c, s) == 760);
+  // Busiest tile holds 12 of 38 elements: 4000 x 12 / 38 = 1263.16 flops -> ceil(947.4) + 10.
+  CHECK(compute_cycles_with_share(c, s, 12.0 / 38.0) == 958);
 }
 
 TEST_CASE(
@@ -64,7 +63,6 @@ TEST_CASE(
   c.tiles = 4;
   c.op_overhead_cycles = 10;
   c.vector_flops_per_cycle_fp16 = 4;
-  c.vector_efficiency = 1.0;
   c.memory_bytes_per_cycle_per_tile = 1e9;
   ComputeSpec s;
   s.flops = 4000;
@@ -73,12 +71,12 @@ TEST_CASE(
   s.mapped_bytes = 38;
   s.grain_bytes = 4;
   TileArray per_tile(c, Fidelity::PerTile), aggregated(c, Fidelity::Aggregated);
-  CHECK(aggregated.compute(s) == 260);  // aggregated ignores the mapping
-  CHECK(per_tile.compute(s) == 326);
-  // Tile 3 holds 6 of 38: 4000 x 6 / 38 = 631.6 flops -> ceil(157.9) + 10 = 168 cycles.
-  CHECK(per_tile.compute_cycles()[3] == 168);
+  CHECK(aggregated.compute(s) == 760);  // aggregated ignores the mapping
+  CHECK(per_tile.compute(s) == 958);
+  // Tile 3 holds 6 of 38: 4000 x 6 / 38 = 631.6 flops -> ceil(631.6 x 0.75 = 473.7) + 10 = 484.
+  CHECK(per_tile.compute_cycles()[3] == 484);
   s.mapped_bytes = 40;  // 10 grains: 3, 3, 2, 2 grains: still one grain over ceil(40 / 4)
-  CHECK(per_tile.compute(s) == 10 + 300);
+  CHECK(per_tile.compute(s) == 10 + 900);
   s.mapped_bytes = 32;  // 8 grains, 2 per tile: balanced, the aggregated formula
   CHECK(per_tile.compute(s) == compute_cycles(c, s));
 }

@@ -52,7 +52,13 @@ TEST_CASE("every system preset resolves with the documented values", "[params]")
     CHECK(p.num_ipus() == 64 * ilds);
   }
   ConfigDoc gc2 = ConfigDoc::load_file(src() + "/configs/chips/gc2.json");
-  CHECK(read_hw_params(gc2).chip.tiles == 1216);
+  const ChipParams c2 = read_hw_params(gc2).chip;
+  CHECK(c2.tiles == 1216);
+  // GC2: SDK 1.0.49's vertex, 8 outputs a pass for FP32 too; GC200 (the default): 2.4.0's.
+  CHECK(c2.amp_vertex_sdk_major == 1);
+  CHECK(c2.amp_conv_units_fp32 == 8);
+  ConfigDoc gc200 = ConfigDoc::load_file(src() + "/configs/chips/gc200.json");
+  CHECK(read_hw_params(gc200).chip.amp_vertex_sdk_major == 2);
 }
 
 TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
@@ -65,6 +71,8 @@ TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
 TEST_CASE("bad hardware configs are errors with the JSON path", "[params]") {
   CHECK_THROWS_WITH(read(Json{{"chip", {{"tilez", 3}}}}),
                     Catch::Contains("/chip/tilez") && Catch::Contains("tiles"));
+  CHECK_THROWS_WITH(read(Json{{"chip", {{"amp_vertex_sdk_major", 3}}}}),
+                    Catch::Contains("/chip/amp_vertex_sdk_major"));
   CHECK_THROWS_WITH(
       read(Json{{"ipu_link", {{"partner_links", 9}}}}),
       Catch::Contains("/ipu_link/partner_links") && Catch::Contains("exceed links_per_ipu"));

@@ -237,3 +237,27 @@ TEST_CASE("a layer's biases and LayerNorm parameters are separate weights, as be
   CHECK(m.tensor("layer0/ff1_bias").elements() == 4096);
   CHECK(m.tensor("layer0/norm2_beta").elements() == 1024);
 }
+
+TEST_CASE("the layer's vector ops carry poplibs' vertex cycles; the loss backward does not",
+          "[transformer][vector]") {
+  // BERT-Large FP16, micro-batch 2 packs of 512: T = 1024 tokens, scores 2 x 16 heads x 512^2
+  // = 8,388,608 elements, hidden T x 1024 = 1,048,576, feed-forward T x 4096 = 4,194,304.
+  // Per element (models/ipu/popops_vertices.hpp): softmax 3.0, its gradient 2.5, add + layer
+  // norm 3.25 (and its gradient with the residual's add), GELU 2.0, its gradient 3.75.
+  const Model m = generate_transformer(bert_large_mlperf(), 4);
+  auto cycles = [&](const std::string& name) {
+    for (const ModelOp& o : m.ops)
+      if (o.name == name) return o.vector_tile_cycles;
+    FAIL("no op " << name);
+    return -1.0;
+  };
+  CHECK(cycles("layer0/softmax") == 8388608.0 * 3.0);
+  CHECK(cycles("layer0/softmax/bwd") == 8388608.0 * 2.5);
+  CHECK(cycles("layer0/add_norm1") == 1048576.0 * 3.25);
+  CHECK(cycles("layer0/add_norm2/bwd") == 1048576.0 * 3.25);
+  CHECK(cycles("layer0/gelu") == 4194304.0 * 2.0);
+  CHECK(cycles("layer0/gelu/bwd") == 4194304.0 * 3.75);
+  CHECK(cycles("layer0/residual/bwd") == 1048576.0 * 0.75);
+  // No vertex cost given: the compute model's per-flop ADD cost applies.
+  CHECK(cycles("head/mlm_loss/bwd") == 0.0);
+}

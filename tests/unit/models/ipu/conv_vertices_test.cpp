@@ -1,0 +1,154 @@
+// poplin's ConvPartial1x1 vertex estimate against cycle counts worked out by hand from
+// PerformanceEstimation.hpp (sdk/poplar/2.4.0; line numbers are that file's).
+#include "models/ipu/conv_vertices.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "models/params/hw_params.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+/// A chip with 6 workers and the AMP peaks given (flops per tile cycle), conv units derived
+/// from the peaks (no preset counts).
+ChipParams chip_with_peaks(double fp16, double fp16_32, double fp32) {
+  ChipParams c = registry_hw_params().chip;
+  c.worker_threads = 6;
+  c.amp_conv_units_fp16 = 0;
+  c.amp_conv_units_fp32 = 0;
+  c.amp_conv_units_fp16_32 = 0;
+  c.amp_flops_per_cycle_fp16 = fp16;
+  c.amp_flops_per_cycle_fp16_32 = fp16_32;
+  c.amp_flops_per_cycle_fp32 = fp32;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("conv path: conv units from the AMP peak, weight loads at 16 B per cycle",
+          "[compute][amp][conv]") {
+  // GC200 peaks 128 / 64 / 32: units = peak x core cycles / (2 x weights per unit).
+  const ChipParams gc200 = chip_with_peaks(128, 64, 32);
+  ConvPath p = conv_path(gc200, ComputeDType::Float16);
+  CHECK(p.conv_units == 16);  // 128 x 4 / 32
+  CHECK(p.weights_per_unit == 16);
+  CHECK(p.core_cycles == 4);
+  CHECK(p.weight_load_cycles == 32);  // 16 units x 16 halves x 2 B / 16
+  p = conv_path(gc200, ComputeDType::Float16_32);
+  CHECK(p.conv_units == 8);  // 64 x 4 / 32
+  CHECK(p.weight_load_cycles == 16);
+  CHECK(p.float_partials);
+  CHECK_FALSE(p.float_activations);
+  p = conv_path(gc200, ComputeDType::Float32);
+  CHECK(p.conv_units == 16);  // 32 x 8 / 16
+  CHECK(p.weights_per_unit == 8);
+  CHECK(p.core_cycles == 8);
+  CHECK(p.weight_load_cycles == 32);  // 16 units x 8 floats x 4 B / 16
+  // GC2 peaks 64 / 64 / 16: 8 units on every path.
+  const ChipParams gc2 = chip_with_peaks(64, 64, 16);
+  CHECK(conv_path(gc2, ComputeDType::Float16).conv_units == 8);
+  CHECK(conv_path(gc2, ComputeDType::Float16_32).conv_units == 8);
+  CHECK(conv_path(gc2, ComputeDType::Float32).conv_units == 8);  // 16 x 8 / 16
+}
+
+TEST_CASE("conv 1x1 inner loop: workers' rows, retention and the tag cost",
+          "[compute][amp][conv]") {
+  const ConvPath p = conv_path(chip_with_peaks(128, 64, 32), ComputeDType::Float16);
+  // 7 rows on 6 workers: one worker 2 rows (40 + 1 - 7 = 34), five 1 row (31 + 1 - 7 = 25):
+  // max(6 x 34, 6 x 25 + 14) = 204.
+  CHECK(conv1x1_inner_loop_cycles(p, 7, 6, true) == 204);
+  // 3 rows: three workers 1 row each, three idle (0): max(6 x 25, 0 + 14) = 150.
+  CHECK(conv1x1_inner_loop_cycles(p, 3, 6, true) == 150);
+  // 60 rows, 10 each: zeroing 37 + 7 x 4 - 7 = 58, all equal: 6 x 58 + 14 = 362.
+  CHECK(conv1x1_inner_loop_cycles(p, 60, 6, true) == 362);
+  CHECK(conv1x1_inner_loop_cycles(p, 60, 6, false) == 368);  // 38 + 28 - 7 = 59
+  // Lines 386-440 directly: FP32 default branch 46 + (2 + 8 x 4) + 1 x 8 = 88 for 4 rows.
+  const ConvPath f = conv_path(chip_with_peaks(128, 64, 32), ComputeDType::Float32);
+  CHECK(conv1x1_worker_cycles(f, 4, true) == 88);
+  CHECK(conv1x1_worker_cycles(f, 4, false) == 54);  // 46 + 1 x 8
+}
+
+TEST_CASE("conv 1x1 vertex by hand: FP16, FP16.32 and FP32 on GC200, FP16 on GC2",
+          "[compute][amp][conv]") {
+  const ChipParams gc200 = chip_with_peaks(128, 64, 32);
+  // FP16, 60 rows x 32 inputs x 32 outputs: 2 in groups x 2 out groups, common path (c = 1),
+  // retention (7, 3): 50 + 6 x (7 + 3) + 12 + 1 + 1 x (15 - 1 + 1 + 2 x (19 + 6 + 32 + 368))
+  // + (10 + 1 + 2 x (19 - 1 + 7 + 32 + 362)) = 110 + 13 + 865 + 849 = 1837.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 60, 32, 32) == 1837);
+  // FP16.32, 12 rows x 16 x 8: one pass on 8 units, 2 rows per worker (41 - 7 = 34: 6 x 34 +
+  // 14 = 218): 50 + 42 + 13 + (11 + 18 + 7 + 16 + 218) = 375.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16_32, 12, 16, 8) == 375);
+  // FP32, 24 rows x 8 x 16: one pass, no retention, 4 rows per worker (88: 6 x 88 + 14 =
+  // 542): 50 + 13 + (11 + 18 + 7 + 32 + 542) = 673.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float32, 24, 8, 16) == 673);
+  // GC2 FP16 (8 units, half partials: the other path, no retention, 2 zeroing cycles per row),
+  // 12 rows x 16 x 8: 2 rows per worker 40 + (2 + 2 x 2) = 46 (6 x 46 + 14 = 290);
+  // 50 + 12 + (11 + 19 + 7 + 16 + 290) = 405.
+  CHECK(conv1x1_tile_cycles(chip_with_peaks(64, 64, 16), ComputeDType::Float16, 12, 16, 8) == 405);
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 0, 16, 16) == 0);
+}
+
+TEST_CASE("conv path: the preset's conv units (4 FP32 units: the 8x4 vertex of 2.4.0)",
+          "[compute][amp][conv]") {
+  ChipParams gc2 = chip_with_peaks(64, 64, 16);
+  gc2.amp_conv_units_fp16 = 8;
+  gc2.amp_conv_units_fp32 = 4;
+  gc2.amp_conv_units_fp16_32 = 8;
+  CHECK(conv_path(gc2, ComputeDType::Float16).conv_units == 8);
+  CHECK(conv_path(gc2, ComputeDType::Float16_32).conv_units == 8);
+  const ConvPath f = conv_path(gc2, ComputeDType::Float32);
+  CHECK(f.conv_units == 4);
+  CHECK(f.core_cycles == 4);         // the 8x4 vertex, lines 361-364: 8 / 2
+  CHECK(f.weight_load_cycles == 8);  // 4 units x 8 floats x 4 B / 16
+  // Peak unchanged: 2 x 8 weights x 4 units / 4 cycles = 16 flops per cycle, the preset's.
+  CHECK(2.0 * f.weights_per_unit * f.conv_units / f.core_cycles == 16.0);
+  // 24 rows x 8 inputs x 4 outputs, one pass: 4 rows per worker, zeroing 46 + (2 + 4 x 4) +
+  // 1 x 4 = 68 (6 x 68 = 408, all equal: 408 + 14 = 422); no retention (float activations);
+  // 50 + 13 + (10 + 1 + (19 - 1 + 7 + 8 + 422)) = 529.
+  CHECK(conv1x1_worker_cycles(f, 4, true) == 68);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 24, 8, 4) == 529);
+}
+
+TEST_CASE("SDK 1.0.49's conv 1x1 estimate by hand (GC2: 8 outputs a pass for every dtype)",
+          "[compute][amp][conv]") {
+  // Line numbers: lib/poplin/PerformanceEstimation.hpp at poplibs tag 1.0.49.
+  ChipParams gc2 = chip_with_peaks(64, 64, 16);
+  gc2.amp_conv_units_fp16 = 8;
+  gc2.amp_conv_units_fp32 = 8;
+  gc2.amp_conv_units_fp16_32 = 8;
+  gc2.amp_vertex_sdk_major = 1;
+  const ConvPath h = conv_path(gc2, ComputeDType::Float16_32);
+  const ConvPath f = conv_path(gc2, ComputeDType::Float32);
+  CHECK(f.conv_units == 8);
+  CHECK(f.core_cycles == 8);  // no 8x4 halving with 8 units: 2 x 8 x 8 / 8 = 16 flop/cycle
+  // Worker cycles, lines 139-172. FP16.32, 2 rows: 42, zeroing + (2 + 4 x 2) = 52;
+  // 10 rows: 43 + 7 x 4 = 71, zeroing + (2 + 4 x 10) = 113.
+  CHECK(conv1x1_worker_cycles_sdk1(h, 2, false) == 42);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 2, true) == 52);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 10, false) == 71);
+  CHECK(conv1x1_worker_cycles_sdk1(h, 10, true) == 113);
+  // FP32, 4 rows: 50 + 1 x 8 = 58, zeroing + (2 + 8 x 4) = 92; 1 row: 50, zeroing 60.
+  CHECK(conv1x1_worker_cycles_sdk1(f, 4, false) == 58);
+  CHECK(conv1x1_worker_cycles_sdk1(f, 4, true) == 92);
+  CHECK(conv1x1_worker_cycles_sdk1(f, 1, true) == 60);
+  // FP16.32, 12 rows x 16 inputs x 8 outputs: one pass, 2 rows a worker, zeroing inner loop
+  // max(6 x 52, 6 x 52 + 14) = 326; numLoads 2 x 4 x 8 x 2 / 16 = 8 (lines 196-199);
+  // 50 + 11 + (10 + 18 + 6 + 8 + 326) = 429.
+  CHECK(conv1x1_tile_cycles_sdk1(h, 6, 12, 16, 8) == 429);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) == 429);
+  // 7 rows: the busiest worker 2 rows (6 x 52 = 312) against five of 1 row
+  // (41 + 2 + 4 = 47: 6 x 47 + 14 = 296): 312; 61 + 10 + 32 + 312 = 415.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 7, 16, 8) == 415);
+  // FP32, 24 rows x 16 inputs x 8 outputs: 2 in groups, 1 out group, 4 rows a worker:
+  // inner 6 x 58 + 14 = 362, zeroing 6 x 92 + 14 = 566; numLoads 1 x 4 x 8 x 4 / 16 = 8;
+  // 50 + 11 + 1 x (13 + 18 + 6 + 8 + 362) + (10 + 18 + 6 + 8 + 566) = 61 + 407 + 608 = 1076.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 24, 16, 8) == 1076);
+  // FP16.16 (half partials, 2 more a row item, 2 zeroing cycles a row), 12 x 16 x 8:
+  // 42 + (2 + 2 x 2) + 2 = 50, 6 x 50 + 14 = 314; 61 + 10 + 32 + 314 = 417.
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16, 12, 16, 8) == 417);
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 0, 16, 8) == 0);
+  // The same block on 2.4.0's estimate differs (the dispatch reads the chip's release).
+  gc2.amp_vertex_sdk_major = 2;
+  CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) != 429);
+}
