@@ -5,8 +5,10 @@ per-tile memory bound of poplin's planner at SDK 1.0.49, for the Citadel n = 294
 
     /usr/bin/python3 docs/citadel_gemm_memory_bound.py
 
-Without the bound it reproduces `ipusim validate` to the cycle (check it against the
-citadel_gemm_* rows at the same amp_efficiency, op overhead and vector_efficiency). The bound
+Without the bound it reproduces `ipusim validate` to the cycle on branch citgemm (check it
+against the citadel_gemm_* rows at the same amp_efficiency, op overhead and vector_efficiency);
+the merged tree (2026-11-28) sums the FP32 partials at popops' ADD vertex cost instead of
+vector_efficiency, so its rows differ by that term. The bound
 (poplibs tag 1.0.49): temporary bytes per tile = inputs x input bytes + weights x input bytes +
 partials x partial bytes (ConvPlan.cpp lines 1138-1156) <= availableMemoryProportion 0.6 x
 bytes per tile (lines 4064-4080; ConvOptions.hpp line 34), per iteration of an out-channel
