@@ -7,6 +7,8 @@
 #include <cmath>
 #include <utility>
 
+#include "models/ipu/compute.hpp"
+
 namespace ipusim {
 namespace {
 
@@ -25,17 +27,10 @@ bool common_half_float_partials_path(const ConvPath& p) {
   return (!p.float_activations && p.conv_units == 16) || p.float_partials;
 }
 
-/// Peak AMP flops per tile cycle of a dtype (the chip preset's sourced rates).
+/// Peak AMP flops per tile cycle of a dtype (the chip preset's sourced rates; the one table is
+/// compute.cpp's flops_per_cycle_per_tile).
 double amp_peak(const ChipParams& chip, ComputeDType dtype) {
-  switch (dtype) {
-    case ComputeDType::Float16:
-      return chip.amp_flops_per_cycle_fp16;
-    case ComputeDType::Float32:
-      return chip.amp_flops_per_cycle_fp32;
-    case ComputeDType::Float16_32:
-      return chip.amp_flops_per_cycle_fp16_32;
-  }
-  return chip.amp_flops_per_cycle_fp32;
+  return flops_per_cycle_per_tile(chip, dtype, ComputeUnit::Amp);
 }
 
 }  // namespace
