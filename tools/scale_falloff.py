@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Prints the README's table of throughput per IPU from one Pod to four (markdown).
 
-Usage: tools/scale_falloff.py [IPUSIM [CHECKOUT]]
+Usage: tools/scale_falloff.py [[--ipusim] IPUSIM [CHECKOUT]]
   (defaults: build/ci/tools/ipusim of this checkout, and this checkout's configs; naming an
   older binary and its checkout prints the table as that version had it)
 Runs the MLPerf ResNet-50 and BERT-Large set-ups on Pod16, Pod64, Pod128 and Pod256 and
@@ -127,8 +127,19 @@ def main() -> int:
     if any(a in ("-h", "--help") for a in sys.argv[1:]):
         print(__doc__)
         return 0
-    ipusim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/ci/tools/ipusim")
-    root = sys.argv[2] if len(sys.argv) > 2 else ROOT
+    args = sys.argv[1:]
+    # `--ipusim BIN` as tools/out_of_sample.py takes it, or the binary as the first argument.
+    if args[:1] == ["--ipusim"]:
+        if len(args) < 2:
+            print("scale_falloff.py: --ipusim needs the path of an ipusim binary", file=sys.stderr)
+            return 2
+        args = args[1:]
+    ipusim = args[0] if args else os.path.join(ROOT, "build/ci/tools/ipusim")
+    if not os.path.isfile(ipusim):
+        print(f"scale_falloff.py: no ipusim binary at '{ipusim}' (build it, or pass its path)",
+              file=sys.stderr)
+        return 2
+    root = args[1] if len(args) > 1 else ROOT
     print("| model | system | step time | per IPU, simulated | fall-off from Pod64, simulated "
           "| per IPU, measured | fall-off from Pod64, measured | GW-Link syncs per step |")
     print("|---|---|---|---|---|---|---|---|")
