@@ -196,6 +196,9 @@ class FlowEngine {
   void credit_flows(std::uint64_t n) { next_id_ += n; }
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
+  /// Whether kind_rate_Bpns() is kept (on by default). A network that traces nothing turns it
+  /// off before any flow starts: the sums cost a look-up per rate change and nothing reads them.
+  void keep_kind_rates(bool on) { kind_rates_ = on; }
   /// Sum of the current rates on all resources of `kind` (bytes per ns), for trace counters.
   double kind_rate_Bpns(ResourceKind kind) const {
     return kind_rate_[static_cast<std::size_t>(kind)];
@@ -377,9 +380,11 @@ class FlowEngine {
   /// same load) and the members' own stay 0, so the sums count it once per member: a traced
   /// run folds as an untraced one does and its utilisation counters still cover every link.
   void set_sum_rate(ResourceId id, double rate) {
-    double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
-    const double delta = rate - res_[id].sum_rate;
-    k = std::max(0.0, k + (kind_mult_.empty() ? delta : delta * kind_mult_[id]));
+    if (kind_rates_) {
+      double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
+      const double delta = rate - res_[id].sum_rate;
+      k = std::max(0.0, k + (kind_mult_.empty() ? delta : delta * kind_mult_[id]));
+    }
     res_[id].sum_rate = rate;
   }
   /// Latency plus chunk fill of a route and its credit cap (the same operations everywhere).
@@ -490,6 +495,7 @@ class FlowEngine {
   MinHeap<TimedEntry> departures_;
   std::size_t streams_ = 0;
   double kind_rate_[kNumKinds] = {};
+  bool kind_rates_ = true;  // keep_kind_rates()
   double kind_cap_[kNumKinds] = {};
   std::vector<Group> groups_;
   std::vector<std::uint32_t> free_groups_;
