@@ -149,10 +149,10 @@ TEST_CASE("trace invariants: sharded_weight_pod128", "[trace]") {
 
 TEST_CASE("trace of a symmetric 4-domain step: folded as untraced, same report", "[trace][fold]") {
   // GPT-3 175B on a Pod256 (4 Pod64 domains), 2 layers: untraced, its network batches fold
-  // onto one domain (models/network/flow_fold.hpp). A trace must not cost the folding (it did
-  // from the direct small collectives of 1d039db until tracefix: 0 flows folded, every one of
-  // the 256 IPUs' flows simulated, 5x the CPU time): the same flows fold, the same batches
-  // are handed over folded, and the report is the untraced one.
+  // onto one domain (models/network/flow_fold.hpp). A trace must not cost the folding (traced
+  // runs once did not fold: with the direct small collectives of 1d039db every one of the 256
+  // IPUs' flows was simulated, 5x the CPU time): the same flows fold, the same batches are
+  // handed over folded, and the report is the untraced one.
   Scratch s;
   std::vector<Json> reports;
   for (const bool traced : {true, false}) {
