@@ -196,6 +196,9 @@ class FlowEngine {
   void credit_flows(std::uint64_t n) { next_id_ += n; }
   /// Current rate of the flow in `slot` (bytes per ns), for tests.
   double rate_of(std::uint32_t slot) const { return flows_[slot].rate; }
+  /// Whether kind_rate_Bpns() is kept (on by default). A network that traces nothing turns it
+  /// off before any flow starts: the sums cost a look-up per rate change and nothing reads them.
+  void keep_kind_rates(bool on) { kind_rates_ = on; }
   /// Sum of the current rates on all resources of `kind` (bytes per ns), for trace counters.
   double kind_rate_Bpns(ResourceKind kind) const {
     return kind_rate_[static_cast<std::size_t>(kind)];
@@ -373,9 +376,15 @@ class FlowEngine {
     r.t_ref = now_ns;
   }
   /// Sets a resource's total rate, keeping the per-kind sums (trace counters) up to date.
+  /// While folding, a representative's rate is that of each member of its cell (they carry the
+  /// same load) and the members' own stay 0, so the sums count it once per member: a traced
+  /// run folds as an untraced one does and its utilisation counters still cover every link.
   void set_sum_rate(ResourceId id, double rate) {
-    double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
-    k = std::max(0.0, k + rate - res_[id].sum_rate);
+    if (kind_rates_) {
+      double& k = kind_rate_[static_cast<std::size_t>(specs_[id].kind)];
+      const double delta = rate - res_[id].sum_rate;
+      k = std::max(0.0, k + (kind_mult_.empty() ? delta : delta * kind_mult_[id]));
+    }
     res_[id].sum_rate = rate;
   }
   /// Latency plus chunk fill of a route and its credit cap (the same operations everywhere).
@@ -486,6 +495,7 @@ class FlowEngine {
   MinHeap<TimedEntry> departures_;
   std::size_t streams_ = 0;
   double kind_rate_[kNumKinds] = {};
+  bool kind_rates_ = true;  // keep_kind_rates()
   double kind_cap_[kNumKinds] = {};
   std::vector<Group> groups_;
   std::vector<std::uint32_t> free_groups_;
@@ -536,6 +546,9 @@ class FlowEngine {
   // folding's scratch with its recent batches (reused while batches repeat them).
   std::shared_ptr<const ResourceCells> cells_;
   std::vector<ResourceId> rep_of_;
+  // While folding: each resource's weight in the per-kind rate sums (its cell's size for a
+  // representative, 0 for another member; see set_sum_rate()), empty otherwise.
+  std::vector<double> kind_mult_;
   std::uint64_t folded_batches_ = 0, folded_flows_ = 0, unfolded_flows_ = 0;
   std::shared_ptr<FoldScratch> fold_scratch_;
   ResourceId stats_id(ResourceId id) const { return rep_of_.empty() ? id : rep_of_[id]; }

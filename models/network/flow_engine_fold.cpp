@@ -14,7 +14,12 @@ namespace ipusim {
 void FlowEngine::set_fold(std::shared_ptr<const ResourceCells> cells) {
   if (!cells || cells->num_resources() != res_.size() || active_ > 0 || fifo_resources_ > 0) return;
   rep_of_.resize(res_.size());
-  for (ResourceId id = 0; id < res_.size(); ++id) rep_of_[id] = cells->rep(cells->cell_of(id));
+  kind_mult_.assign(res_.size(), 0.0);
+  for (ResourceId id = 0; id < res_.size(); ++id) {
+    const std::uint32_t cell = cells->cell_of(id);
+    rep_of_[id] = cells->rep(cell);
+    if (rep_of_[id] == id) kind_mult_[id] = static_cast<double>(cells->size(cell));
+  }
   cells_ = std::move(cells);
   fold_scratch_.reset();
 }
@@ -40,7 +45,7 @@ void FlowEngine::unfold() {
     r.bytes_started = from.bytes_started;
     r.busy_ps = from.busy_ps;
     r.t_ref = from.t_ref;
-    set_sum_rate(id, from.sum_rate);
+    set_sum_rate(id, from.sum_rate);  // weight 0: the representative counted it already
     if (from.dirty && !r.dirty) {
       r.dirty = true;
       dirty_.push_back(id);
@@ -106,6 +111,7 @@ void FlowEngine::unfold() {
   if (pushed) drain_heapify();
   cells_.reset();
   rep_of_.clear();
+  kind_mult_.clear();  // each member now counts its own rate, as its representative counted it
   fold_scratch_.reset();
 }
 

@@ -11,7 +11,10 @@ namespace {
 /// Flow-level model: one global max-min solver (sharing is global by nature).
 class FluidNetwork final : public NetworkEngine {
  public:
-  explicit FluidNetwork(FlowEngine& engine) : engine_(engine) {}
+  explicit FluidNetwork(FlowEngine& engine) : engine_(engine) {
+    // Only trace counters read the per-kind rate sums (trace_utilisation()).
+    engine_.keep_kind_rates(TraceWriter::instance().enabled());
+  }
 
   const char* name() const override { return "fluid"; }
   bool can_replay() const override { return true; }

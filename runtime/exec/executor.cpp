@@ -62,9 +62,10 @@ Executor::Executor(sc_core::sc_module_name name, System& system, const Program& 
   // Identical replicas filling identical IPU-Link domains issue symmetric traffic: the network
   // folds each batch onto one representative per class of equivalent flows and resources
   // (models/network/flow_fold.hpp; exact, and every batch is checked). Not when only the first
-  // machine does IO, nor when a trace needs every flow.
+  // machine does IO. Traced runs fold too: the trace's utilisation counters weigh each
+  // representative by its cell (FlowEngine::set_sum_rate), the rest is traced from op timings.
   if (!opt_.first_machine_only && replicas_ * ipr_ == system_.num_ipus() &&
-      system_.topology().num_ilds() > 1 && !TraceWriter::instance().enabled()) {
+      system_.topology().num_ilds() > 1) {
     // While it folds, collectives and remote transfers played before hand it their folded
     // batches directly (collective_plan.hpp): per-step cost by classes, not replicas.
     if (system_.network().set_fold(std::make_shared<ResourceCells>(
