@@ -16,8 +16,8 @@ class ConfigNode;
 struct SimOptions;
 
 /// Default kernel-event limit (`/sim/max_events`): about an hour of wall time at the ~3 M
-/// events/s measured for training and microbenchmark runs on the 2-core CI machine (README,
-/// Speed). ASSUMPTION.
+/// events/s measured for training and microbenchmark runs on the 2-core CI machine
+/// (docs/speed.md). ASSUMPTION.
 inline constexpr double kDefaultMaxEvents = 1e10;
 
 /// The limits of one run.

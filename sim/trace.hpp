@@ -3,7 +3,7 @@
 //
 // Events go to the file as they are produced (through a fixed-size stdio buffer), so memory
 // does not grow with the trace: only one record per track (names, ids, the last top-level
-// slice) is kept. Track layout (see README "Traces"):
+// slice) is kept. Track layout (see docs/pages_and_traces.md "Traces"):
 //   - one process per IPU ("ipuN"), one thread per lane; slices on a thread nest or follow
 //     each other ("X" events). A slice that would overlap its thread's slices without nesting
 //     becomes an async slice of the same process instead (Perfetto gives overlapping async

@@ -35,7 +35,7 @@ fabric, with 512 replicas and with all): per op, a bisection over the scanned si
 4 MiB for the last one where direct is at least as fast as hierarchical (each probe runs
 direct, hierarchical and auto), and auto against the faster of the two at the probed sizes.
 
---readme prints instead the README's auto-against-best table (pod4, pod16, pod64, pod128,
+--readme prints instead docs/collectives.md's auto-against-best table (pod4, pod16, pod64, pod128,
 pod256 x ops x 1 KiB, 1 MiB, 64 MiB); with --before, an older binary's auto beside it, and (without --readme)
 every scanned size where auto's choice differs between the two binaries, with both times.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints the README's out-of-sample table: MLPerf Training runs in none of the project's files.
+"""Prints docs/validation.md's out-of-sample table: MLPerf Training runs in none of the project's files.
 
 Usage: tools/out_of_sample.py [--ipusim BIN] [--logs DIR]
   --ipusim BIN  the ipusim binary (default: build/ci/tools/ipusim of this checkout)
@@ -16,9 +16,9 @@ warm-up, the median over the remaining blocks of all runs pooled. A BERT block r
 `block_start` to `block_stop`, and its sequences are the increase of the `epoch_num` of the
 `eval_accuracy` logged after it (the run's cumulative training sequences). A ResNet-50 block
 is an epoch, `epoch_start` to `epoch_stop`, counted as the 1,281,167 ImageNet training images
-(as measurements.md counts them; README "What the measured ResNet-50 steps contain" discusses
-the difference to a whole number of steps). On the logs of measurements.md's own systems this
-reproduces its figures (BERT POD16 1,420.1, POD64 4,237.2; ResNet-50 POD16 29,465.0, Pod64
+(as measurements.md counts them; docs/scale_history.md, "What the measured ResNet-50 steps
+contain", discusses the difference to a whole number of steps). On the logs of
+measurements.md's own systems this reproduces its figures (BERT POD16 1,420.1, POD64 4,237.2; ResNet-50 POD16 29,465.0, Pod64
 108,015.1, Pod128 180,927.6 per s) except BERT POD128: 9,027.1 against its 9,006, which is the
 median with each run's first block kept.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints the README's table of throughput per IPU from one Pod to four (markdown).
+"""Prints docs/validation.md's table of throughput per IPU from one Pod to four (markdown).
 
 Usage: tools/scale_falloff.py [[--ipusim] IPUSIM [CHECKOUT]]
   (defaults: build/ci/tools/ipusim of this checkout, and this checkout's configs; naming an

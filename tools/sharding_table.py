@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Prints the README's sharding-domain table (markdown) from a sweep's results.csv.
+"""Prints docs/planning.md's sharding-domain table (markdown) from a sweep's results.csv.
 
 Usage: tools/sharding_table.py OUT_DIR/results.csv
 Columns: RTS domain, sharded tensors, whether the model fits in SRAM, step time, samples/s,

@@ -1,7 +1,7 @@
 #pragma once
 // What each collective algorithm and IPU-Link configuration means and needs, in one table:
 // `ipusim collective --help` prints it and `ipusim collective --list-algorithms` prints it as
-// the Markdown table of the README.
+// the Markdown table of docs/collectives.md.
 #include <string>
 #include <vector>
 
@@ -24,7 +24,7 @@ const std::vector<CatalogEntry>& link_config_catalog();
 /// Both catalogs as indented text for `--help` (width about 100 columns).
 std::string catalog_help_text();
 
-/// Both catalogs as the Markdown tables of the README.
+/// Both catalogs as the Markdown tables of docs/collectives.md.
 std::string catalog_markdown();
 
 }  // namespace ipusim::coll

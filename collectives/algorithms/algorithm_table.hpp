@@ -1,6 +1,6 @@
 #pragma once
 // The collective algorithms, one row each: name (as configs and the CLI spell it), GCL's
-// name, what it does and needs (the catalog of `--help` and the README), how it builds its
+// name, what it does and needs (the catalog of `--help` and docs/collectives.md), how it builds its
 // schedule (a ring method's lanes, which the emitter runs and the closed-form step count
 // sums), its validity checks and whether `best` tries it. Everything that lists algorithms
 // reads this table: to_string / parse_algorithm, the `algorithm` key's choices, the CLI's

@@ -11,7 +11,7 @@
 #include "sim/sim_options.hpp"
 #include "sim/trace.hpp"
 
-// Where the calibrated defaults come from (`ipusim calibrate`, README "Calibration").
+// Where the calibrated defaults come from (`ipusim calibrate`, docs/validation.md).
 #define kFitted                                                                           \
   "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on the " \
   "calibration cases of configs/validation/cases on 2026-11-25 (the compute group again " \
@@ -398,7 +398,7 @@ std::vector<ParamSpec> machine_specs() {
            "GCL and Poplar user guides or the V-IPU and PopRun guides. Not fitted: no calibration "
            "case crosses the GW-Links. It decides what a second domain adds to a step "
            "(tools/scale_falloff.py prints the value at which ResNet-50 Pod128 meets its measured "
-           "fall-off; README, Two or more IPU-Link domains)."),
+           "fall-off; docs/validation.md, Two or more IPU-Link domains)."),
       real("/machine/gw_link/switch_latency_ns", "ns", 500, 0, 1e12,
            "Extra latency per GW-Link switch traversal (switched GW-Links, SWGW). ASSUMPTION: 0.5 "
            "us."),

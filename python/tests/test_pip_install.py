@@ -1,6 +1,6 @@
 """`pip install .` of this checkout into a fresh venv with Debian's site packages, offline
 (--no-index: no PyPI), reusing the CMake build under test ($IPUSIM_BUILD_DIR, set by CTest);
-then the README's one-liner and the `ipusim` console script from another folder."""
+then docs/python.md's one-liner and the `ipusim` console script from another folder."""
 import ast
 import json
 import os

@@ -333,7 +333,7 @@ def test_time_breakdown_stacks_every_part_per_point(figures, sharding):
 
 
 def test_sharding_table_has_fit_status_human_units_and_one_off_row(tmp_path):
-    """tools/sharding_table.py (the README's table) from the sharding fixture as results.csv."""
+    """tools/sharding_table.py (docs/planning.md's table) from the sharding fixture as results.csv."""
     import csv
     folder = tmp_path / "table"
     folder.mkdir()

@@ -8,7 +8,7 @@ python3-torch / python3-torchvision to a scratch folder, then for each model run
     ipusim run  inference  on pod16
     ipusim run  training   on pod16 with virtualGraphMode auto over 4 IPUs (4 replicas)
 
-and prints the README table (model, opset, ops, parameters against torch's sum(p.numel()),
+and prints docs/onnx.md's table (model, opset, ops, parameters against torch's sum(p.numel()),
 import, what each run gives). Nothing here is committed but the script; the files go to
 OUT_DIR (default a temporary folder).
 
@@ -210,7 +210,7 @@ def same(a, b):
 
 
 def table(rows):
-    """The README table: parameters and GEMM flops per sample against torch's own counts."""
+    """docs/onnx.md's table: parameters and GEMM flops per sample against torch's own counts."""
     lines = ["| model (opset) | nodes | parameters | = torch | GEMM GFLOP/sample | = torch | train, samples/s | inference, samples/s | "
              "auto over 4 IPUs, samples/s |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

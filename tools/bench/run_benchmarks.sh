@@ -67,7 +67,7 @@ run allreduce_hier_65536ipus     collective --system pod64k --bytes 268435456 --
 run allreduce_64MiB_pod16_packet collective --system configs/systems/pod16.json --bytes 67108864 --set sim.network_model=packet
 run sharded_weight_pod256        run configs/workloads/sharded_weight_pod256.json
 # GPT-3 175B on 16,384 IPUs: the network folds the replicas' symmetry and the collectives and
-# remote exchanges played before hand it their folded batches (README, Past the largest Pod):
+# remote exchanges played before hand it their folded batches (docs/collectives.md, Past the largest Pod):
 # seconds, so --quick keeps it.
 [ ! -f configs/workloads/gpt3_175b_pod16k.json ] ||
   run gpt3_175b_pod16k run configs/workloads/gpt3_175b_pod16k.json

@@ -52,8 +52,8 @@ GROUPS = {
     "exchange": {
         # The on-chip exchange's fixed cost and propagation: the Citadel on-chip latencies and
         # collectives (the partner latency's exchange phase hides under the IPU-Link hop). The
-        # training cases move them too, by far less than their tolerance (README "Component
-        # microbenchmarks"): the group is fitted on the component cases.
+        # training cases move them too, by far less than their tolerance (docs/components.md,
+        # "Component microbenchmarks"): the group is fitted on the component cases.
         "prefix": "/chip/exchange_",
         "cases": [CASES + n + ".json" for n in (
             "citadel_latency_on_chip", "citadel_latency_on_chip_loaded", "citadel_gather_1ipu",

@@ -60,7 +60,7 @@ int cmd_collective(const Args& args) {
       "with --algorithm auto: also simulate every candidate (as best does) and report\n"
       "auto_vs_best; warns on stderr when auto is more than workload.auto_warn_pct (20 %) slower")(
       "list-algorithms",
-      "print the algorithm and link-configuration table as Markdown (the README's)")(
+      "print the algorithm and link-configuration table as Markdown (docs/collectives.md's)")(
       "link-config", po::value<std::string>()->default_value("default"),
       "default|sliding_window|barley_twist")(
       "reduce", po::value<std::string>()->default_value("add"), "add|mean|mul|min|max|local")(
