@@ -120,6 +120,8 @@ double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype) {
       return gelu + norm;
     case VectorOpKind::GeluLayerNormGrad:
       return gelu_grad + norm;
+    case VectorOpKind::Dropout:
+      return 2.0 / v;  // poprand Dropout: rmask + load, mul by the scale + store, per vector
   }
   return 0;
 }

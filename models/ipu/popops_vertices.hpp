@@ -73,7 +73,8 @@ enum class VectorOpKind {
   AddLayerNorm,
   LayerNormGradAdd,
   GeluLayerNorm,
-  GeluLayerNormGrad
+  GeluLayerNormGrad,
+  Dropout
 };
 
 /// Tile clock cycles per element of `kind` in `dtype` (Float32 the FLOAT rows; Float16 and
@@ -130,6 +131,17 @@ enum class VectorOpKind {
 ///     5 + 1.5 / 2.5 + 0.75.
 ///   GeluLayerNorm / GeluLayerNormGrad: Gelu then the layer norm without the residual add
 ///     (BERT's masked-LM head transform): 5 + 5 / 2 + 2.5; backward 5 + 5 / 3.75 + 2.5.
+///   Dropout: poprand::dropout's one vertex (poprand, not popops; PopART's DropoutOp and
+///     Graphcore's BERT DropoutWithTrainingSwitch lower to it, its gradient to a second one on
+///     the gradient with the same seed): lib/poprand/poprandCycleEstimators.cpp lines 124-142
+///     (the same estimator at sdk/poplar/2.1.0, lines 121-138, named DropoutSupervisor),
+///     2 cycles per 64-bit vector (line 136), the repeat block of codelets/asm/Dropout.S being
+///     two bundles per vector (lines 94-103 HALF, 46-55 FLOAT: f16v4mul / f32v2mul by the
+///     scale with the load, f16v4rmask / f32v2rmask with the store): 2 / 4 = 0.5 per half,
+///     2 / 2 = 1 per float. Its fixed cycles
+///     (6 + 24 per worker) and the save / set / restore of the hardware seeds around it
+///     (RandomGen.cpp maybeSaveHwSeedsAndSetSeeds, 3 small compute sets) are in the op overhead,
+///     as the other multi-compute-set ops' are.
 double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype);
 
 /// Tile clock cycles per counted flop of a vector op no poplibs vertex cost is given for (the

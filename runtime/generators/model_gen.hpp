@@ -60,6 +60,13 @@ struct TransformerSpec {
   /// PopART partialsType of the matmuls: "half" (FP16 accumulation, MLPerf BERT on IPUs) or
   /// "float" (FP32 accumulators: the AMP's FP16.32 rate).
   std::string partials_type = "half";
+  /// Dropout as Graphcore's PopART BERT builds it (bert_model.py, its config keys): unless
+  /// `no_dropout`, a dropout on the embedding's output and on each layer's attention-output and
+  /// feed-forward-output projections (the hidden dropouts, T x h elements each); unless also
+  /// `no_attn_dropout`, one on the attention probabilities (mb x heads x seq^2). Each runs
+  /// poprand::dropout forward and again on its gradient (same seed) in the backward.
+  bool no_dropout = true;
+  bool no_attn_dropout = true;
   OptimizerSpec optimizer;
 };
 

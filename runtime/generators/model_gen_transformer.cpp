@@ -137,7 +137,21 @@ LayerShapes layer_shapes(const TransformerSpec& s) {
 // Element-wise operations counted per element (ASSUMPTION; the report's flops). The ops' time is
 // poplibs' vertex cycles per element (models/ipu/popops_vertices.hpp), given with each op.
 // Softmax: max, subtract, exp, sum, divide.
-constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10;
+// Dropout: poprand's estimator counts 2 per element (a random number and a multiply).
+constexpr double kSoftmaxFlops = 5, kNormFlops = 8, kGeluFlops = 10, kDropoutFlops = 2;
+
+/// A dropout over `elements` (`name` "<where>/dropout" forward, ".../dropout/bwd" for the
+/// gradient's, which regenerates the mask from the seed): poprand::dropout, read in and write
+/// out (2 passes), at poprand's vertex cost (models/ipu/popops_vertices.hpp, Dropout).
+void dropout(Builder& b, const std::string& name, Pass pass, const LayerPlace& at,
+             double elements) {
+  b.vec(name, pass, at, OpClass::Elementwise, elements, kDropoutFlops, 2, VectorOpKind::Dropout);
+}
+
+/// Whether the hidden dropouts run (bert_model.py's dropout() does nothing when no_dropout) and
+/// the attention probabilities' (the same dropout(), called when not no_attn_dropout).
+bool hidden_dropout(const TransformerSpec& s) { return !s.no_dropout; }
+bool attention_dropout(const TransformerSpec& s) { return !s.no_dropout && !s.no_attn_dropout; }
 
 /// Where one layer's feed-forward half goes when it is placed apart from its attention half
 /// (att_ffn_placement): its LayerPlace, its weights and the activation between the halves (`mid`;
@@ -165,9 +179,13 @@ void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass 
   b.gemm(p + "scores" + suffix, pass, at, l.scores);
   b.vec(p + "softmax" + suffix, pass, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 2,
         VectorOpKind::Softmax);
+  if (attention_dropout(b.s))
+    dropout(b, p + "softmax/dropout" + suffix, pass, at, l.score_elements);
   b.gemm(p + "context" + suffix, pass, at, l.context);
   b.gemm(p + "attn_out" + suffix, pass, at, l.attn_out);
   b.tp_allreduce(p + "attn_out/tp_allreduce" + suffix, pass, at, 1);
+  // bert_model.py: after the output projection's bias, before the residual add and norm.
+  if (hidden_dropout(b.s)) dropout(b, p + "attn_out/dropout" + suffix, pass, at, l.hidden_elements);
   ModelOp& n1 = b.vec(p + "add_norm1" + suffix, pass, at, OpClass::Norm, l.hidden_elements,
                       kNormFlops, 3, VectorOpKind::AddLayerNorm);
   const LayerPlace& fa = split ? ffn.at : at;
@@ -182,6 +200,7 @@ void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass 
         VectorOpKind::Gelu);
   b.gemm(p + "ff2" + suffix, pass, fa, l.ff2);
   b.tp_allreduce(p + "ff2/tp_allreduce" + suffix, pass, fa, 1);
+  if (hidden_dropout(b.s)) dropout(b, p + "ff2/dropout" + suffix, pass, fa, l.hidden_elements);
   ModelOp& n = b.vec(p + "add_norm2" + suffix, pass, fa, OpClass::Norm, l.hidden_elements,
                      kNormFlops, 3, VectorOpKind::AddLayerNorm);
   if (!out.empty()) n.outputs = {out};
@@ -208,6 +227,7 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
     first.inputs.insert(first.inputs.end(), extra_inputs.begin(), extra_inputs.end());
   }
   first.temp_bytes = temp_bytes;
+  if (hidden_dropout(b.s)) dropout(b, p + "ff2/dropout/bwd", Pass::Backward, fa, l.hidden_elements);
   b.gemm_backward(p + "ff2", fa, l.ff2);
   b.vec(p + "gelu/bwd", Pass::Backward, fa, OpClass::Elementwise, l.ffn_elements, 2 * kGeluFlops, 3,
         VectorOpKind::GeluGrad);
@@ -221,12 +241,16 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
     if (!extra_inputs.empty()) n1.inputs.push_back(extra_inputs.front());
     n1.inputs.push_back("d" + ffn.mid);
   }
+  if (hidden_dropout(b.s))
+    dropout(b, p + "attn_out/dropout/bwd", Pass::Backward, at, l.hidden_elements);
   b.gemm_backward(p + "attn_out", at, l.attn_out);
   // Scores and context: both operands are activations, so both products are "input" gradients.
   b.gemm(p + "context/dgrad_probs", Pass::Backward, at,
          {l.context.m, l.context.n, l.context.k, l.context.groups});
   b.gemm(p + "context/dgrad_v", Pass::Backward, at,
          {l.context.k, l.context.m, l.context.n, l.context.groups});
+  if (attention_dropout(b.s))
+    dropout(b, p + "softmax/dropout/bwd", Pass::Backward, at, l.score_elements);
   b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 3,
         VectorOpKind::SoftmaxGrad);
   b.gemm(p + "scores/dgrad_q", Pass::Backward, at,
@@ -379,6 +403,8 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     if (s.head == "mlm_nsp")
       b.vec("embedding/norm", Pass::Forward, ea, OpClass::Norm, mb * seq * hd, kNormFlops, 3,
             VectorOpKind::LayerNorm);
+    // bert_model.py: the embedding's dropout after its norm.
+    if (hidden_dropout(s)) dropout(b, "embedding/dropout", Pass::Forward, ea, mb * seq * hd);
   }
   b.tp_allreduce("embedding/fwd/tp_allreduce", Pass::Forward, ea, 1);
 
@@ -547,6 +573,7 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
   }
   // Embedding backward + optimizer.
   {
+    if (hidden_dropout(s)) dropout(b, "embedding/dropout/bwd", Pass::Backward, ea, mb * seq * hd);
     ModelOp& o =
         b.vec("embedding/bwd", Pass::Backward, ea, OpClass::Embedding, mb * seq * hd, 2, 4);
     o.bytes = 4 * b.act_bytes();

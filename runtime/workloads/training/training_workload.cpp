@@ -210,6 +210,16 @@ void register_training_params() {
       choice(t + "partials_type", "half", {"half", "float"},
              "PopART partialsType of the matmuls: half (FP16 accumulation, MLPerf BERT on IPUs) or "
              "float (FP32 accumulators, the AMP's FP16.32 rate)"),
+      flag(t + "no_dropout", true,
+           "Graphcore's PopART BERT key: false = its hidden dropouts (bert_model.py: on the "
+           "embedding's output and after each layer's attention-output and feed-forward-output "
+           "projections), each poprand::dropout forward and on its gradient (MLPerf v1.0, v1.1, "
+           "v2.0 BERT configs: false); true (a generic transformer) = none"),
+      flag(t + "no_attn_dropout", true,
+           "Graphcore's PopART BERT key: false = also a dropout on the attention probabilities "
+           "(mb x heads x seq^2, after the softmax; MLPerf v2.0 BERT configs: false, v1.0 and "
+           "v1.1: true); only with no_dropout false, as bert_model.py's dropout() does nothing "
+           "when no_dropout"),
       choice(t + "head", "lm", {"lm", "mlm_nsp"},
              "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied "
              "to the word embedding, NSP)"),

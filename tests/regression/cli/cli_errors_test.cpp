@@ -60,6 +60,20 @@ TEST_CASE("heads that do not divide hidden are reported at heads", "[cli][errors
                         "/workload/model/transformer/heads: heads (7) must divide hidden (1024)"));
 }
 
+TEST_CASE("a dropout key that is not true or false exits 2 naming its JSON path",
+          "[cli][errors][dropout]") {
+  Scratch s;
+  const CliResult r = run_bert(s, "workload.model.transformer.no_dropout=\"yes\"", "d");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/workload/model/transformer/no_dropout: expected true or "
+                                    "false, got \"yes\""));
+  const CliResult a = run_bert(s, "workload.model.transformer.no_attn_dropout=2", "a");
+  CHECK(a.exit_code == 2);
+  CHECK_THAT(a.err, Catch::Contains("/workload/model/transformer/no_attn_dropout"));
+  // Both false runs (the phased BERT with every dropout).
+  CHECK(run_bert(s, "workload.model.transformer.no_dropout=false", "ok").exit_code == 0);
+}
+
 TEST_CASE("PopART's enum spellings are accepted in configs and mean the same", "[cli][errors]") {
   Scratch s;
   const std::string loc = "workload.session.weightTensorLocationSettings.location.";

@@ -183,6 +183,10 @@ TEST_CASE("the transformer's vector ops composed from poplibs' vertices by hand"
   CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNormGradAdd, ComputeDType::Float16) ==
         3.25);
   CHECK(vector_op_cycles_per_element(VectorOpKind::AddLayerNorm, ComputeDType::Float32) == 6.5);
+  // Dropout (poprand's Dropout vertex, sdk/poplar/2.3.0 poprandCycleEstimators.cpp line 136):
+  // 2 cycles per 64-bit vector, 4 halves = 0.5 per half, 2 floats = 1 per float.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float16) == 0.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float32) == 1.0);
   CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNorm, ComputeDType::Float16) == 4.5);
   CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNormGrad, ComputeDType::Float16) ==
         6.25);
