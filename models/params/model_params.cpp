@@ -15,7 +15,7 @@
 #define kFitted                                                                           \
   "fitted by ipusim calibrate --params-from configs/calibration/assumptions.json on the " \
   "calibration cases of configs/validation/cases on 2026-11-25 (the compute group again " \
-  "on 2026-11-27), from the assumption "                                                  \
+  "on 2026-11-28), from the assumption "                                                  \
   "recorded there; configs/calibration/fitted.meta.json lists the cases that determine "  \
   "it (at least two set-ups each)"
 
