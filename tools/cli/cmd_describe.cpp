@@ -18,7 +18,8 @@ int cmd_describe(const Args& args) {
   po::options_description opts(
       "ipusim describe SYSTEM [--json] [--set k=v]...\n\nSYSTEM is any config: its chip, ipu_link, "
       "machine and\n"
-      "system sections (a workload is ignored). A config without them (e.g. a workload-only file) "
+      "system sections, and the Poplar SDK of its software section (a workload is ignored). A "
+      "config without them (e.g. a workload-only file) "
       "describes the\n"
       "default system, the one `ipusim run` would simulate it on: the parameter registry's "
       "defaults, a Pod64 of\n"
@@ -47,8 +48,8 @@ int cmd_describe(const Args& args) {
   }
   auto system = build_system(doc);
   ConfigNode root(doc, "");
-  for (const char* key :
-       {"chip", "ipu_link", "machine", "system", "sim", "workload", "name", "description"})
+  for (const char* key : {"chip", "ipu_link", "machine", "system", "software", "sim", "workload",
+                          "name", "description"})
     root.mark_used(key);
   root.finish();
   const Json description = describe_system(*system);
