@@ -21,7 +21,7 @@ namespace ipusim {
 /// by the estimate of the run's Poplar SDK `sdk`:
 ///   one output (SCALAR_OUTPUT_SINGLE_INPUT, the vertex poplibs picks for a scalar output of
 ///   word-aligned partials: ReductionConnection.cpp getReductionVertexSpecialisation, tag 1.0.49
-///   lines 1078-1095 with isSingleIOReduction 987-1014; the same choice in 2.4.0 and 3.4):
+///   lines 1078-1095 with isSingleIOReduction 987-1014; the vertex the 2.4.0 path costs too):
 ///     SDK 2.4.0 (and 3.4), CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput
 ///     (sdk-release-3.4 lines 292-331; sdk/poplar/2.4.0 lines 290-326, the same):
 ///       3 + 6 + 2 x floor(n / L) + 5 + n mod L + 3, L = 4 floats or 8 halves per loop;
