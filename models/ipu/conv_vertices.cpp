@@ -146,7 +146,7 @@ std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, st
                                   std::uint64_t inputs, std::uint64_t outputs) {
   if (rows == 0 || inputs == 0 || outputs == 0) return 0;
   const ConvPath p = conv_path(chip, dtype);
-  if (chip.amp_vertex_sdk_major == 1) {
+  if (chip.poplar_sdk == PoplarSdk::V1_0_49) {
     return conv1x1_tile_cycles_sdk1(p, chip.worker_threads, rows, inputs, outputs);
   }
   const std::uint64_t in_groups = ceil_div(inputs, p.weights_per_unit);

@@ -15,7 +15,7 @@
 // the busiest worker's cycles (as poplibs converts them, line 444).
 //
 // GC2 is costed by the estimate of the release the Citadel report ran, SDK 1.0.49 (graphcore/
-// poplibs tag 1.0.49, 2c06fe4f, 2019-11-04; `/chip/amp_vertex_sdk_major` 1), whose codelets
+// poplibs tag 1.0.49, 2c06fe4f, 2019-11-04; `/software/poplar_sdk_version` 1.0.49), whose codelets
 // produce 8 outputs a pass for FP16 and for FP32 inputs (conv_partial_1x1_half_float.S and
 // conv_partial_1x1_float_float.S: AMP_OUTPUTS 8; 4 and 8 cycles a row).
 #include <cstdint>
@@ -87,9 +87,8 @@ std::uint64_t conv1x1_tile_cycles_sdk1(const ConvPath& path, std::uint32_t worke
 /// Tile cycles of the ConvPartial1x1 vertex for a block of `rows` rows, `inputs` inputs and
 /// `outputs` outputs per row (one convolution group; 0 if the block is empty), by the outer
 /// loop estimate of lines 472-514 with ceil(inputs / weights_per_unit) in groups and
-/// ceil(outputs / conv_units) out groups of one pass each; on a chip whose AMP ops run SDK
-/// 1.0.49's vertex (`/chip/amp_vertex_sdk_major` 1: GC2, the Citadel GEMMs), by
-/// conv1x1_tile_cycles_sdk1().
+/// ceil(outputs / conv_units) out groups of one pass each; in a run of SDK 1.0.49
+/// (`/software/poplar_sdk_version` 1.0.49: the Citadel GEMMs), by conv1x1_tile_cycles_sdk1().
 std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, std::uint64_t rows,
                                   std::uint64_t inputs, std::uint64_t outputs);
 

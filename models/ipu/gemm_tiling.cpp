@@ -68,7 +68,7 @@ PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k,
           static_cast<double>(chip.amp_conv_units_fp16),
           static_cast<double>(chip.amp_conv_units_fp32),
           static_cast<double>(chip.amp_conv_units_fp16_32),
-          static_cast<double>(chip.amp_vertex_sdk_major)};
+          static_cast<double>(chip.poplar_sdk)};
 }
 
 GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,

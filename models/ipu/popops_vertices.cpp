@@ -25,9 +25,20 @@ std::uint64_t workers(const ChipParams& chip) {
 }  // namespace
 
 std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t outputs,
-                                          ComputeDType dtype) {
+                                          ComputeDType dtype, PoplarSdk sdk) {
   if (partials == 0 || outputs == 0) return 0;
   const std::uint64_t dp = data_path_elems(dtype);
+  if (outputs == 1 && sdk == PoplarSdk::V1_0_49) {
+    // Tag 1.0.49, CycleEstimationFunctions.cpp getCyclesEstimateForReduce: the entry / exit of
+    // every specialisation (line 60), then the SCALAR_OUTPUT_SINGLE_INPUT branch (lines 77-94)
+    // for the ASM vertex: 2 cycles per accumulator-width vector (2 x getVectorWidth), 1 per
+    // remaining element, a flat 6 below 6 partials; FP32 output, so no conversion.
+    const std::uint64_t acc = 2 * dp;
+    return 5 + 1 + 1  // entry / exit
+           + 8        // ASM vertex set-up
+           + 11       // other init / checking
+           + (partials < 6 ? 6 : 2 * (partials / acc) + partials % acc);
+  }
   if (outputs == 1) {
     // getCyclesEstimateForSingleInput: elemsPerCycle = min(acc width, data path) = dp, two
     // loads per accumulator-width loop, cyclesPerLoop = max(2, 1) = 2, elemsPerLoop = 2 dp.
@@ -55,7 +66,7 @@ std::uint64_t reduce_vertex_tile_cycles(const ChipParams& chip, std::uint64_t pa
   const std::uint64_t grain = 2 * data_path_elems(dtype);
   const std::uint64_t busiest =
       outputs == 1 ? 1 : std::min(outputs, ceil_div(ceil_div(outputs, grain), w) * grain);
-  return w * reduce_vertex_worker_cycles(partials, busiest, dtype);
+  return w * reduce_vertex_worker_cycles(partials, busiest, dtype, chip.poplar_sdk);
 }
 
 std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t elems,

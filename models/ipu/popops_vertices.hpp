@@ -17,21 +17,30 @@
 namespace ipusim {
 
 /// Worker cycles of popops' ReduceAdd vertex that sums `partials` partials of `dtype` (Float16 or
-/// Float32; FP32 accumulators and output) into `outputs` outputs (0 if there are no partials):
-///   one output (SCALAR_OUTPUT_SINGLE_INPUT, the vertex poplibs 1.0.49, the Citadel report's SDK,
-///   picks for a scalar output: ReductionConnection.cpp getReductionVertexSpecialisation), by
-///   CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput (lines 292-331):
-///     3 + 6 + 2 x floor(n / L) + 5 + n mod L + 3, L = 4 floats or 8 halves per loop;
-///   several (STRIDED_REDUCE), by getCyclesEstimateForStridedReduce (lines 212-290):
+/// Float32; FP32 accumulators and output) into `outputs` outputs (0 if there are no partials),
+/// by the estimate of the run's Poplar SDK `sdk`:
+///   one output (SCALAR_OUTPUT_SINGLE_INPUT, the vertex poplibs picks for a scalar output of
+///   word-aligned partials: ReductionConnection.cpp getReductionVertexSpecialisation, tag 1.0.49
+///   lines 1078-1095 with isSingleIOReduction 987-1014; the vertex the 2.4.0 path costs too):
+///     SDK 2.4.0 (and 3.4), CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput
+///     (sdk-release-3.4 lines 292-331; sdk/poplar/2.4.0 lines 290-326, the same):
+///       3 + 6 + 2 x floor(n / L) + 5 + n mod L + 3, L = 4 floats or 8 halves per loop;
+///     SDK 1.0.49, getCyclesEstimateForReduce (tag 1.0.49, 2c06fe4f, lines 44-94: 60, 77-94):
+///       (5 + 1 + 1) + 8 + 11 + (n < 6 ? 6 : 2 x floor(n / L) + n mod L), the same L
+///       (2 x getVectorWidth: 2 x 2 floats, 2 x 4 halves);
+///   several (STRIDED_REDUCE), by getCyclesEstimateForStridedReduce (3.4 lines 212-290):
 ///     5 + 11 + ceil(m / E) x (3 + post + 3 + (n - 1)), E = gcd(data path elements, m),
-///     post = 5 (FP32 partials) or 7 (FP16 partials, FP32 output).
+///     post = 5 (FP32 partials) or 7 (FP16 partials, FP32 output); for either SDK: 1.0.49 has
+///     no strided vertex (its several-output vertices are not modelled; no GC2 set-up reduces
+///     more than one output).
 std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t outputs,
-                                          ComputeDType dtype);
+                                          ComputeDType dtype, PoplarSdk sdk);
 
 /// Clock cycles of one tile that reduces `partials` partials into `outputs` outputs: poplibs
 /// splits the outputs over the workers in grains of 2 x vector width (ReductionStages.cpp
 /// findGrainSizeForOp, splitOutputRegionsForWorkers), each worker runs its share, and the tile
-/// takes worker_threads x its busiest worker's cycles (one output: one worker).
+/// takes worker_threads x its busiest worker's cycles (one output: one worker), each by the
+/// estimate of the run's SDK (`chip.poplar_sdk`, `/software/poplar_sdk_version`).
 std::uint64_t reduce_vertex_tile_cycles(const ChipParams& chip, std::uint64_t partials,
                                         std::uint64_t outputs, ComputeDType dtype);
 

@@ -137,16 +137,17 @@ double scalar_reduce_cycles(const ChipParams& chip, std::uint64_t tiles) {
   // A training step charges one of these per reduction to a scalar (LARS and LAMB norms:
   // hundreds per step), and the plan depends only on the values below, so each thread keeps
   // what it has computed (a sweep's threads may run different chips; no locking needed).
-  const std::array<double, 9> key{static_cast<double>(tiles),
-                                  static_cast<double>(chip.tiles),
-                                  static_cast<double>(chip.sync_internal_cycles),
-                                  static_cast<double>(chip.exchange_bytes_per_cycle_per_tile),
-                                  static_cast<double>(chip.tiles_per_supertile),
-                                  static_cast<double>(chip.exchange_fixed_cycles),
-                                  static_cast<double>(chip.exchange_cycles_per_column),
-                                  static_cast<double>(chip.exchange_columns),
-                                  static_cast<double>(chip.worker_threads)};
-  thread_local std::map<std::array<double, 9>, double> computed;
+  const std::array<double, 10> key{static_cast<double>(tiles),
+                                   static_cast<double>(chip.tiles),
+                                   static_cast<double>(chip.sync_internal_cycles),
+                                   static_cast<double>(chip.exchange_bytes_per_cycle_per_tile),
+                                   static_cast<double>(chip.tiles_per_supertile),
+                                   static_cast<double>(chip.exchange_fixed_cycles),
+                                   static_cast<double>(chip.exchange_cycles_per_column),
+                                   static_cast<double>(chip.exchange_columns),
+                                   static_cast<double>(chip.worker_threads),
+                                   static_cast<double>(chip.poplar_sdk)};
+  thread_local std::map<std::array<double, 10>, double> computed;
   if (const auto it = computed.find(key); it != computed.end()) return it->second;
   std::vector<std::uint64_t> sources(tiles);
   for (std::uint64_t t = 0; t < tiles; ++t) sources[t] = t;

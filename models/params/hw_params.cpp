@@ -96,7 +96,13 @@ ChipParams read_chip(ConfigNode n) {
   c.amp_conv_units_fp32 = get_u32(units, "float32");
   c.amp_conv_units_fp16_32 = get_u32(units, "float16_32");
   units.finish();
-  c.amp_vertex_sdk_major = get_u32(n, "amp_vertex_sdk_major");
+  if (n.has("amp_vertex_sdk_major")) {
+    // The SDK is the run's, not the chip's: a GC2 can run SDK 2.x.
+    n.fail("amp_vertex_sdk_major",
+           "moved to /software/poplar_sdk_version (the Poplar SDK the run used, not a chip "
+           "property): 1 is \"1.0.49\", 2 is \"2.4.0\"; write \"software\": "
+           "{\"poplar_sdk_version\": \"1.0.49\"} or --set software.poplar_sdk_version=1.0.49");
+  }
   ConfigNode vec = n.child("vector_flops_per_cycle_per_tile");
   c.vector_flops_per_cycle_fp16 = vec.get_double("float16");
   c.vector_flops_per_cycle_fp32 = vec.get_double("float32");
@@ -353,6 +359,10 @@ HwParams read_hw_params(ConfigDoc& doc) {
   p.ipu_link = read_ipu_link(doc, root.child("ipu_link"), p);
   p.machine = read_machine(doc, root.child("machine"), p);
   p.system = read_system(root.child("system"));
+  ConfigNode software = root.child("software");
+  p.chip.poplar_sdk =
+      software.get_enum("poplar_sdk_version") == "1.0.49" ? PoplarSdk::V1_0_49 : PoplarSdk::V2_4_0;
+  software.finish();
   // `/sim` belongs to sim/ (sim_options.hpp); the models take their engine choices from it.
   const SimOptions sim = read_sim_options(doc);
   p.system.fidelity = sim.fidelity == "aggregated" ? Fidelity::Aggregated : Fidelity::PerTile;
@@ -445,6 +455,7 @@ std::string to_string(IpuLinkTopology t) {
 }
 std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
 std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
+std::string to_string(PoplarSdk s) { return s == PoplarSdk::V1_0_49 ? "1.0.49" : "2.4.0"; }
 std::string to_string(GwTopology t) {
   return t == GwTopology::None     ? "none"
          : t == GwTopology::Ring   ? "ring"

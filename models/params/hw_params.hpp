@@ -27,6 +27,9 @@ enum class IpuLinkTopology { Ladder, Torus };
 enum class HostAttachment { Gateway, PcieCard };
 /// How IPU-Link domains (Pod64 racks) are joined by GW-Links.
 enum class GwTopology { None, Ring, Switch, LeafSpine };
+/// The Poplar SDK release a run used (`/software/poplar_sdk_version`), whose poplibs vertices
+/// and cycle estimates cost its AMP ops and reductions. The zero value is the registry default.
+enum class PoplarSdk { V2_4_0, V1_0_49 };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
 /// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
@@ -65,9 +68,11 @@ struct ChipParams {
   std::uint32_t amp_conv_units_fp16{};
   std::uint32_t amp_conv_units_fp32{};     ///< FP32 in, FP32 out
   std::uint32_t amp_conv_units_fp16_32{};  ///< FP16 in, FP32 accumulate
-  /// The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP ops run
-  /// (1 = SDK 1.0.49, 2 = SDK 2.4.0; models/ipu/conv_vertices.hpp).
-  std::uint32_t amp_vertex_sdk_major{};
+  /// The Poplar SDK the run used (`/software/poplar_sdk_version`, not a `/chip` key: the
+  /// release is the user's, not the silicon's), whose ConvPartial1x1 and reduce vertices and
+  /// estimates cost the chip's ops (models/ipu/conv_vertices.hpp, popops_vertices.hpp). It rides
+  /// with the chip because every vertex cost is a function of the chip.
+  PoplarSdk poplar_sdk{};
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};
@@ -184,8 +189,8 @@ struct HwParams {
   std::uint32_t num_machines() const { return system.machines_per_ild * system.num_ilds; }
 };
 
-/// Reads `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/fidelity` through strict
-/// ConfigNodes (unknown keys in the first four are errors) and checks cross-field rules
+/// Reads `/chip`, `/ipu_link`, `/machine`, `/system`, `/software` and `/sim/fidelity` through
+/// strict ConfigNodes (unknown keys in the first five are errors) and checks cross-field rules
 /// (link budget, even IPU-Link domains, GW topology vs. number of domains).
 HwParams read_hw_params(ConfigDoc& doc);
 
@@ -200,5 +205,6 @@ std::string to_string(HostAttachment a);
 std::string to_string(GwTopology t);
 std::string to_string(NetworkModel m);
 std::string to_string(Arbitration a);
+std::string to_string(PoplarSdk s);  ///< "1.0.49", "2.4.0": the `/software/poplar_sdk_version` text
 
 }  // namespace ipusim

@@ -61,14 +61,9 @@ std::vector<ParamSpec> chip_specs() {
               "the Citadel GEMMs ran; 4 units at its 8 cycles per row would cap FP32 at 15.6 "
               "TFLOP/s, below the measured 18.9. GC200/Bow 16: ASSUMPTION, from the sourced peak "
               "with 8 floats per unit and 8 cycles per row."),
-      integer("/chip/amp_vertex_sdk_major", "", 2, 1, 2,
-              "The poplibs release whose ConvPartial1x1 vertex and cycle estimate the chip's AMP "
-              "ops are costed by: 1 = SDK 1.0.49 (poplibs tag 1.0.49, "
-              "lib/poplin/PerformanceEstimation.hpp l. 126-212: per-row zeroing on the first "
-              "input group, larger fixed costs, no state retention), 2 = SDK 2.4.0 (tag "
-              "sdk/poplar/2.4.0, l. 32-42, 355-514). GC2 1: the Citadel report ran SDK 1.0.49 "
-              "(measurements.md section 4). GC200/Bow 2: their MLPerf runs used SDK 2.1 and 2.3 "
-              "(measurements.md); 2.4.0's estimate is the public one nearest them."),
+      raw("/chip/amp_vertex_sdk_major", Json(),
+          "Moved to /software/poplar_sdk_version (the Poplar SDK is the run's, not the chip's): "
+          "an error if given."),
       integer("/chip/amp_conv_units_per_tile/float16_32", "", 8, 1, 64,
               "AMP conv units an FP16-in / FP32-accumulate pass uses "
               "(fp16InFp32OutConvUnitsPerTile). GC2 8 (poplibs' early Mk1 defaults, as float16; "
@@ -484,6 +479,26 @@ std::vector<ParamSpec> system_specs() {
   };
 }
 
+/// The software a run used: a property of the run, not of the hardware, so a `--system` preset
+/// leaves it as the config has it.
+std::vector<ParamSpec> software_specs() {
+  using namespace spec;
+  return {
+      choice("/software/poplar_sdk_version", "2.4.0", {"1.0.49", "2.4.0"},
+             "The Poplar SDK release the run used, whose poplibs vertices and cycle estimates "
+             "cost its ops: the AMP's ConvPartial1x1 vertex (models/ipu/conv_vertices.hpp) and "
+             "popops::reduce's vertices (models/ipu/popops_vertices.hpp). 1.0.49: poplibs tag "
+             "1.0.49 (2c06fe4f), lib/poplin/PerformanceEstimation.hpp l. 126-212 (per-row "
+             "zeroing on the first input group, larger fixed costs, no state retention) and "
+             "lib/popops/reduction/CycleEstimationFunctions.cpp l. 44-94; the Citadel report ran "
+             "it (measurements.md section 4), so the Citadel set-ups set it "
+             "(configs/validation/setups/citadel_gc2_ladder16.json). 2.4.0 (default): tag "
+             "sdk/poplar/2.4.0, PerformanceEstimation.hpp l. 32-42, 355-514 and "
+             "CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput; it stands for SDK "
+             "2.x, the public release nearest the MLPerf runs' 2.1 and 2.3 (measurements.md)."),
+  };
+}
+
 }  // namespace
 
 void register_model_params() {
@@ -506,6 +521,7 @@ void register_model_params() {
   reg.add(ipu_link_specs());
   reg.add(machine_specs());
   reg.add(system_specs());
+  reg.add(software_specs());
   reg.add(network_specs());
   register_link_tiers();           // their trace tracks, in table order
   trace_tier(kComputeTraceTrack);  // the tiles' compute and exchange slices

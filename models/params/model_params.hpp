@@ -4,7 +4,7 @@
 
 namespace ipusim {
 
-/// Adds the `/chip`, `/ipu_link`, `/machine`, `/system`, `/sim/fidelity` and
+/// Adds the `/chip`, `/ipu_link`, `/machine`, `/system`, `/software`, `/sim/fidelity` and
 /// microbenchmark `/workload/steps/...` parameters to ParamRegistry::instance().
 /// Idempotent: a second call replaces the same declarations.
 void register_model_params();

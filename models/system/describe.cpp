@@ -123,6 +123,8 @@ Json describe_system(const System& s) {
   d["torus_wraps"] = s.torus();
   d["gw_topology"] = to_string(p.system.gw_topology);
   d["fidelity"] = to_string(p.system.fidelity);
+  // Not hardware, but the run's: its poplibs release sets the vertices' cycle estimates.
+  d["poplar_sdk_version"] = to_string(p.chip.poplar_sdk);
   d["clock_GHz"] = p.chip.clock_GHz;
   d["tiles_per_ipu"] = p.chip.tiles;
   d["tiles"] = static_cast<std::uint64_t>(p.chip.tiles) * s.num_ipus();
@@ -188,7 +190,8 @@ std::string describe_table(const Json& d) {
   o << "  IPU-Link topology: " << d.value("ipu_link_topology", "?")
     << (d.value("torus_wraps", false) ? " (wraps)" : "")
     << ", GW-Link topology: " << d.value("gw_topology", "?")
-    << ", fidelity: " << d.value("fidelity", "?") << "\n";
+    << ", fidelity: " << d.value("fidelity", "?")
+    << ", Poplar SDK: " << d.value("poplar_sdk_version", "?") << "\n";
   std::snprintf(buf, sizeof buf, "  tiles: %llu (%u per IPU), SRAM: %.3f GiB, clock %.3f GHz\n",
                 static_cast<unsigned long long>(d.value("tiles", 0ull)),
                 d.value("tiles_per_ipu", 0u),

@@ -97,7 +97,8 @@ class System : public sc_core::sc_module, public StatsProvider {
   std::unique_ptr<LinkStatsGroup> switch_links_;  ///< the switch links above 512 IPUs
 };
 
-/// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system` and `/sim/{fidelity,
+/// Builds a system from `/chip`, `/ipu_link`, `/machine`, `/system`, `/software` (the run's
+/// Poplar SDK, whose vertex estimates the IPUs' costs take) and `/sim/{fidelity,
 /// fast_paths,network_model,packet_max_chunk_hops}` (declaring the model parameters first).
 /// Module names are `<name>.ild<i>.m<j>.ipu<k>` (local indices), links under their machine
 /// (`<name>.ild<i>.m<j>.ipu5->ipu7_up`, `...m<j>.gateway.m3_ddr`), `<name>.gw_switch` and

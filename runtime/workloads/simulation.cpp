@@ -36,6 +36,7 @@ SimulationResult simulate(ConfigDoc& doc) {
   root.mark_used("ipu_link");
   root.mark_used("machine");
   root.mark_used("system");
+  root.mark_used("software");  // read with the hardware: the vertices' costs depend on it
   const double max_time_ns = sim.max_time_ns;
   const double max_wall_s = sim.max_wall_s;
   // The wall limit covers elaboration too: algorithm "best" simulates its candidates there.

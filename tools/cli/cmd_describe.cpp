@@ -16,13 +16,12 @@ namespace ipusim::cli {
 int cmd_describe(const Args& args) {
   namespace po = boost::program_options;
   po::options_description opts(
-      "ipusim describe SYSTEM [--json] [--set k=v]...\n\nSYSTEM is any config: its chip, ipu_link, "
-      "machine and\n"
-      "system sections (a workload is ignored). A config without them (e.g. a workload-only file) "
-      "describes the\n"
-      "default system, the one `ipusim run` would simulate it on: the parameter registry's "
-      "defaults, a Pod64 of\n"
-      "IPU-M2000s.\n\noptions");
+      "ipusim describe SYSTEM [--json] [--set k=v]...\n\n"
+      "SYSTEM is any config: its chip, ipu_link, machine and system sections, and the\n"
+      "Poplar SDK of its software section (a workload is ignored). A config without them\n"
+      "(e.g. a workload-only file) describes the default system, the one `ipusim run`\n"
+      "would simulate it on: the parameter registry's defaults, a Pod64 of IPU-M2000s.\n\n"
+      "options");
   opts.add_options()("help", "show this help")(
       "quiet,q", "print only the result: warnings off (the command prints nothing else)")(
       "system", po::value<std::string>(),
@@ -47,8 +46,8 @@ int cmd_describe(const Args& args) {
   }
   auto system = build_system(doc);
   ConfigNode root(doc, "");
-  for (const char* key :
-       {"chip", "ipu_link", "machine", "system", "sim", "workload", "name", "description"})
+  for (const char* key : {"chip", "ipu_link", "machine", "system", "software", "sim", "workload",
+                          "name", "description"})
     root.mark_used(key);
   root.finish();
   const Json description = describe_system(*system);

@@ -65,8 +65,8 @@ int cmd_run(const Args& args) {
       "system", po::value<std::string>(),
       "run the workload on this system: a preset name (pod16, pod64, pod256, ...) or a system "
       "config; its chip, "
-      "ipu_link, machine and system sections replace the config's (its sim settings apply on top); "
-      "--set applies after")(
+      "ipu_link, machine and system sections replace the config's (its sim settings apply on top; "
+      "the config's software section, the Poplar SDK the run used, stays); --set applies after")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "override a parameter, e.g. --set ipu_link.latency_ns=150 (repeatable)")(
       "out", po::value<std::string>(), "output folder (default out/<config name>)")(

@@ -76,3 +76,17 @@ TEST_CASE("describe the multi-pod preset: 64 Pod64 = 4096 IPUs over switched GW-
   CHECK(d["bisection"]["gw_GBps_per_direction"].get<double>() ==
         Approx(std::min(512.0 * 2 * gw, resolved(doc, "/machine/gw_link/switch_bandwidth_GBps"))));
 }
+
+TEST_CASE("describe names the run's Poplar SDK: the registry's 2.4.0 unless the config sets it",
+          "[models][describe]") {
+  ConfigDoc plain_doc = preset_config("pod16");
+  ConfigDoc sdk1_doc =
+      preset_config("pod16", Json{{"software", {{"poplar_sdk_version", "1.0.49"}}}});
+  auto plain = build_system(plain_doc, "plain");
+  auto sdk1 = build_system(sdk1_doc, "sdk1");
+  const Json p = describe_system(*plain);
+  const Json s = describe_system(*sdk1);
+  CHECK(p["poplar_sdk_version"] == "2.4.0");
+  CHECK(s["poplar_sdk_version"] == "1.0.49");
+  CHECK(describe_table(s).find("Poplar SDK: 1.0.49") != std::string::npos);
+}

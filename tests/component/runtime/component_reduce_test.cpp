@@ -102,3 +102,21 @@ TEST_CASE("reduce over 2 IPUs: one tile's port and the link take the other IPU's
   CHECK(b.duration(0) == Approx(stage1 + stage2 + op).margin(0.01));
   CHECK(b.step(0)["ipu_pairs"] == 1);
 }
+
+TEST_CASE("reduce over 128 tiles on SDK 1.0.49: the same stages at 1.0.49's vertex estimates",
+          "[microbenchmark][tile_traffic][reduce]") {
+  // The first test's reduce with /software/poplar_sdk_version 1.0.49 (the Citadel report's):
+  // the plan, the syncs and the exchange phases are the same (84 + 21 cycles); the vertices
+  // take 1.0.49's getCyclesEstimateForReduce, 6 x (26 + 2 floor(n / 4) + n mod 4), or 6 x 32
+  // below 6 partials: 64 partials 6 x 58 = 348 (294 on 2.4.0), 2 partials 6 x 32 = 192 (114).
+  ConfigDoc doc = reduce_doc(1, 128);
+  doc.apply_override("software.poplar_sdk_version=1.0.49");
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double op = resolved(doc, "/chip/compute/op_overhead_cycles");
+  // 150 + 84 + 348 = 582; 150 + 21 + 192 = 363.
+  CHECK(b.duration(0) == Approx((582 + 363 + op) * cycle_ns(doc)));
+  CHECK(b.step(0)["reduce_ns"].get<double>() == Approx((348 + 192) * cycle_ns(doc)));
+  CHECK(b.step(0)["exchange_ns"].get<double>() == Approx((84 + 21) * cycle_ns(doc)));
+}

@@ -109,3 +109,34 @@ TEST_CASE("an unknown host attachment exits 2 naming its path and the choices", 
   const CliResult ok = run_cli(s, {"run", setup, "--out", s.path("b"), "-q"});
   CHECK(ok.exit_code == 0);
 }
+
+TEST_CASE("the SDK key of old on the chip exits 2 naming /software/poplar_sdk_version",
+          "[cli][errors]") {
+  Scratch s;
+  // In a file: the chip preset's key before the SDK became the run's.
+  const std::string file =
+      s.write("old.json", R"({"$include": [")" + source_path("configs/chips/gc2.json") +
+                              R"("], "chip": {"amp_vertex_sdk_major": 1}, "workload": {"kind": )"
+                              R"("microbenchmark", "steps": [{"kind": "sync", "ipus": 1}]}})");
+  const CliResult bad = run_cli(s, {"run", file, "--out", s.path("a"), "-q"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("/chip/amp_vertex_sdk_major") &&
+                          Catch::Contains("moved to /software/poplar_sdk_version"));
+  // As an override: the same message.
+  const std::string setup = source_path("configs/validation/setups/citadel_gc2_ladder16.json");
+  const CliResult set = run_cli(
+      s, {"run", setup, "--set", "chip.amp_vertex_sdk_major=2", "--out", s.path("b"), "-q"});
+  CHECK(set.exit_code == 2);
+  CHECK_THAT(set.err, Catch::Contains("moved to /software/poplar_sdk_version"));
+  // A release the model has no estimates of: exit 2 with the choices.
+  const CliResult other = run_cli(
+      s, {"run", setup, "--set", "software.poplar_sdk_version=2.3.0", "--out", s.path("c"), "-q"});
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("/software/poplar_sdk_version") &&
+                            Catch::Contains("1.0.49") && Catch::Contains("2.4.0"));
+  // "2.1" reads as a JSON number: exit 2, a string expected.
+  const CliResult number = run_cli(
+      s, {"run", setup, "--set", "software.poplar_sdk_version=2.1", "--out", s.path("d"), "-q"});
+  CHECK(number.exit_code == 2);
+  CHECK_THAT(number.err, Catch::Contains("/software/poplar_sdk_version: expected a string"));
+}

@@ -117,7 +117,7 @@ TEST_CASE("SDK 1.0.49's conv 1x1 estimate by hand (GC2: 8 outputs a pass for eve
   gc2.amp_conv_units_fp16 = 8;
   gc2.amp_conv_units_fp32 = 8;
   gc2.amp_conv_units_fp16_32 = 8;
-  gc2.amp_vertex_sdk_major = 1;
+  gc2.poplar_sdk = PoplarSdk::V1_0_49;
   const ConvPath h = conv_path(gc2, ComputeDType::Float16_32);
   const ConvPath f = conv_path(gc2, ComputeDType::Float32);
   CHECK(f.conv_units == 8);
@@ -148,7 +148,7 @@ TEST_CASE("SDK 1.0.49's conv 1x1 estimate by hand (GC2: 8 outputs a pass for eve
   // 42 + (2 + 2 x 2) + 2 = 50, 6 x 50 + 14 = 314; 61 + 10 + 32 + 314 = 417.
   CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16, 12, 16, 8) == 417);
   CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float32, 0, 16, 8) == 0);
-  // The same block on 2.4.0's estimate differs (the dispatch reads the chip's release).
-  gc2.amp_vertex_sdk_major = 2;
+  // The same block on 2.4.0's estimate differs (the dispatch reads the run's release).
+  gc2.poplar_sdk = PoplarSdk::V2_4_0;
   CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) != 429);
 }

@@ -29,20 +29,47 @@ std::vector<std::uint64_t> first_tiles(std::uint64_t n) {
 TEST_CASE("ReduceAdd vertex estimates by hand", "[popops][reduce]") {
   // One output (getCyclesEstimateForSingleInput), FP32: 3 + 6 + 2 floor(n / 4) + 5 + n mod 4
   // + 3. 64 partials: 3 + 6 + 32 + 5 + 0 + 3 = 49; 19: 3 + 6 + 8 + 5 + 3 + 3 = 28.
-  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32) == 49);
-  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float32) == 28);
+  const PoplarSdk sdk2 = PoplarSdk::V2_4_0;
+  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32, sdk2) == 49);
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float32, sdk2) == 28);
   // FP16 loads 8 halves per loop: 19 -> 3 + 6 + 4 + 5 + 3 + 3 = 24.
-  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float16) == 24);
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float16, sdk2) == 24);
   // Several outputs (getCyclesEstimateForStridedReduce), FP32, 64 partials into 8 outputs:
   // E = gcd(2, 8) = 2 per loop, 4 loops of 3 + 5 + 3 + 63 = 74: 5 + 11 + 4 x 74 = 312.
-  CHECK(reduce_vertex_worker_cycles(64, 8, ComputeDType::Float32) == 312);
-  CHECK(reduce_vertex_worker_cycles(0, 1, ComputeDType::Float32) == 0);
+  CHECK(reduce_vertex_worker_cycles(64, 8, ComputeDType::Float32, sdk2) == 312);
+  CHECK(reduce_vertex_worker_cycles(0, 1, ComputeDType::Float32, sdk2) == 0);
   const ChipParams c = chip_of(16);
   // On the tile: 6 workers round robin, one output on one worker: 6 x 49 = 294.
   CHECK(reduce_vertex_tile_cycles(c, 64, 1, ComputeDType::Float32) == 294);
   // 64 outputs: 16 grains of 4 over 6 workers, the busiest has 3 grains = 12 outputs:
   // 5 + 11 + 6 x (3 + 5 + 3 + 63) = 460 worker cycles, 2760 on the tile.
   CHECK(reduce_vertex_tile_cycles(c, 64, 64, ComputeDType::Float32) == 2760);
+}
+
+TEST_CASE("SDK 1.0.49's ReduceAdd estimate by hand (the Citadel report's release)",
+          "[popops][reduce]") {
+  // Tag 1.0.49, lib/popops/reduction/CycleEstimationFunctions.cpp getCyclesEstimateForReduce,
+  // SCALAR_OUTPUT_SINGLE_INPUT: 5 + 1 + 1 (line 60) + 8 + 11 (lines 79-81), then 2 per
+  // accumulator vector of 2 x getVectorWidth (4 floats, 8 halves) + 1 per remaining element
+  // (lines 82-90), or 6 for fewer than 6 partials (line 84); FP32 output: + 0 (lines 91-92).
+  const PoplarSdk sdk1 = PoplarSdk::V1_0_49;
+  // 64 floats: 26 + 2 x 16 + 0 = 58 (2.4.0: 49); 19: 26 + 2 x 4 + 3 = 37 (2.4.0: 28).
+  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32, sdk1) == 58);
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float32, sdk1) == 37);
+  // Below 6 partials a flat 6: 2 floats -> 26 + 6 = 32 (2.4.0: 19).
+  CHECK(reduce_vertex_worker_cycles(2, 1, ComputeDType::Float32, sdk1) == 32);
+  // 19 halves: 26 + 2 x 2 + 3 = 33 (2.4.0: 24).
+  CHECK(reduce_vertex_worker_cycles(19, 1, ComputeDType::Float16, sdk1) == 33);
+  CHECK(reduce_vertex_worker_cycles(0, 1, ComputeDType::Float32, sdk1) == 0);
+  // Several outputs: 1.0.49's own vertices are not modelled; 2.4.0's strided estimate (312).
+  CHECK(reduce_vertex_worker_cycles(64, 8, ComputeDType::Float32, sdk1) == 312);
+  // The tile's cycles follow the run's SDK: 6 workers x 58 = 348 on 1.0.49, 6 x 49 = 294 on
+  // 2.4.0.
+  ChipParams c = chip_of(16);
+  c.poplar_sdk = sdk1;
+  CHECK(reduce_vertex_tile_cycles(c, 64, 1, ComputeDType::Float32) == 348);
+  c.poplar_sdk = PoplarSdk::V2_4_0;
+  CHECK(reduce_vertex_tile_cycles(c, 64, 1, ComputeDType::Float32) == 294);
 }
 
 TEST_CASE("addInPlace and dynamic slice estimates by hand", "[popops]") {
@@ -120,6 +147,12 @@ TEST_CASE("a reduction to a scalar follows the chip it is asked for, whatever wa
   ChipParams wider = c;
   wider.worker_threads = 8;
   CHECK(scalar_reduce_cycles(wider, 128) == Approx(1124));
+  // Another SDK moves them too: 1.0.49's vertices, 6 x 58 = 348 for 64 partials and
+  // 6 x 32 = 192 for 2 (294 and 114 on 2.4.0): 988 + 54 + 78 = 1120.
+  ChipParams sdk1 = c;
+  sdk1.poplar_sdk = PoplarSdk::V1_0_49;
+  CHECK(scalar_reduce_cycles(sdk1, 128) == Approx(1120));
+  CHECK(scalar_reduce_cycles(c, 128) == Approx(988));
 }
 
 TEST_CASE("popops::reduce of a row of 16 floats per tile: column pieces", "[popops][reduce]") {

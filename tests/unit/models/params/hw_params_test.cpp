@@ -54,11 +54,23 @@ TEST_CASE("every system preset resolves with the documented values", "[params]")
   ConfigDoc gc2 = ConfigDoc::load_file(src() + "/configs/chips/gc2.json");
   const ChipParams c2 = read_hw_params(gc2).chip;
   CHECK(c2.tiles == 1216);
-  // GC2: SDK 1.0.49's vertex, 8 outputs a pass for FP32 too; GC200 (the default): 2.4.0's.
-  CHECK(c2.amp_vertex_sdk_major == 1);
+  // GC2: 8 outputs a pass for FP32 too. The SDK is the run's, not the chip's: the chip preset
+  // alone runs the registry's 2.4.0; the Citadel set-up (and so every GC2 case) sets 1.0.49.
   CHECK(c2.amp_conv_units_fp32 == 8);
+  CHECK(c2.poplar_sdk == PoplarSdk::V2_4_0);
+  ConfigDoc citadel =
+      ConfigDoc::load_file(src() + "/configs/validation/setups/citadel_gc2_ladder16.json");
+  const ChipParams cit = read_hw_params(citadel).chip;
+  CHECK(cit.tiles == 1216);
+  CHECK(cit.poplar_sdk == PoplarSdk::V1_0_49);
+  CHECK(to_string(cit.poplar_sdk) == "1.0.49");
   ConfigDoc gc200 = ConfigDoc::load_file(src() + "/configs/chips/gc200.json");
-  CHECK(read_hw_params(gc200).chip.amp_vertex_sdk_major == 2);
+  CHECK(read_hw_params(gc200).chip.poplar_sdk == PoplarSdk::V2_4_0);
+  // A GC2 run under SDK 2.x says so without touching the chip.
+  ConfigDoc gc2_sdk2 =
+      ConfigDoc::load_file(src() + "/configs/validation/setups/citadel_gc2_ladder16.json");
+  gc2_sdk2.apply_override("software.poplar_sdk_version=2.4.0");
+  CHECK(read_hw_params(gc2_sdk2).chip.poplar_sdk == PoplarSdk::V2_4_0);
 }
 
 TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
@@ -71,8 +83,14 @@ TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
 TEST_CASE("bad hardware configs are errors with the JSON path", "[params]") {
   CHECK_THROWS_WITH(read(Json{{"chip", {{"tilez", 3}}}}),
                     Catch::Contains("/chip/tilez") && Catch::Contains("tiles"));
-  CHECK_THROWS_WITH(read(Json{{"chip", {{"amp_vertex_sdk_major", 3}}}}),
-                    Catch::Contains("/chip/amp_vertex_sdk_major"));
+  // The chip key of old names where the SDK went.
+  CHECK_THROWS_WITH(read(Json{{"chip", {{"amp_vertex_sdk_major", 1}}}}),
+                    Catch::Contains("/chip/amp_vertex_sdk_major") &&
+                        Catch::Contains("moved to /software/poplar_sdk_version"));
+  CHECK_THROWS_WITH(read(Json{{"software", {{"poplar_sdk_version", "2.1"}}}}),
+                    Catch::Contains("/software/poplar_sdk_version") && Catch::Contains("1.0.49"));
+  CHECK_THROWS_WITH(read(Json{{"software", {{"sdk", "1.0.49"}}}}),
+                    Catch::Contains("/software/sdk") && Catch::Contains("poplar_sdk_version"));
   CHECK_THROWS_WITH(
       read(Json{{"ipu_link", {{"partner_links", 9}}}}),
       Catch::Contains("/ipu_link/partner_links") && Catch::Contains("exceed links_per_ipu"));
