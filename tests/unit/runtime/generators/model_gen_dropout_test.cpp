@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "bert_large_spec.hpp"
 #include "runtime/generators/model_gen.hpp"
 #include "runtime/passes/pass_pipeline.hpp"
 
@@ -13,21 +14,7 @@ namespace {
 
 /// BERT-Large as MLPerf v1.0's POD64 config places it, cut to one layer: the embedding alone on
 /// IPU 0, layer 0 on IPU 1, the heads (tied to the word embedding) on IPU 0 as stage 2.
-TransformerSpec one_layer_bert() {
-  TransformerSpec s;
-  s.layers = 1;
-  s.hidden = 1024;
-  s.heads = 16;
-  s.sequence_length = 512;
-  s.vocab = 30400;
-  s.micro_batch = 2;
-  s.head = "mlm_nsp";
-  s.head_tokens = 76;
-  s.max_sequences_per_pack = 3;
-  s.sequences_per_pack = 2;
-  s.layers_per_ipu = {0, 1};
-  return s;
-}
+TransformerSpec one_layer_bert() { return test::bert_large_spec(1, 30400, {0, 1}); }
 
 SessionOptions pipelined_session() {
   SessionOptions o;

@@ -2,27 +2,14 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "bert_large_spec.hpp"
 #include "runtime/generators/model_gen.hpp"
 
 using namespace ipusim::rt;
 
 namespace {
 
-TransformerSpec bert_large_mlperf() {
-  TransformerSpec s;
-  s.layers = 24;
-  s.hidden = 1024;
-  s.heads = 16;
-  s.sequence_length = 512;
-  s.vocab = 30522;
-  s.micro_batch = 2;
-  s.head = "mlm_nsp";
-  s.head_tokens = 76;
-  s.max_sequences_per_pack = 3;
-  s.sequences_per_pack = 2;
-  s.layers_per_ipu = {3, 7, 7, 7};
-  return s;
-}
+TransformerSpec bert_large_mlperf() { return test::bert_large_spec(24, 30522, {3, 7, 7, 7}); }
 
 }  // namespace
 
