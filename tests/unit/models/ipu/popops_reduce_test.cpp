@@ -82,9 +82,56 @@ TEST_CASE("addInPlace and dynamic slice estimates by hand", "[popops]") {
   // The ring index (one UNSIGNED_INT, 7 cycles): 11 + 6 x (58 + 7) = 401.
   CHECK(add_in_place_tile_cycles(c, 1, 4, true) == 401);
   CHECK(add_in_place_tile_cycles(c, 0, 4) == 0);
-  // Dynamic slice of 32 floats: 6 per worker, floor(6 / 2) = 3 copies:
-  // 11 + 14 + 6 x (39 + 24 + 6) = 439.
-  CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 439);
+  // Dynamic slice of 32 floats: 6 per worker, floor(6 / 2) = 3 copies; SDK 2.4.0 (and 2.3.0,
+  // 2.5.1), 2 cycles a copy: 11 + 14 + 6 x (35 + 24 + 2 x 3) = 415.
+  CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 415);
+}
+
+TEST_CASE("dynamic slice and strided reduce estimates per SDK release by hand", "[popops]") {
+  ChipParams c = chip_of(16);
+  // Dynamic slice of 32 floats, 3 copies a worker: 2.3.0-2.5.1 11 + 14 + 6 x (35 + 24 + 6) =
+  // 415; 2.1.0 and 1.0.49 (getDynamicSlice1dEstimate, a copy a cycle): 25 + 6 x (41 + 27 + 3)
+  // = 451.
+  for (PoplarSdk sdk : {PoplarSdk::V2_3_0, PoplarSdk::V2_4_0, PoplarSdk::V2_5_1}) {
+    c.poplar_sdk = sdk;
+    CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 415);
+  }
+  for (PoplarSdk sdk : {PoplarSdk::V2_1_0, PoplarSdk::V1_0_49}) {
+    c.poplar_sdk = sdk;
+    CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 451);
+  }
+  // Strided reduce, 16 float partials into 4 outputs: 2 outputs a loop (gcd(2, 4)), each outer
+  // loop 3 + 5 + (3 + 15) = 26, 2 loops = 52; entry / exit 3 + 2 from 2.4.0 (+ 6 + 5 set-up):
+  // 68; 2.1.0 and 2.3.0 2 + 2: 67.
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_4_0) == 68);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_5_1) == 68);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_3_0) == 67);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_1_0) == 67);
+  // One output: the single-input estimate is the same from 2.1.0 to 2.5.1 (64 floats: 49).
+  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32, PoplarSdk::V2_1_0) == 49);
+}
+
+TEST_CASE("SDK 2.1.0's EXPONENT and FP16 GELU per element by hand", "[popops][vector]") {
+  const PoplarSdk v21 = PoplarSdk::V2_1_0;
+  // EXPONENT {6, 4 halves} / {8, 2 floats} (sdk/poplar/2.1.0 popopsCycleEstimators.hpp lines
+  // 141-143): softmax FP16 2 x 0.25 + 2 x 0.75 + 6 / 4 = 3.5 (2.4.0: 3.0), FP32 2 x 0.5 +
+  // 2 x 1.5 + 8 / 2 = 8 (2.4.0: 7).
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16, v21) == 3.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float32, v21) == 8.0);
+  // The FP16 GELU loop's clamp bundle: 9 bundles per 4 halves = 2.25 (2.4.0: 2.0); with the
+  // layer norm 2.25 + 2.5 = 4.75. Its gradient's loop and the FP32 estimate are unchanged.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16, v21) == 2.25);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNorm, ComputeDType::Float16, v21) ==
+        4.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float16, v21) == 3.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float32, v21) == 5.0);
+  // The other rows are the same in every 2.x release.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float16, v21) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float16, v21) == 0.5);
+  for (PoplarSdk sdk : {PoplarSdk::V2_3_0, PoplarSdk::V2_5_1}) {
+    CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16, sdk) == 3.0);
+    CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16, sdk) == 2.0);
+  }
 }
 
 TEST_CASE("popops::reduce of one float per tile on a GC2: 1216 -> 19 -> 1", "[popops][reduce]") {
