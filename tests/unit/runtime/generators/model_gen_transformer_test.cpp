@@ -267,7 +267,7 @@ TEST_CASE("an SDK 2.1.0 run's softmax and FP16 GELU carry that release's vertex 
   // As above, under SDK 2.1.0 (MLPerf v1.0): EXPONENT {6, 4 halves} makes softmax 3.5 per
   // element, the GELU loop's clamp bundle 2.25; the other ops are the same in every 2.x.
   TransformerSpec s = bert_large_mlperf();
-  s.poplar_sdk = PoplarSdk::V2_1_0;
+  s.poplar_sdk = ipusim::PoplarSdk::V2_1_0;
   const Model m = generate_transformer(s, 4);
   auto cycles = [&](const std::string& name) {
     for (const ModelOp& o : m.ops)
