@@ -90,10 +90,7 @@ std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t el
   const std::uint64_t w = workers(chip);
   const std::uint64_t vector = elem_bytes == 2 ? 4 : 2;  // data path width / (16 or 32 bits)
   const std::uint64_t copies = ceil_div(elems, w) / vector;
-  // One sub-element. SDK 1.0.49 and 2.1.0 copy a 64-bit vector a cycle after 41 + 27 fixed
-  // cycles; 2.3.0-2.5.1 one every 2 cycles after 35 + 24 (see the header).
-  const bool early = chip.poplar_sdk == PoplarSdk::V1_0_49 || chip.poplar_sdk == PoplarSdk::V2_1_0;
-  const std::uint64_t worker = early ? 41 + (27 + copies) : 35 + (24 + 2 * copies);
+  const std::uint64_t worker = 39 + (24 + 2 * copies);  // one sub-element (see the header)
   return 11 + 1 + 6 + 1 + 6 + w * worker;
 }
 

@@ -60,12 +60,13 @@ std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t ele
 
 /// Clock cycles of popops' dynamicSlice / dynamicUpdate of one region of `elems` elements of
 /// `elem_bytes` bytes on one tile (the DynamicSlice1D / DynamicUpdateSlice1D multi-vertex), by
-/// the run's SDK's popopsCycleEstimators.cpp, one sub-element, V = 64-bit data path elements:
-///   SDK 2.3.0, 2.4.0, 2.5.1: getDynamicSlice1DEstimate (sdk/poplar/2.4.0 lines 1799-1827, the
-///     same at 2.3.0 and 2.5.1): 11 + 14 + W x (35 + 24 + 2 x floor(ceil(elems / W) / V));
-///   SDK 1.0.49 and 2.1.0: getDynamicSlice1dEstimate (sdk/poplar/2.1.0 lines 2049-2075; tag
-///     1.0.49 line 1742): 11 + 14 + W x (41 + 27 + floor(ceil(elems / W) / V)).
-/// (sdk-release-3.4, lines 1755-1783, has 39 + 24 + 2 x ...: no modelled run used it.)
+/// popopsCycleEstimators.cpp getDynamicSlice1DEstimate (sdk-release-3.4, lines 1755-1783), one
+/// sub-element, for every `/software/poplar_sdk_version`:
+///   11 + 14 + W x (39 + 24 + 2 x floor(ceil(elems / W) / V)), V = 64-bit data path elements.
+/// The releases the runs used differ (docs/sdk_versions.md): 2.3.0-2.5.1 35 + (24 + 2n)
+/// (sdk/poplar/2.4.0 lines 1799-1827), 1.0.49 and 2.1.0 41 + (27 + n); not followed here because
+/// GCL's small-message thresholds (collectives/algorithms/auto_select.cpp) were scanned with
+/// this cost (tools/auto_thresholds.py) and would need re-scanning with it.
 std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
                                         std::uint32_t elem_bytes);
 

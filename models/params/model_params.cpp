@@ -488,7 +488,7 @@ std::vector<ParamSpec> software_specs() {
              {"1.0.49", "2.1.0", "2.3.0", "2.4.0", "2.5.1"},
              "The Poplar SDK release the run used, whose poplibs vertices and cycle estimates "
              "cost its ops: the AMP's ConvPartial1x1 vertex (models/ipu/conv_vertices.hpp), "
-             "popops::reduce's, addInPlace's and dynamicSlice's vertices and the per-element "
+             "popops::reduce's and addInPlace's vertices and the per-element "
              "costs of the element-wise ops (models/ipu/popops_vertices.hpp); each release's "
              "table, read from graphcore/poplibs tag sdk/poplar/<release>, in "
              "docs/sdk_versions.md. 1.0.49: poplibs tag 1.0.49 (2c06fe4f), "
@@ -497,12 +497,13 @@ std::vector<ParamSpec> software_specs() {
              "it (measurements.md section 4; configs/validation/setups/citadel_gc2_ladder16.json). "
              "2.1.0 (840ea5d5; MLPerf v1.0, measurements.md section 2): its own ConvPartial1x1 "
              "estimate (retention savings 10 / 2, PerformanceEstimation.hpp l. 33-41, 322-475), "
-             "EXPONENT {8, 2 floats} / {6, 4 halves}, the FP16 GELU loop's clamp, a 2 + 2 "
-             "strided-reduce entry and 41 + (27 + n) dynamic-slice workers. 2.3.0 (3fe5a3ec; "
+             "EXPONENT {8, 2 floats} / {6, 4 halves}, the FP16 GELU loop's clamp and a 2 + 2 "
+             "strided-reduce entry. 2.3.0 (3fe5a3ec; "
              "MLPerf v1.1, section 2): 2.4.0's table but the 2 + 2 strided-reduce entry. 2.4.0 "
              "(default; dbc4d442): PerformanceEstimation.hpp l. 32-42, 355-514, "
-             "CycleEstimationFunctions.cpp l. 210-329, popopsCycleEstimators.cpp l. 1554-1567, "
-             "1799-1827. 2.5.1 (be45f064; MLPerf v2.0 Bow): the same table as 2.4.0 (every "
+             "CycleEstimationFunctions.cpp l. 210-329, popopsCycleEstimators.cpp l. 1554-1567 "
+             "(the dynamic slice, every release: sdk-release-3.4's, see popops_vertices.hpp). "
+             "2.5.1 (be45f064; MLPerf v2.0 Bow): the same table as 2.4.0 (every "
              "estimate above unchanged: a 2.5.1 run's report.json equals 2.4.0's)."),
   };
 }

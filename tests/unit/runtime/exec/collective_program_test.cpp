@@ -74,18 +74,18 @@ TEST_CASE("a small all-reduce over 2 replicas: parts and cycles by hand", "[coll
   //   index op  = sync 100 + the index's add in place (UNSIGNED_INT, 7 cycles an element):
   //               11 + 6 x (58 + 7) = 401                                          -> 501
   //   slice     = sync 100 + index exchange (50 + max(1, flight 4) = 54)
-  //               + dynamic slice of 32 floats: 6 per worker, 3 copies of 2 (SDK 2.4.0):
-  //               11 + 14 + 6 x (35 + 24 + 6) = 415                                  -> 569
+  //               + dynamic slice of 32 floats: 6 per worker, 3 copies of 2:
+  //               11 + 14 + 6 x (39 + 24 + 6) = 439                                  -> 593
   //   copy      = sync 100 + exchange 50 + max(128 B / 4 = 32, 4)                    -> 182
   //   input copy= sync 100 + exchange 50 + max(512 B / 16 tiles / 4 = 8, 4)         -> 158
-  // Each phase: 2 x 501 + 2 x 569 + 2 x 182 + 158 = 2,662 cycles.
+  // Each phase: 2 x 501 + 2 x 593 + 2 x 182 + 158 = 2,710 cycles.
   const ChipParams c = round_chip();
-  CHECK(collective_program_cycles(c, rs, f) == 2662);
-  CHECK(collective_program_cycles(c, ag, f) == 2662);
-  // A later step of the reduce-scatter: mapInPlace, dynamicSlice, Copy = 501 + 569 + 182.
+  CHECK(collective_program_cycles(c, rs, f) == 2710);
+  CHECK(collective_program_cycles(c, ag, f) == 2710);
+  // A later step of the reduce-scatter: mapInPlace, dynamicSlice, Copy = 501 + 593 + 182.
   const CollectiveProgramCount step = collective_step_program(true, false, false, f);
   check_count(step, 1, 1, 0, 1, 0);
-  CHECK(collective_program_cycles(c, step, f) == 1252);
+  CHECK(collective_program_cycles(c, step, f) == 1276);
 }
 
 TEST_CASE("a small op costs its vertex's estimate, not the training op overhead",
@@ -97,12 +97,12 @@ TEST_CASE("a small op costs its vertex's estimate, not the training op overhead"
   c.op_overhead_cycles = 1;
   CHECK(collective_program_cycles(c, rs, f) == base);
   // A seventh worker slows the four compute sets' vertices: each index op 11 + 7 x 65 = 466
-  // (+65), each slice of 32 floats (5 per worker, 2 copies) 25 + 7 x 63 = 466 (+51).
+  // (+65), each slice of 32 floats (5 per worker, 2 copies) 25 + 7 x 67 = 494 (+55).
   c.worker_threads = 7;
-  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 51);
+  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 55);
   // Seven supersteps (4 compute sets, 2 copies, 1 input copy) each pay the internal sync.
   c.sync_internal_cycles += 1;
-  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 51 + 7);
+  CHECK(collective_program_cycles(c, rs, f) == base + 2 * 65 + 2 * 55 + 7);
 }
 
 TEST_CASE("large fragments go through a Switch of copies", "[collective_program]") {
