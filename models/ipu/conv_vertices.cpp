@@ -14,10 +14,16 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? a : (a + b - 1) / b; }
 
+/// Whether the path is costed by SDK 2.1.0's estimate (tag sdk/poplar/2.1.0).
+bool sdk_2_1(const ConvPath& p) { return p.sdk == PoplarSdk::V2_1_0; }
+
 /// Worker cycles state retention saves (conv1x1WorkerRetentionSavings, lines 32-42): the total,
-/// and the part per input group after the first.
+/// and the part per input group after the first; SDK 2.1.0: 10 and 2 (its lines 33-41).
 std::pair<std::uint64_t, std::uint64_t> retention_savings(const ConvPath& p) {
-  if (!p.float_activations && (p.float_partials || p.conv_units == 16)) return {7, 3};
+  if (!p.float_activations && (p.float_partials || p.conv_units == 16)) {
+    return sdk_2_1(p) ? std::pair<std::uint64_t, std::uint64_t>{10, 2}
+                      : std::pair<std::uint64_t, std::uint64_t>{7, 3};
+  }
   return {0, 0};
 }
 
@@ -53,12 +59,17 @@ ConvPath conv_path(const ChipParams& chip, ComputeDType dtype) {
   // Lines 467-468: numConvUnits x weightBytesPerConvUnit / 16 B per cycle (see the header).
   const std::uint32_t weight_bytes = p.weights_per_unit * (p.float_activations ? 4 : 2);
   p.weight_load_cycles = p.conv_units * weight_bytes / 16;
+  p.sdk = chip.poplar_sdk;
   return p;
 }
 
 std::uint64_t conv1x1_worker_cycles(const ConvPath& p, std::uint64_t rows, bool zeroing) {
   const bool common = common_half_float_partials_path(p);
   const std::uint64_t z = zeroing ? 1 : 0;
+  // The common path's extra cycles for 0-2 rows (zeroing / not): 1 / 2, SDK 2.1.0 2 / 4; for 3
+  // or more rows its fixed cycles, 37 / 38, SDK 2.1.0 38 / 40 (2.1.0 lines 322-420).
+  const std::uint64_t common_extra = sdk_2_1(p) ? (zeroing ? 2 : 4) : (zeroing ? 1 : 2);
+  const std::uint64_t common_fixed = sdk_2_1(p) ? (zeroing ? 38 : 40) : (zeroing ? 37 : 38);
   // Lines 375-377: cycles per row to zero the partials.
   const std::uint64_t zero_per_row = p.float_activations && p.conv_units == 16 ? 8
                                      : p.float_partials                        ? 4
@@ -66,18 +77,18 @@ std::uint64_t conv1x1_worker_cycles(const ConvPath& p, std::uint64_t rows, bool 
   switch (rows) {
     case 0:  // lines 390-400
       if (p.float_activations) return 24;
-      return common ? 20 + (zeroing ? 1 : 2) : 24;
+      return common ? 20 + common_extra : 24;
     case 1:  // lines 401-411
       if (p.float_activations) return 47 + (2 + zero_per_row) * z;
-      return common ? 31 + (zeroing ? 1 : 2) : 39 + (2 + zero_per_row) * z;
+      return common ? 31 + common_extra : 39 + (2 + zero_per_row) * z;
     case 2:  // lines 412-423
       if (p.float_activations) return 46 + (2 + zero_per_row * 2) * z;
-      return common ? 40 + (zeroing ? 1 : 2) : 40 + (2 + zero_per_row * 2) * z;
+      return common ? 40 + common_extra : 40 + (2 + zero_per_row * 2) * z;
     default:  // lines 424-439
       if (p.float_activations) {
         return 46 + (2 + zero_per_row * rows) * z + (rows - 3) * p.core_cycles;
       }
-      if (common) return (zeroing ? 37 : 38) + (rows - 3) * p.core_cycles;
+      if (common) return common_fixed + (rows - 3) * p.core_cycles;
       return 41 + (2 + zero_per_row * rows) * z + (rows - 3) * p.core_cycles;
   }
 }
@@ -155,7 +166,8 @@ std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, st
   const std::uint64_t inner_zero = conv1x1_inner_loop_cycles(p, rows, workers, true);
   const std::uint64_t inner = conv1x1_inner_loop_cycles(p, rows, workers, false);
   const auto saving = retention_savings(p);
-  const std::uint64_t c = common_half_float_partials_path(p) ? 1 : 0;
+  // 2.3.0 added the common path's +1 / -1 / -1 (lines 489-492); 2.1.0 has none.
+  const std::uint64_t c = common_half_float_partials_path(p) && !sdk_2_1(p) ? 1 : 0;
   const std::uint64_t loads = p.weight_load_cycles;
   const std::uint64_t w = std::max<std::uint32_t>(1, workers);
   // Lines 494-513, one convolution group and one output pass per out group (the out group is

@@ -37,6 +37,9 @@ struct ConvPath {
   std::uint32_t core_cycles = 0;
   /// Supervisor cycles to load one pass's weights (lines 467-468).
   std::uint32_t weight_load_cycles = 0;
+  /// The run's SDK (the chip's `poplar_sdk`): 2.1.0's estimate differs from 2.3.0-2.5.1's in
+  /// its retention savings and fixed cycles (see conv1x1_worker_cycles()).
+  PoplarSdk sdk{};
 };
 
 /// The vertex path of `dtype` on `chip`. poplar's Target gives the conv-unit counts and the
@@ -58,6 +61,10 @@ ConvPath conv_path(const ChipParams& chip, ComputeDType dtype);
 
 /// Worker cycles of one worker that streams `rows` rows through one weight pass, by line
 /// 386-440 (`zeroing`: the pass that initialises the partials), before the retention saving.
+/// SDK 2.1.0 (tag sdk/poplar/2.1.0, 840ea5d5, lines 322-420): on the common half-activation path
+/// (FP32 partials, or FP16 partials with 16 units) 2 / 4 cycles where 2.3.0-2.5.1 have 1 / 2
+/// (zeroing / not, 0-2 rows) and 38 / 40 where they have 37 / 38 (3 or more rows); the FP32-input
+/// and FP16-partials-of-8-units paths are the same in every 2.x release.
 std::uint64_t conv1x1_worker_cycles(const ConvPath& path, std::uint64_t rows, bool zeroing);
 
 /// Tile cycles of one pass's inner loop (lines 355-453): `rows` rows split as evenly as
@@ -89,6 +96,10 @@ std::uint64_t conv1x1_tile_cycles_sdk1(const ConvPath& path, std::uint32_t worke
 /// loop estimate of lines 472-514 with ceil(inputs / weights_per_unit) in groups and
 /// ceil(outputs / conv_units) out groups of one pass each; in a run of SDK 1.0.49
 /// (`/software/poplar_sdk_version` 1.0.49: the Citadel GEMMs), by conv1x1_tile_cycles_sdk1().
+/// SDK 2.1.0's outer loop (tag sdk/poplar/2.1.0 lines 439-475) lacks 2.3.0's +1 / -1 / -1 for
+/// the common path (per convolution group, per further input group, per zeroing out group)
+/// and restores retention savings of 10 + 2 per further input group (lines 33-41) where
+/// 2.3.0-2.5.1 restore 7 + 3 (l. 32-42 at 2.4.0; the same function at 2.3.0 and 2.5.1).
 std::uint64_t conv1x1_tile_cycles(const ChipParams& chip, ComputeDType dtype, std::uint64_t rows,
                                   std::uint64_t inputs, std::uint64_t outputs);
 

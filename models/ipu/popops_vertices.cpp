@@ -53,8 +53,10 @@ std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t 
   const std::uint64_t per_loop = std::gcd(std::min(acc_vector_width(dtype), dp), outputs);
   const std::uint64_t post = dtype == ComputeDType::Float32 ? 3 + 2 : 1 + 6;
   const std::uint64_t outer = 3 + post + (3 + (partials - 1));
-  return 3 + 2    // entry / exit
-         + 6 + 5  // loop set-up
+  // Entry / exit: 3 + 2 from SDK 2.4.0 on, 2 + 2 in 2.1.0 and 2.3.0 (their line 224).
+  const std::uint64_t entry = sdk == PoplarSdk::V2_1_0 || sdk == PoplarSdk::V2_3_0 ? 2 : 3;
+  return entry + 2  // entry / exit
+         + 6 + 5    // loop set-up
          + ceil_div(outputs, per_loop) * outer;
 }
 
@@ -88,22 +90,25 @@ std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t el
   const std::uint64_t w = workers(chip);
   const std::uint64_t vector = elem_bytes == 2 ? 4 : 2;  // data path width / (16 or 32 bits)
   const std::uint64_t copies = ceil_div(elems, w) / vector;
-  const std::uint64_t worker = 39 + (24 + 2 * copies);  // one sub-element
+  const std::uint64_t worker = 39 + (24 + 2 * copies);  // one sub-element (see the header)
   return 11 + 1 + 6 + 1 + 6 + w * worker;
 }
 
-double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype) {
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype, PoplarSdk sdk) {
   // Elements per 64-bit vector: 2 floats or 4 halves (Target::getVectorWidth).
   const double v = static_cast<double>(data_path_elems(dtype));
   const double reduce = 2.0 / (2.0 * v);  // 2 worker cycles per 2 vectors (8 halves, 4 floats)
   const double in_place = 2.0 / v;        // an in-place binary op's 2 cycles per vector
   const double add = (1.0 + 2.0) / v;     // ADD / SUB / MUL: 1 + 2 for load / store and the loop
-  const double norm = 2.0 * reduce + 4.0 * in_place;                   // poplin's Norms.cpp passes
-  const double exponent = dtype == ComputeDType::Float32 ? 3.0 : 1.0;  // {6, 2} / {4, 4}
-  // GELU: FP16 the codelets' repeat blocks (8 and 15 bundles per vector), FP32 the estimator's
-  // 10 cycles per vector for both.
+  const double norm = 2.0 * reduce + 4.0 * in_place;  // poplin's Norms.cpp passes
+  // EXPONENT {6, 2} / {4, 4}; SDK 2.1.0 {8, 2} / {6, 4}.
+  const bool sdk_2_1 = sdk == PoplarSdk::V2_1_0;
+  const double exponent =
+      dtype == ComputeDType::Float32 ? (sdk_2_1 ? 4.0 : 3.0) : (sdk_2_1 ? 1.5 : 1.0);
+  // GELU: FP16 the codelets' repeat blocks (8 and 15 bundles per vector; SDK 2.1.0's forward
+  // block 9, its clamp a bundle of its own), FP32 the estimator's 10 cycles per vector for both.
   const bool fp32 = dtype == ComputeDType::Float32;
-  const double gelu = (fp32 ? 10.0 : 8.0) / v;
+  const double gelu = (fp32 ? 10.0 : (sdk_2_1 ? 9.0 : 8.0)) / v;
   const double gelu_grad = (fp32 ? 10.0 : 15.0) / v;
   switch (kind) {
     case VectorOpKind::Relu:

@@ -32,7 +32,8 @@ namespace ipusim {
 ///     5 + 11 + ceil(m / E) x (3 + post + 3 + (n - 1)), E = gcd(data path elements, m),
 ///     post = 5 (FP32 partials) or 7 (FP16 partials, FP32 output); for either SDK: 1.0.49 has
 ///     no strided vertex (its several-output vertices are not modelled; no GC2 set-up reduces
-///     more than one output).
+///     more than one output). SDK 2.1.0 and 2.3.0: 4 + 11 + ..., their entry / exit 2 + 2
+///     (sdk/poplar/2.3.0 CycleEstimationFunctions.cpp line 224; 3 + 2 from 2.4.0 on).
 std::uint64_t reduce_vertex_worker_cycles(std::uint64_t partials, std::uint64_t outputs,
                                           ComputeDType dtype, PoplarSdk sdk);
 
@@ -59,8 +60,13 @@ std::uint64_t add_in_place_tile_cycles(const ChipParams& chip, std::uint64_t ele
 
 /// Clock cycles of popops' dynamicSlice / dynamicUpdate of one region of `elems` elements of
 /// `elem_bytes` bytes on one tile (the DynamicSlice1D / DynamicUpdateSlice1D multi-vertex), by
-/// popopsCycleEstimators.cpp getDynamicSlice1DEstimate (lines 1755-1783), one sub-element:
+/// popopsCycleEstimators.cpp getDynamicSlice1DEstimate (sdk-release-3.4, lines 1755-1783), one
+/// sub-element, for every `/software/poplar_sdk_version`:
 ///   11 + 14 + W x (39 + 24 + 2 x floor(ceil(elems / W) / V)), V = 64-bit data path elements.
+/// The releases the runs used differ (docs/sdk_versions.md): 2.3.0-2.5.1 35 + (24 + 2n)
+/// (sdk/poplar/2.4.0 lines 1799-1827), 1.0.49 and 2.1.0 41 + (27 + n); not followed here because
+/// GCL's small-message thresholds (collectives/algorithms/auto_select.cpp) were scanned with
+/// this cost (tools/auto_thresholds.py) and would need re-scanning with it.
 std::uint64_t dynamic_slice_tile_cycles(const ChipParams& chip, std::uint64_t elems,
                                         std::uint32_t elem_bytes);
 
@@ -87,8 +93,12 @@ enum class VectorOpKind {
 };
 
 /// Tile clock cycles per element of `kind` in `dtype` (Float32 the FLOAT rows; Float16 and
-/// Float16_32, whose operands are halves, the HALF rows) over many elements, graphcore/poplibs tag
-/// sdk/poplar/2.3.0 (the SDK of the calibration runs; the rows cited are the same at 2.4.0). A
+/// Float16_32, whose operands are halves, the HALF rows) over many elements in a run of SDK `sdk`,
+/// graphcore/poplibs tag sdk/poplar/2.3.0 (the rows cited are the same at 2.4.0 and 2.5.1; 1.0.49
+/// is costed as 2.4.0: no 1.0.49 set-up runs these ops). SDK 2.1.0 differs in two rows: EXPONENT
+/// {8, 2 floats} / {6, 4 halves} (sdk/poplar/2.1.0 popopsCycleEstimators.hpp lines 141-143), so
+/// Softmax 8 / 3.5; and the FP16 GELU loop (NonLinearityLoop_gelu.S lines 86-145) clamps its
+/// input in a bundle of its own, 9 bundles per vector, so Gelu 2.25 and GeluLayerNorm 4.75. A
 /// worker's loop of c cycles over V elements, the elements split evenly over the W workers run
 /// round-robin: W x c x (e / W) / V tile cycles = c / V per element (the vertices' fixed cycles
 /// are in /chip/compute/op_overhead_cycles). V = 2 floats / 4 halves (the 64-bit data path).
@@ -151,7 +161,8 @@ enum class VectorOpKind {
 ///     (6 + 24 per worker) and the save / set / restore of the hardware seeds around it
 ///     (RandomGen.cpp maybeSaveHwSeedsAndSetSeeds, 3 small compute sets) are in the op overhead,
 ///     as the other multi-compute-set ops' are.
-double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype);
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype,
+                                    PoplarSdk sdk = PoplarSdk::V2_4_0);
 
 /// Tile clock cycles per counted flop of a vector op no poplibs vertex cost is given for (the
 /// optimizer's updates, pools, losses, embeddings, an IR op given by flops and bytes):

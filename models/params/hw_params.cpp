@@ -360,8 +360,7 @@ HwParams read_hw_params(ConfigDoc& doc) {
   p.machine = read_machine(doc, root.child("machine"), p);
   p.system = read_system(root.child("system"));
   ConfigNode software = root.child("software");
-  p.chip.poplar_sdk =
-      software.get_enum("poplar_sdk_version") == "1.0.49" ? PoplarSdk::V1_0_49 : PoplarSdk::V2_4_0;
+  p.chip.poplar_sdk = poplar_sdk_from_string(software.get_enum("poplar_sdk_version"));
   software.finish();
   // `/sim` belongs to sim/ (sim_options.hpp); the models take their engine choices from it.
   const SimOptions sim = read_sim_options(doc);
@@ -455,7 +454,26 @@ std::string to_string(IpuLinkTopology t) {
 }
 std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
 std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
-std::string to_string(PoplarSdk s) { return s == PoplarSdk::V1_0_49 ? "1.0.49" : "2.4.0"; }
+std::string to_string(PoplarSdk s) {
+  switch (s) {
+    case PoplarSdk::V1_0_49:
+      return "1.0.49";
+    case PoplarSdk::V2_1_0:
+      return "2.1.0";
+    case PoplarSdk::V2_3_0:
+      return "2.3.0";
+    case PoplarSdk::V2_5_1:
+      return "2.5.1";
+    case PoplarSdk::V2_4_0:
+      break;
+  }
+  return "2.4.0";
+}
+PoplarSdk poplar_sdk_from_string(const std::string& version) {
+  for (PoplarSdk s : {PoplarSdk::V1_0_49, PoplarSdk::V2_1_0, PoplarSdk::V2_3_0, PoplarSdk::V2_5_1})
+    if (version == to_string(s)) return s;
+  return PoplarSdk::V2_4_0;
+}
 std::string to_string(GwTopology t) {
   return t == GwTopology::None     ? "none"
          : t == GwTopology::Ring   ? "ring"

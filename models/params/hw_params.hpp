@@ -29,7 +29,8 @@ enum class HostAttachment { Gateway, PcieCard };
 enum class GwTopology { None, Ring, Switch, LeafSpine };
 /// The Poplar SDK release a run used (`/software/poplar_sdk_version`), whose poplibs vertices
 /// and cycle estimates cost its AMP ops and reductions. The zero value is the registry default.
-enum class PoplarSdk { V2_4_0, V1_0_49 };
+/// 2.3.0 and 2.5.1 differ from 2.4.0 only where a vertex's estimate does (docs/sdk_versions.md).
+enum class PoplarSdk { V2_4_0, V1_0_49, V2_1_0, V2_3_0, V2_5_1 };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
 /// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
@@ -205,6 +206,10 @@ std::string to_string(HostAttachment a);
 std::string to_string(GwTopology t);
 std::string to_string(NetworkModel m);
 std::string to_string(Arbitration a);
-std::string to_string(PoplarSdk s);  ///< "1.0.49", "2.4.0": the `/software/poplar_sdk_version` text
+/// "1.0.49", "2.1.0", "2.3.0", "2.4.0", "2.5.1": the `/software/poplar_sdk_version` text.
+std::string to_string(PoplarSdk s);
+/// The release of a `/software/poplar_sdk_version` text (one of to_string()'s; the registry's
+/// closed choice list has already rejected any other).
+PoplarSdk poplar_sdk_from_string(const std::string& version);
 
 }  // namespace ipusim

@@ -114,13 +114,13 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.7161, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.716, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "beyond poplibs' ConvPartial1x1 vertex estimate (models/ipu/conv_vertices.hpp): "
            "divides the vertex's cycles; the operand exchange and partial sums are added "
            "separately. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 1343, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 1346, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
@@ -484,18 +484,27 @@ std::vector<ParamSpec> system_specs() {
 std::vector<ParamSpec> software_specs() {
   using namespace spec;
   return {
-      choice("/software/poplar_sdk_version", "2.4.0", {"1.0.49", "2.4.0"},
+      choice("/software/poplar_sdk_version", "2.4.0",
+             {"1.0.49", "2.1.0", "2.3.0", "2.4.0", "2.5.1"},
              "The Poplar SDK release the run used, whose poplibs vertices and cycle estimates "
-             "cost its ops: the AMP's ConvPartial1x1 vertex (models/ipu/conv_vertices.hpp) and "
-             "popops::reduce's vertices (models/ipu/popops_vertices.hpp). 1.0.49: poplibs tag "
-             "1.0.49 (2c06fe4f), lib/poplin/PerformanceEstimation.hpp l. 126-212 (per-row "
-             "zeroing on the first input group, larger fixed costs, no state retention) and "
+             "cost its ops: the AMP's ConvPartial1x1 vertex (models/ipu/conv_vertices.hpp), "
+             "popops::reduce's and addInPlace's vertices and the per-element "
+             "costs of the element-wise ops (models/ipu/popops_vertices.hpp); each release's "
+             "table, read from graphcore/poplibs tag sdk/poplar/<release>, in "
+             "docs/sdk_versions.md. 1.0.49: poplibs tag 1.0.49 (2c06fe4f), "
+             "lib/poplin/PerformanceEstimation.hpp l. 126-212 and "
              "lib/popops/reduction/CycleEstimationFunctions.cpp l. 44-94; the Citadel report ran "
-             "it (measurements.md section 4), so the Citadel set-ups set it "
-             "(configs/validation/setups/citadel_gc2_ladder16.json). 2.4.0 (default): tag "
-             "sdk/poplar/2.4.0, PerformanceEstimation.hpp l. 32-42, 355-514 and "
-             "CycleEstimationFunctions.cpp getCyclesEstimateForSingleInput; it stands for SDK "
-             "2.x, the public release nearest the MLPerf runs' 2.1 and 2.3 (measurements.md)."),
+             "it (measurements.md section 4; configs/validation/setups/citadel_gc2_ladder16.json). "
+             "2.1.0 (840ea5d5; MLPerf v1.0, measurements.md section 2): its own ConvPartial1x1 "
+             "estimate (retention savings 10 / 2, PerformanceEstimation.hpp l. 33-41, 322-475), "
+             "EXPONENT {8, 2 floats} / {6, 4 halves}, the FP16 GELU loop's clamp and a 2 + 2 "
+             "strided-reduce entry. 2.3.0 (3fe5a3ec; "
+             "MLPerf v1.1, section 2): 2.4.0's table but the 2 + 2 strided-reduce entry. 2.4.0 "
+             "(default; dbc4d442): PerformanceEstimation.hpp l. 32-42, 355-514, "
+             "CycleEstimationFunctions.cpp l. 210-329, popopsCycleEstimators.cpp l. 1554-1567 "
+             "(the dynamic slice, every release: sdk-release-3.4's, see popops_vertices.hpp). "
+             "2.5.1 (be45f064; MLPerf v2.0 Bow): the same table as 2.4.0 (every "
+             "estimate above unchanged: a 2.5.1 run's report.json equals 2.4.0's)."),
   };
 }
 

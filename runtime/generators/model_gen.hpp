@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/params/hw_params.hpp"
 #include "runtime/generators/model_gen_optimizer.hpp"
 #include "runtime/ir/ir_model.hpp"
 
@@ -67,6 +68,9 @@ struct TransformerSpec {
   /// poprand::dropout forward and again on its gradient (same seed) in the backward.
   bool no_dropout = true;
   bool no_attn_dropout = true;
+  /// The run's Poplar SDK (`/software/poplar_sdk_version`, the chip's `poplar_sdk`): whose
+  /// poplibs estimates cost the element-wise ops (SDK 2.1.0's softmax and FP16 GELU differ).
+  PoplarSdk poplar_sdk{};
   OptimizerSpec optimizer;
 };
 

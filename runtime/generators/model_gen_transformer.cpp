@@ -72,14 +72,14 @@ struct Builder {
     return o;
   }
   /// vec() for an op whose vertices poplibs' estimators cost: its tile cycles are `kind`'s per
-  /// element (models/ipu/popops_vertices.hpp) in the model's dtype; flops and bytes stay for
-  /// the report and the per-tile split.
+  /// element (models/ipu/popops_vertices.hpp) in the model's dtype and SDK; flops and bytes stay
+  /// for the report and the per-tile split.
   ModelOp& vec(const std::string& name, Pass pass, const LayerPlace& at, OpClass c, double elements,
                double flops_per_element, double passes, VectorOpKind kind) {
     ModelOp& o = vec(name, pass, at, c, elements, flops_per_element, passes);
     const ComputeDType d =
         s.dtype == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-    o.vector_tile_cycles = elements * vector_op_cycles_per_element(kind, d);
+    o.vector_tile_cycles = elements * vector_op_cycles_per_element(kind, d, s.poplar_sdk);
     return o;
   }
   /// The matmul's backward: input gradient (m x n by n x k) and weight gradient (k x m by m x n).

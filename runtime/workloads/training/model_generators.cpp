@@ -173,6 +173,7 @@ Model build_transformer(GeneratorInput& in) {
   s.embedding_ipu = g.get_int("embedding_ipu");
   s.head_ipu = g.get_int("head_ipu");
   s.optimizer = opt;
+  s.poplar_sdk = system.params().chip.poplar_sdk;
   g.finish();
   st.sequences_per_sample = s.sequences_per_pack;
   st.tensor_parallel = static_cast<std::uint32_t>(s.tensor_parallel);

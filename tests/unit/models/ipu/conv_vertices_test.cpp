@@ -152,3 +152,36 @@ TEST_CASE("SDK 1.0.49's conv 1x1 estimate by hand (GC2: 8 outputs a pass for eve
   gc2.poplar_sdk = PoplarSdk::V2_4_0;
   CHECK(conv1x1_tile_cycles(gc2, ComputeDType::Float16_32, 12, 16, 8) != 429);
 }
+
+TEST_CASE("SDK 2.1.0's conv 1x1 estimate by hand (the MLPerf v1.0 runs' release)",
+          "[compute][amp][conv]") {
+  // Tag sdk/poplar/2.1.0 (840ea5d5), lib/poplin/PerformanceEstimation.hpp: retention savings
+  // 10 and 2 (lines 33-41), the common path's 2 / 4 extra cycles for 0-2 rows and 38 / 40 fixed
+  // cycles for 3 or more (lines 322-420), no +1 / -1 / -1 in the outer loop (lines 439-475).
+  ChipParams gc200 = chip_with_peaks(128, 64, 32);
+  gc200.poplar_sdk = PoplarSdk::V2_1_0;
+  const ConvPath p = conv_path(gc200, ComputeDType::Float16);
+  CHECK(conv1x1_worker_cycles(p, 0, true) == 22);   // 20 + 2 (2.4.0: 21)
+  CHECK(conv1x1_worker_cycles(p, 1, false) == 35);  // 31 + 4 (2.4.0: 33)
+  CHECK(conv1x1_worker_cycles(p, 5, true) == 46);   // 38 + 2 x 4 (2.4.0: 45)
+  CHECK(conv1x1_worker_cycles(p, 5, false) == 48);  // 40 + 2 x 4 (2.4.0: 46)
+  // 60 rows, 10 a worker: zeroing 38 + 7 x 4 - 10 = 56, 6 x 56 + 14 = 350; else 40 + 28 - 10
+  // = 58, 362.
+  CHECK(conv1x1_inner_loop_cycles(p, 60, 6, true) == 350);
+  CHECK(conv1x1_inner_loop_cycles(p, 60, 6, false) == 362);
+  // FP16, 60 x 32 x 32 (2.4.0: 1837): 50 + 6 x (10 + 2) + 12 + 1 x (15 + 1 + 2 x (19 + 6 + 32
+  // + 362)) + (10 + 1 + 2 x (19 + 7 + 32 + 350)) = 122 + 12 + 854 + 827 = 1815.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 60, 32, 32) == 1815);
+  // FP16.32, 12 x 16 x 8 on 8 units (2.4.0: 375): 2 rows a worker 40 + 2 - 10 = 32, 6 x 32 +
+  // 14 = 206; 50 + 6 x 10 + 12 + (11 + 19 + 7 + 16 + 206) = 381.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16_32, 12, 16, 8) == 381);
+  // FP32 inputs: the same worker branch and no retention in both releases; with one input
+  // group the outer loop's +1 and -1 cancel: 673, as 2.4.0.
+  CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float32, 24, 8, 16) == 673);
+  // 2.3.0 and 2.5.1 cost as 2.4.0 (the estimator is unchanged from 2.3.0 to 2.5.1).
+  for (PoplarSdk sdk : {PoplarSdk::V2_3_0, PoplarSdk::V2_5_1}) {
+    gc200.poplar_sdk = sdk;
+    CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16, 60, 32, 32) == 1837);
+    CHECK(conv1x1_tile_cycles(gc200, ComputeDType::Float16_32, 12, 16, 8) == 375);
+  }
+}

@@ -87,6 +87,41 @@ TEST_CASE("addInPlace and dynamic slice estimates by hand", "[popops]") {
   CHECK(dynamic_slice_tile_cycles(c, 32, 4) == 439);
 }
 
+TEST_CASE("strided reduce estimates per SDK release by hand", "[popops]") {
+  // Strided reduce, 16 float partials into 4 outputs: 2 outputs a loop (gcd(2, 4)), each outer
+  // loop 3 + 5 + (3 + 15) = 26, 2 loops = 52; entry / exit 3 + 2 from 2.4.0 (+ 6 + 5 set-up):
+  // 68; 2.1.0 and 2.3.0 2 + 2: 67.
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_4_0) == 68);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_5_1) == 68);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_3_0) == 67);
+  CHECK(reduce_vertex_worker_cycles(16, 4, ComputeDType::Float32, PoplarSdk::V2_1_0) == 67);
+  // One output: the single-input estimate is the same from 2.1.0 to 2.5.1 (64 floats: 49).
+  CHECK(reduce_vertex_worker_cycles(64, 1, ComputeDType::Float32, PoplarSdk::V2_1_0) == 49);
+}
+
+TEST_CASE("SDK 2.1.0's EXPONENT and FP16 GELU per element by hand", "[popops][vector]") {
+  const PoplarSdk v21 = PoplarSdk::V2_1_0;
+  // EXPONENT {6, 4 halves} / {8, 2 floats} (sdk/poplar/2.1.0 popopsCycleEstimators.hpp lines
+  // 141-143): softmax FP16 2 x 0.25 + 2 x 0.75 + 6 / 4 = 3.5 (2.4.0: 3.0), FP32 2 x 0.5 +
+  // 2 x 1.5 + 8 / 2 = 8 (2.4.0: 7).
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16, v21) == 3.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float32, v21) == 8.0);
+  // The FP16 GELU loop's clamp bundle: 9 bundles per 4 halves = 2.25 (2.4.0: 2.0); with the
+  // layer norm 2.25 + 2.5 = 4.75. Its gradient's loop and the FP32 estimate are unchanged.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16, v21) == 2.25);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNorm, ComputeDType::Float16, v21) ==
+        4.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float16, v21) == 3.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float32, v21) == 5.0);
+  // The other rows are the same in every 2.x release.
+  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float16, v21) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float16, v21) == 0.5);
+  for (PoplarSdk sdk : {PoplarSdk::V2_3_0, PoplarSdk::V2_5_1}) {
+    CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16, sdk) == 3.0);
+    CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16, sdk) == 2.0);
+  }
+}
+
 TEST_CASE("popops::reduce of one float per tile on a GC2: 1216 -> 19 -> 1", "[popops][reduce]") {
   // calculateNextStep: 1216 partials >= 2 sqrt(1216) = 69.7 and 1216 > 32: an intermediate
   // stage. calculateSplit: ideal piece 1216 / 1216 = 1, N = 1216; 1216 / 1216 < 64, so

@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "models/params/model_params.hpp"
 #include "sim/config.hpp"
@@ -73,6 +76,32 @@ TEST_CASE("every system preset resolves with the documented values", "[params]")
   CHECK(read_hw_params(gc2_sdk2).chip.poplar_sdk == PoplarSdk::V2_4_0);
 }
 
+TEST_CASE("each MLPerf set-up runs the SDK its submission used", "[params]") {
+  // measurements.md section 2 and the set-ups' descriptions: v1.0 SDK 2.1, v1.1 SDK 2.3, v2.0
+  // (Bow) SDK 2.5.1; PEARC'22 names none, so the default 2.4.0.
+  register_model_params();
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"configs/workloads/mlperf_v1.0_bert_pod16.json", "2.1.0"},
+      {"configs/workloads/mlperf_v1.0_bert_pod64.json", "2.1.0"},
+      {"configs/validation/setups/mlperf_v1.0_bert_pod16_open.json", "2.1.0"},
+      {"configs/validation/setups/mlperf_v1.0_resnet50_pod64.json", "2.1.0"},
+      {"configs/workloads/mlperf_v1.1_resnet50_pod16.json", "2.3.0"},
+      {"configs/workloads/mlperf_v1.1_resnet50_pod64.json", "2.3.0"},
+      {"configs/validation/setups/mlperf_v1.1_bert_pod64.json", "2.3.0"},
+      {"configs/validation/setups/mlperf_v1.1_resnet50_pod128.json", "2.3.0"},
+      {"configs/validation/setups/mlperf_v2.0_bert_bow_pod256.json", "2.5.1"},
+      {"configs/validation/setups/mlperf_v2.0_resnet50_bow_pod128.json", "2.5.1"},
+      {"configs/validation/setups/pearc22_resnet50_1ipu.json", "2.4.0"},
+  };
+  for (const auto& [file, release] : runs) {
+    INFO(file);
+    ConfigDoc doc = ConfigDoc::load_file(src() + "/" + file);
+    const PoplarSdk sdk = read_hw_params(doc).chip.poplar_sdk;
+    CHECK(to_string(sdk) == release);
+    CHECK(poplar_sdk_from_string(release) == sdk);
+  }
+}
+
 TEST_CASE("defaults are the GC200 / IPU-M2000 values", "[params]") {
   const HwParams p = read(Json::object());
   CHECK(p.ipu_link.link_Bpns() == Approx(128.0 * 1073741824.0 / 8e9 * 0.85));
@@ -89,6 +118,10 @@ TEST_CASE("bad hardware configs are errors with the JSON path", "[params]") {
                         Catch::Contains("moved to /software/poplar_sdk_version"));
   CHECK_THROWS_WITH(read(Json{{"software", {{"poplar_sdk_version", "2.1"}}}}),
                     Catch::Contains("/software/poplar_sdk_version") && Catch::Contains("1.0.49"));
+  // A release without a table (2.2.0 ran no modelled measurement): the closed list.
+  CHECK_THROWS_WITH(read(Json{{"software", {{"poplar_sdk_version", "2.2.0"}}}}),
+                    Catch::Contains("/software/poplar_sdk_version") &&
+                        Catch::Contains("1.0.49, 2.1.0, 2.3.0, 2.4.0, 2.5.1"));
   CHECK_THROWS_WITH(read(Json{{"software", {{"sdk", "1.0.49"}}}}),
                     Catch::Contains("/software/sdk") && Catch::Contains("poplar_sdk_version"));
   CHECK_THROWS_WITH(

@@ -248,3 +248,22 @@ TEST_CASE("the layer's vector ops carry poplibs' vertex cycles; the loss backwar
   // No vertex cost given: the compute model's per-flop ADD cost applies.
   CHECK(cycles("head/mlm_loss/bwd") == 0.0);
 }
+
+TEST_CASE("an SDK 2.1.0 run's softmax and FP16 GELU carry that release's vertex cycles",
+          "[transformer][vector]") {
+  // As above, under SDK 2.1.0 (MLPerf v1.0): EXPONENT {6, 4 halves} makes softmax 3.5 per
+  // element, the GELU loop's clamp bundle 2.25; the other ops are the same in every 2.x.
+  TransformerSpec s = bert_large_mlperf();
+  s.poplar_sdk = ipusim::PoplarSdk::V2_1_0;
+  const Model m = generate_transformer(s, 4);
+  auto cycles = [&](const std::string& name) {
+    for (const ModelOp& o : m.ops)
+      if (o.name == name) return o.vector_tile_cycles;
+    FAIL("no op " << name);
+    return -1.0;
+  };
+  CHECK(cycles("layer0/softmax") == 8388608.0 * 3.5);
+  CHECK(cycles("layer0/gelu") == 4194304.0 * 2.25);
+  CHECK(cycles("layer0/softmax/bwd") == 8388608.0 * 2.5);
+  CHECK(cycles("layer0/gelu/bwd") == 4194304.0 * 3.75);
+}
