@@ -19,7 +19,7 @@ double work_cycles(const ChipParams& chip, double flops, double bytes, ComputeDT
   if (unit == ComputeUnit::Vector) {
     // Without a vertex cost of its own, each counted flop is one element of a popops
     // element-wise vertex (models/ipu/popops_vertices.hpp vector_cycles_per_flop).
-    return std::max(flops * vector_cycles_per_flop(dtype), by_bytes);
+    return std::max(flops * vector_cycles_per_flop(dtype, chip.poplar_sdk), by_bytes);
   }
   const double by_flops =
       flops / (flops_per_cycle_per_tile(chip, dtype, unit) * chip.amp_efficiency);

@@ -27,9 +27,9 @@ double partial_bytes(ComputeDType dtype) { return dtype == ComputeDType::Float16
 
 /// Tile cycles per partial added (the accumulator's dtype): popops' ADD vertex
 /// (models/ipu/popops_vertices.hpp).
-double partial_add_cycles(ComputeDType dtype) {
+double partial_add_cycles(ComputeDType dtype, PoplarSdk sdk) {
   return vector_op_cycles_per_element(
-      VectorOpKind::Add, dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32);
+      VectorOpKind::Add, dtype == ComputeDType::Float16 ? dtype : ComputeDType::Float32, sdk);
 }
 
 /// The tile counts worth trying for a dimension of `elems` elements that the vertex takes
@@ -121,7 +121,7 @@ void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& 
   const double operands = (b.m * b.k + b.k * b.n) * b.count;
   b.exchange_cycles = (operands * operand_bytes(dtype) + partials * partial_bytes(dtype)) /
                       chip.exchange_bytes_per_cycle_per_tile;
-  b.reduction_cycles = partials * partial_add_cycles(dtype);
+  b.reduction_cycles = partials * partial_add_cycles(dtype, chip.poplar_sdk);
 }
 
 GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,

@@ -142,10 +142,10 @@ double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype, Popla
   return 0;
 }
 
-double vector_cycles_per_flop(ComputeDType dtype) {
+double vector_cycles_per_flop(ComputeDType dtype, PoplarSdk sdk) {
   const ComputeDType d =
       dtype == ComputeDType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-  return vector_op_cycles_per_element(VectorOpKind::Add, d);
+  return vector_op_cycles_per_element(VectorOpKind::Add, d, sdk);
 }
 
 }  // namespace ipusim

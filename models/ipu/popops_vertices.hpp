@@ -161,8 +161,7 @@ enum class VectorOpKind {
 ///     (6 + 24 per worker) and the save / set / restore of the hardware seeds around it
 ///     (RandomGen.cpp maybeSaveHwSeedsAndSetSeeds, 3 small compute sets) are in the op overhead,
 ///     as the other multi-compute-set ops' are.
-double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype,
-                                    PoplarSdk sdk = PoplarSdk::V2_4_0);
+double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype, PoplarSdk sdk);
 
 /// Tile clock cycles per counted flop of a vector op no poplibs vertex cost is given for (the
 /// optimizer's updates, pools, losses, embeddings, an IR op given by flops and bytes):
@@ -170,6 +169,6 @@ double vector_op_cycles_per_element(VectorOpKind kind, ComputeDType dtype,
 /// the ADD / SUBTRACT / MULTIPLY rows, popopsCycleEstimators.hpp lines 299-300: 1 + 2 cycles per
 /// vector), i.e. Add's cost per element: 1.5 per FP32 flop, 0.75 per FP16 flop. Float16_32 costs
 /// as Float32 (the vector unit has no mixed mode; its states are FP32).
-double vector_cycles_per_flop(ComputeDType dtype);
+double vector_cycles_per_flop(ComputeDType dtype, PoplarSdk sdk);
 
 }  // namespace ipusim

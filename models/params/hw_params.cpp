@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/network/network_engine.hpp"
@@ -454,24 +455,27 @@ std::string to_string(IpuLinkTopology t) {
 }
 std::string to_string(NetworkModel m) { return m == NetworkModel::Fluid ? "fluid" : "packet"; }
 std::string to_string(Arbitration a) { return a == Arbitration::Fair ? "fair" : "fifo"; }
+namespace {
+/// The one table of releases and their texts (oldest first).
+constexpr std::pair<PoplarSdk, const char*> kPoplarSdkNames[] = {{PoplarSdk::V1_0_49, "1.0.49"},
+                                                                 {PoplarSdk::V2_1_0, "2.1.0"},
+                                                                 {PoplarSdk::V2_3_0, "2.3.0"},
+                                                                 {PoplarSdk::V2_4_0, "2.4.0"},
+                                                                 {PoplarSdk::V2_5_1, "2.5.1"}};
+}  // namespace
+std::vector<std::string> poplar_sdk_versions() {
+  std::vector<std::string> names;
+  for (const auto& [sdk, name] : kPoplarSdkNames) names.emplace_back(name);
+  return names;
+}
 std::string to_string(PoplarSdk s) {
-  switch (s) {
-    case PoplarSdk::V1_0_49:
-      return "1.0.49";
-    case PoplarSdk::V2_1_0:
-      return "2.1.0";
-    case PoplarSdk::V2_3_0:
-      return "2.3.0";
-    case PoplarSdk::V2_5_1:
-      return "2.5.1";
-    case PoplarSdk::V2_4_0:
-      break;
-  }
+  for (const auto& [sdk, name] : kPoplarSdkNames)
+    if (sdk == s) return name;
   return "2.4.0";
 }
 PoplarSdk poplar_sdk_from_string(const std::string& version) {
-  for (PoplarSdk s : {PoplarSdk::V1_0_49, PoplarSdk::V2_1_0, PoplarSdk::V2_3_0, PoplarSdk::V2_5_1})
-    if (version == to_string(s)) return s;
+  for (const auto& [sdk, name] : kPoplarSdkNames)
+    if (version == name) return sdk;
   return PoplarSdk::V2_4_0;
 }
 std::string to_string(GwTopology t) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/network/link_tiers.hpp"
 
@@ -206,6 +207,8 @@ std::string to_string(HostAttachment a);
 std::string to_string(GwTopology t);
 std::string to_string(NetworkModel m);
 std::string to_string(Arbitration a);
+/// Every `/software/poplar_sdk_version` text, oldest first: the registry's choice list.
+std::vector<std::string> poplar_sdk_versions();
 /// "1.0.49", "2.1.0", "2.3.0", "2.4.0", "2.5.1": the `/software/poplar_sdk_version` text.
 std::string to_string(PoplarSdk s);
 /// The release of a `/software/poplar_sdk_version` text (one of to_string()'s; the registry's

@@ -6,6 +6,7 @@
 #include "models/ipu/compute.hpp"
 #include "models/network/link_tiers.hpp"
 #include "models/network/network_engine.hpp"
+#include "models/params/hw_params.hpp"
 #include "sim/param_spec_helpers.hpp"
 #include "sim/params.hpp"
 #include "sim/sim_options.hpp"
@@ -484,8 +485,7 @@ std::vector<ParamSpec> system_specs() {
 std::vector<ParamSpec> software_specs() {
   using namespace spec;
   return {
-      choice("/software/poplar_sdk_version", "2.4.0",
-             {"1.0.49", "2.1.0", "2.3.0", "2.4.0", "2.5.1"},
+      choice("/software/poplar_sdk_version", "2.4.0", poplar_sdk_versions(),
              "The Poplar SDK release the run used, whose poplibs vertices and cycle estimates "
              "cost its ops: the AMP's ConvPartial1x1 vertex (models/ipu/conv_vertices.hpp), "
              "popops::reduce's and addInPlace's vertices and the per-element "

@@ -71,7 +71,7 @@ struct Builder {
   double poplibs_cycles(VectorOpKind kind, double elems) const {
     const ComputeDType d =
         s.dtype == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-    return elems * vector_op_cycles_per_element(kind, d);
+    return elems * vector_op_cycles_per_element(kind, d, s.poplar_sdk);
   }
   std::uint64_t bytes(const Act& a) const {
     return static_cast<std::uint64_t>(s.micro_batch * a.c * a.h * a.w) * dtype_bytes(s.dtype);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "models/params/hw_params.hpp"
 #include "runtime/generators/model_gen_optimizer.hpp"
 #include "runtime/ir/ir_model.hpp"
 #include "sim/config.hpp"
@@ -25,6 +26,10 @@ struct CnnSpec {
   /// statistics (TensorFlow IPUConfig norms.experimental.distributed_batch_norm_replica_group_size,
   /// Graphcore's CNN option BN_span); 1 = each replica alone, no collective.
   std::int64_t distributed_batch_norm_replica_group_size = 1;
+  /// The run's Poplar SDK (`/software/poplar_sdk_version`, the chip's `poplar_sdk`): whose
+  /// poplibs estimates cost the element-wise ops (the CNN's are the same in every release today;
+  /// docs/sdk_versions.md).
+  PoplarSdk poplar_sdk{};
   OptimizerSpec optimizer;  ///< sgd or lars in practice; any type add_optimizer knows
 };
 

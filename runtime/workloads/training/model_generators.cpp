@@ -219,6 +219,7 @@ Model build_cnn(GeneratorInput& in) {
   const OptimizerSpec& opt = in.optimizer;
   ConfigNode g = node.child("cnn");
   CnnSpec s = read_cnn_spec(g);
+  s.poplar_sdk = in.system.params().chip.poplar_sdk;
   st.micro_batch = static_cast<std::uint64_t>(s.micro_batch);
   if (s.recompute && st.session.autoRecomputation != Recomputation::None)
     g.fail("recompute",

@@ -211,19 +211,26 @@ TEST_CASE("popops::reduce of a row of 16 floats per tile: column pieces", "[popo
 
 TEST_CASE("element-wise ops at poplibs' per-element cost by hand", "[popops][vector]") {
   // RELU HALF {3 cycles, 4 per loop} (popopsCycleEstimators.hpp l. 206): 3 / 4; FLOAT 3 / 2.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float16) == 0.75);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float32) == 1.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Relu, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 1.5);
   // ADD {1, natural width} + 2 for load / store and loop (binaryOpInnerLoopCycles): 3 / 4.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16) == 0.75);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float32) == 1.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16, PoplarSdk::V2_4_0) ==
+        0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float32, PoplarSdk::V2_4_0) ==
+        1.5);
   // Batch norm: 2 reductions at 2 cycles per 8 halves + 4 in-place passes at 2 per 4 halves:
   // 2 x 0.25 + 4 x 0.5 = 2.5; FP32 2 x 0.5 + 4 x 1 = 5. FP16.32's operands are halves: the
   // FP16 rows.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float16) == 2.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormBackward, ComputeDType::Float16) ==
-        2.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float32) == 5.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16_32) == 0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormBackward, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::BatchNormForward, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Add, ComputeDType::Float16_32,
+                                     PoplarSdk::V2_4_0) == 0.75);
 }
 
 TEST_CASE("the transformer's vector ops composed from poplibs' vertices by hand",
@@ -231,41 +238,58 @@ TEST_CASE("the transformer's vector ops composed from poplibs' vertices by hand"
   // Softmax (popnn softmaxImpl): reduce MAX 1 cycle per 4 halves (0.25), subtract 3 per 4
   // (0.75), EXPONENT HALF {4, 4 per loop} (1), reduce ADD (0.25), multiply (0.75) = 3.0;
   // FP32: 0.5 + 1.5 + EXPONENT FLOAT {6, 2 per loop} 3 + 0.5 + 1.5 = 7.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16) == 3.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float32) == 7.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 3.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Softmax, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 7.0);
   // Softmax gradient: mul, reduce ADD, mul, sub: 3 x 0.75 + 0.25 = 2.5; FP32 3 x 1.5 + 0.5 = 5.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float16) == 2.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float32) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::SoftmaxGrad, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 5.0);
   // GELU: FP16 the codelet's repeat block, 8 bundles per vector of 4 halves = 2; its gradient
   // 15 bundles = 3.75; FP32 the estimator's 10 per 2 floats = 5 for both.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16) == 2.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float16) == 3.75);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float32) == 5.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float32) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 2.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 3.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Gelu, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluGrad, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 5.0);
   // Layer norm = the batch norm's vertices (2.5); with the residual add 0.75 + 2.5 = 3.25,
   // backward with the residual gradient's add the same; after a GELU 2 + 2.5 = 4.5, backward
   // 3.75 + 2.5 = 6.25 (FP32 5 + 5 = 10).
-  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNorm, ComputeDType::Float16) == 2.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNormGrad, ComputeDType::Float32) == 5.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::AddLayerNorm, ComputeDType::Float16) == 3.25);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNormGradAdd, ComputeDType::Float16) ==
-        3.25);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::AddLayerNorm, ComputeDType::Float32) == 6.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNorm, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 2.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNormGrad, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 5.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::AddLayerNorm, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 3.25);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::LayerNormGradAdd, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 3.25);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::AddLayerNorm, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 6.5);
   // Dropout (poprand's Dropout vertex, sdk/poplar/2.3.0 poprandCycleEstimators.cpp line 136):
   // 2 cycles per 64-bit vector, 4 halves = 0.5 per half, 2 floats = 1 per float.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float16) == 0.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float32) == 1.0);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNorm, ComputeDType::Float16) == 4.5);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNormGrad, ComputeDType::Float16) ==
-        6.25);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNormGrad, ComputeDType::Float32) ==
-        10.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 0.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::Dropout, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 1.0);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNorm, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 4.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNormGrad, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 6.25);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::GeluLayerNormGrad, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 10.0);
   // ReLU gradient: NonLinearityGrad RELU 3 cycles per vector: 0.75 / 1.5.
-  CHECK(vector_op_cycles_per_element(VectorOpKind::ReluGrad, ComputeDType::Float16) == 0.75);
-  CHECK(vector_op_cycles_per_element(VectorOpKind::ReluGrad, ComputeDType::Float32) == 1.5);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::ReluGrad, ComputeDType::Float16,
+                                     PoplarSdk::V2_4_0) == 0.75);
+  CHECK(vector_op_cycles_per_element(VectorOpKind::ReluGrad, ComputeDType::Float32,
+                                     PoplarSdk::V2_4_0) == 1.5);
   // An op without a vertex cost: each counted flop an ADD element, 0.75 per FP16 flop and 1.5
   // per FP32 one; float16_32 (FP32 states) as FP32.
-  CHECK(vector_cycles_per_flop(ComputeDType::Float16) == 0.75);
-  CHECK(vector_cycles_per_flop(ComputeDType::Float32) == 1.5);
-  CHECK(vector_cycles_per_flop(ComputeDType::Float16_32) == 1.5);
+  CHECK(vector_cycles_per_flop(ComputeDType::Float16, PoplarSdk::V2_4_0) == 0.75);
+  CHECK(vector_cycles_per_flop(ComputeDType::Float32, PoplarSdk::V2_4_0) == 1.5);
+  CHECK(vector_cycles_per_flop(ComputeDType::Float16_32, PoplarSdk::V2_4_0) == 1.5);
 }
