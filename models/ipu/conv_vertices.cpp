@@ -14,6 +14,11 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return b == 0 ? a : (a + b - 1) / b; }
 
+/// Bytes of weights the supervisor loads into the conv units per cycle with 64-bit loads, the
+/// default of every release (use128BitConvUnitLoad false): the target's 16 B halved, as both the
+/// vertex's estimator and the planner take it (see the header).
+constexpr std::uint32_t kCoeffLoadBytesPerCycle64BitLoads = 8;
+
 /// Whether the path is costed by SDK 2.1.0's estimate (tag sdk/poplar/2.1.0).
 bool sdk_2_1(const ConvPath& p) { return p.sdk == PoplarSdk::V2_1_0; }
 
@@ -56,9 +61,12 @@ ConvPath conv_path(const ChipParams& chip, ComputeDType dtype) {
   p.conv_units = preset > 0 ? preset : static_cast<std::uint32_t>(std::max(1.0, std::round(units)));
   // Lines 361-364: the 8x4 vertex of 4 conv units runs its core loop in half the cycles.
   if (p.conv_units == 4) p.core_cycles /= 2;
-  // Lines 467-468: numConvUnits x weightBytesPerConvUnit / 16 B per cycle (see the header).
+  // Lines 467-468: numConvUnits x weightBytesPerConvUnit / the coefficient-load bytes per
+  // cycle, which the vertex's estimator halves unless use128BitConvUnitLoad is set
+  // (poplinCycleEstimators.cpp lines 204-208; default false, ConvOptions.hpp line 42; no run
+  // sets it): 8 B, one ld64putcs a cycle (see the header).
   const std::uint32_t weight_bytes = p.weights_per_unit * (p.float_activations ? 4 : 2);
-  p.weight_load_cycles = p.conv_units * weight_bytes / 16;
+  p.weight_load_cycles = p.conv_units * weight_bytes / kCoeffLoadBytesPerCycle64BitLoads;
   p.sdk = chip.poplar_sdk;
   return p;
 }
@@ -141,11 +149,11 @@ std::uint64_t conv1x1_tile_cycles_sdk1(const ConvPath& p, std::uint32_t workers,
         rows >= w ? w * conv1x1_worker_cycles_sdk1(p, rows / w, zeroing) : 0;
     return std::max(most, least + 14);
   };
-  // Lines 196-199: numLoads = input load elements x 4 x units x bytes / 16 B per cycle, the
-  // input load elements (4 halves, 2 floats) halved without 128-bit loads (the default).
-  const std::uint64_t load_elems = p.float_activations ? 1 : 2;
-  const std::uint64_t bytes = p.float_activations ? 4 : 2;
-  const std::uint64_t loads = load_elems * 4 * p.conv_units * bytes / 16;
+  // Lines 196-199: numLoads = input load elements (4 halves, 2 floats) x 4 x units x bytes /
+  // coefficient-load bytes per cycle, which the vertex's estimator halves without 128-bit loads
+  // (poplinCycleEstimators.cpp lines 131-134 at 1.0.49): 16 halves or 8 floats of 2 or 4 B a
+  // unit at 8 B per cycle, conv_path()'s weight_load_cycles (32 for 8 units).
+  const std::uint64_t loads = p.weight_load_cycles;
   const std::uint64_t in_groups = ceil_div(inputs, p.weights_per_unit);
   const std::uint64_t out_groups = ceil_div(outputs, p.conv_units);
   // Lines 200-212, one convolution group, one pass per out group (outChansPerGroup = units).

@@ -3,8 +3,10 @@
 // poplibs ships with it: graphcore/poplibs tag sdk/poplar/2.4.0 (dbc4d442),
 // lib/poplin/PerformanceEstimation.hpp, getConvPartial1x1SupervisorInnerLoopCycleEstimate
 // (lines 355-453), getConvPartialAmpSupervisorWeightLoadCycleEstimate (lines 455-470) and
-// getConvPartial1x1SupervisorOuterLoopCycleEstimate (lines 472-514). No parameter is fitted
-// here: the constants are the estimator's (each function names its lines).
+// getConvPartial1x1SupervisorOuterLoopCycleEstimate (lines 472-514), with the arguments
+// lib/poplin/poplinCycleEstimators.cpp passes for the vertex (ConvPartial1x1Out, lines
+// 161-221). No parameter is fitted here: the constants are the estimator's (each function
+// names its lines).
 //
 // A matmul (or a convolution as a GEMM) out[m x n] = in[m x k] x w[k x n] on one tile is one
 // vertex: the k inputs of a row are grouped `weights_per_unit` at a time (in groups), the n
@@ -35,7 +37,8 @@ struct ConvPath {
   std::uint32_t conv_units = 0;
   /// Worker cycles per row in the vertex's core loop (line 360: 4 halves, 8 floats).
   std::uint32_t core_cycles = 0;
-  /// Supervisor cycles to load one pass's weights (lines 467-468).
+  /// Supervisor cycles to load one pass's weights (lines 467-468): 8 B a cycle (see
+  /// conv_path()).
   std::uint32_t weight_load_cycles = 0;
   /// The run's SDK (the chip's `poplar_sdk`): 2.1.0's estimate differs from 2.3.0-2.5.1's in
   /// its retention savings and fixed cycles (see conv1x1_worker_cycles()).
@@ -54,9 +57,15 @@ struct ConvPath {
 /// the six workers each taking one row per core_cycles of their own cycles). With 32 B of
 /// weights per conv unit (16 halves or 8 floats: ASSUMPTION, the "16x8 AMP vertex" of line 359
 /// for floats and the 16-channel half grouping) that gives GC200 16 units for FP16.16, 8 for
-/// FP16.32 and 16 for FP32 (GC2's preset: 8, 8 and 8, the same peaks). Weight loads take 16 B
-/// per cycle: poplibs' early Mk1 default convUnitCoeffLoadBytesPerCycle (GC2); ASSUMPTION on
-/// GC200 and Bow (the same load path).
+/// FP16.32 and 16 for FP32 (GC2's preset: 8, 8 and 8, the same peaks). Weight loads take 8 B
+/// per cycle: the target's convUnitCoeffLoadBytesPerCycle (16, the ld128 rate: poplibs' early
+/// Mk1 default, and PerformanceEstimation.hpp lines 460-463) halved because the convolution
+/// option use128BitConvUnitLoad is false by default (ConvOptions.hpp line 42) and no modelled
+/// run sets it; the vertex then loads its weights with 64-bit ld64putcs, one a cycle
+/// (conv_partial_1x1_supervisor.S, LOAD_WEIGHTS_1X1: 32 for 8 units, 64 for 16), and both the
+/// vertex's estimator (poplinCycleEstimators.cpp lines 204-208) and the planner
+/// (ConvModel.cpp lines 224-227) halve the rate. The same at 2.1.0-2.5.1 (docs/cnn_cost.md
+/// section 10).
 ConvPath conv_path(const ChipParams& chip, ComputeDType dtype);
 
 /// Worker cycles of one worker that streams `rows` rows through one weight pass, by line
@@ -83,10 +92,13 @@ std::uint64_t conv1x1_worker_cycles_sdk1(const ConvPath& path, std::uint64_t row
 /// conv1x1_tile_cycles(): the supervisor's 50 + 11 + 10 fixed cycles, 13 per further input
 /// group, 18 + 6 + weight loads per pass, and the workers' inner loop (max(6 x busiest worker,
 /// 6 x least busy + 14), lines 176-180). Weight loads are that release's `numLoads` (lines
-/// 196-199): input load elements per cycle x 4 x conv units x bytes per input / 16 B per
-/// cycle, the input load elements (TileConstants.hpp lines 15-16: 4 halves or 2 floats)
-/// halved because use128BitConvUnitLoad defaults to false (ConvOptions.hpp line 41,
-/// ConvPlan.cpp lines 978-979): 8 cycles for 8 units of 16 halves or of 8 floats.
+/// 196-199): input load elements per cycle (TileConstants.hpp lines 15-16: 4 halves or 2
+/// floats) x 4 x conv units x bytes per input / coefficient-load bytes per cycle, as the
+/// vertex's estimator passes them (poplinCycleEstimators.cpp lines 129-134): the 16 B halved
+/// because use128BitConvUnitLoad defaults to false (ConvOptions.hpp line 41): 32 cycles for
+/// 8 units of 16 halves or of 8 floats, the 32 ld64putcs of the codelet
+/// (conv_partial_1x1_half_float.S lines 495-529). The planner halves the input load elements
+/// instead (ConvPlan.cpp lines 978-979: 8 cycles); the vertex's estimate is the one taken.
 std::uint64_t conv1x1_tile_cycles_sdk1(const ConvPath& path, std::uint32_t workers,
                                        std::uint64_t rows, std::uint64_t inputs,
                                        std::uint64_t outputs);
