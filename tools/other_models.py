@@ -36,6 +36,26 @@ DEFAULT_ROWS = os.path.join(ROOT, "configs/validation/published_models/rows.json
 ROW_KEYS = {"model", "variant", "platform", "sdk", "framework", "dataset", "global_batch",
             "precision", "throughput_per_s", "unit", "url", "page_version", "last_updated"}
 UNITS = {"images/s", "sequences/s", "items/s"}
+P = "configs/validation/published_models/"
+
+# Series run at two sizes with one config but for replicas and accumulation (Pod16 and Pod64;
+# ResNet-50 SDK 3.0 also changes micro-batch 22 -> 20): (series, unit of work, the two set-ups).
+# The split step = a x units + b through the two rows, simulated and measured alike, is
+# out_of_sample.py's: units are micro-batches per replica for a pipeline (BERT, ViT) and images
+# per IPU for data-parallel ResNet-50.
+SPLITS = [
+    ("BERT-Large Ph1 SL128, Pre-SDK2.5", "micro-batch",
+     (P + "bow_bert_large_ph1_sl128_pod16_sdk24.json", P + "bow_bert_large_ph1_sl128_pod64_sdk24.json")),
+    ("BERT-Large Ph2 SL384, Pre-SDK2.5", "micro-batch",
+     (P + "bow_bert_large_ph2_sl384_pod16_sdk24.json", P + "bow_bert_large_ph2_sl384_pod64_sdk24.json")),
+    ("BERT-Large Ph2 SL512 packed, SDK 3.1", "micro-batch",
+     (P + "bow_bert_large_ph2_sl512_packed_pod16_sdk31.json",
+      P + "bow_bert_large_ph2_sl512_packed_pod64_sdk31.json")),
+    ("ViT-B/16 pre-training, SDK 3.0", "micro-batch",
+     (P + "bow_vit_b16_pretrain_pod16_sdk30.json", P + "bow_vit_b16_pretrain_pod64_sdk30.json")),
+    ("ResNet-50, SDK 3.0", "image per IPU",
+     (P + "bow_resnet50_pod16_sdk30.json", P + "bow_resnet50_pod64_sdk30.json")),
+]
 
 
 class RowsError(ValueError):
@@ -103,6 +123,32 @@ def costed_sdk(config: str) -> str:
     return "preset"
 
 
+def units_of_work(kind: str, w: dict) -> float:
+    """Units of work per step: micro-batches per replica (the accumulation count) for a
+    pipeline, images per IPU (micro-batch x accumulation) for one IPU per replica."""
+    if kind == "bert" or w.get("ipus_per_replica", 1) > 1:
+        return w["accumulation_factor"]
+    return w["micro_batch"] * w["accumulation_factor"]
+
+
+def print_splits(points: dict) -> None:
+    """The split table (ms) of each series whose two rows were run."""
+    lines = []
+    for series, unit, (small, large) in SPLITS:
+        if small not in points or large not in points:
+            continue
+        cells = [out_of_sample.per_step_split((points[small][0], points[small][i]),
+                                              (points[large][0], points[large][i]))
+                 for i in (1, 2)]
+        lines.append(f"| {series} | {1e3 * cells[0][0]:.4f} / {1e3 * cells[1][0]:.4f} ms per "
+                     f"{unit} | {1e3 * cells[0][1]:.1f} / {1e3 * cells[1][1]:.1f} ms |")
+    if lines:
+        print("\n| series | per unit of work, simulated / measured "
+              "| per step, simulated / measured |")
+        print("|---|---|---|")
+        print("\n".join(lines))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ipusim", default=os.path.join(ROOT, "build/ci/tools/ipusim"))
@@ -127,7 +173,7 @@ def report(args: argparse.Namespace) -> int:
     print("| row | global batch | SDK costed | measured per s | simulated per s | error "
           "| step ms, simulated / measured |")
     print("|---|---|---|---|---|---|---|")
-    logs = []
+    logs, points = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for i, row in enumerate(run):
             w = out_of_sample.simulate(args.ipusim, row["setup"], [], os.path.join(tmp, str(i)))
@@ -138,6 +184,7 @@ def report(args: argparse.Namespace) -> int:
             err = (sim - measured) / measured
             logs.append(math.log1p(abs(err)))
             _, sim_step, meas_step = out_of_sample.work_and_steps(kind, w, measured)
+            points[row["setup"]] = (units_of_work(kind, w), sim_step, meas_step)
             print(f"| {label(row)} | {row['global_batch']:,} | {costed_sdk(row['setup'])} | "
                   f"{measured:,.0f} | {sim:,.0f} | {100 * err:+.1f} % | "
                   f"{1e3 * sim_step:,.1f} / {1e3 * meas_step:,.1f} |")
@@ -146,6 +193,7 @@ def report(args: argparse.Namespace) -> int:
           "measured; + means the model is too fast)")
     print(f"rows on the pages: {len(rows)}; run: {len(run)}; not expressed: {skipped} "
           "(rows.json says why)")
+    print_splits(points)
     return 0
 
 

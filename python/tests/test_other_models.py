@@ -92,3 +92,13 @@ def test_a_bad_rows_file_exits_2_naming_file_and_path(tmp_path, mutate, message)
                           "/nonexistent/ipusim"], capture_output=True, text=True)
     assert res.returncode == 2
     assert str(bad) in res.stderr and message in res.stderr
+
+
+def test_units_of_work_per_step():
+    # One IPU per replica (ResNet-50): micro-batch 20 x accumulation 4 = 80 images per IPU; a
+    # 4-IPU pipeline (ViT, BERT): the 2,048 micro-batches of the accumulation.
+    assert om.units_of_work("resnet", {"ipus_per_replica": 1, "micro_batch": 20,
+                                       "accumulation_factor": 4}) == 80
+    assert om.units_of_work("resnet", {"ipus_per_replica": 4, "micro_batch": 8,
+                                       "accumulation_factor": 2048}) == 2048
+    assert om.units_of_work("bert", {"micro_batch": 2, "accumulation_factor": 300}) == 300
