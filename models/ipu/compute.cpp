@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/ipu/gemm_tiling.hpp"
+#include "models/ipu/grouped_conv_choice.hpp"
 #include "models/ipu/popops_vertices.hpp"
 #include "models/ipu/reduce_plan.hpp"
 #include "sim/errors.hpp"
@@ -76,10 +77,14 @@ double compute_dtype_bytes(ComputeDType dtype) {
 
 namespace {
 
-/// The busiest tile's block of the spec's GEMM on `volume_tiles` tiles (shape known).
+/// The busiest tile's block of the spec's GEMM on `volume_tiles` tiles (shape known). A
+/// grouped convolution's vertex is the cheapest of the AMP block's and poplin's other
+/// candidates (models/ipu/grouped_conv_choice.hpp).
 GemmTileBlock spec_block(const ChipParams& chip, const ComputeSpec& spec, double volume_tiles) {
   const double groups = spec.groups > 0 ? spec.groups : 1.0;
-  return gemm_tile_block(chip, spec.dtype, spec.m, spec.k, spec.n, groups, volume_tiles);
+  GemmTileBlock b = gemm_tile_block(chip, spec.dtype, spec.m, spec.k, spec.n, groups, volume_tiles);
+  choose_grouped_conv_vertex(chip, spec, volume_tiles, b);
+  return b;
 }
 
 }  // namespace

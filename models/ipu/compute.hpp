@@ -44,6 +44,11 @@ struct ComputeSpec {
   /// All of m, k, n > 0 means known; otherwise the shape terms (the vertex passes and
   /// operand exchange) are dropped. Plain doubles: models/ does not depend on runtime/.
   double m = 0, k = 0, n = 0, groups = 1;
+  /// A grouped convolution's kernel (height, width) folded into k, or into n when
+  /// `kernel_in_n` (its data gradient): with groups > 1, poplin's SLIC / VMAC / HMAC vertices
+  /// are weighed against the AMP (models/ipu/conv_vertices_grouped.hpp). 0 = not a convolution.
+  double kernel_h = 0, kernel_w = 0;
+  bool kernel_in_n = false;
   /// Pay /chip/compute/op_overhead_cycles (vertex launch + the compute set's internal sync).
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
   /// reduction inside a BSP superstep) may turn it off.

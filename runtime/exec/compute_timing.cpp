@@ -16,6 +16,9 @@ void set_gemm(ComputeSpec& s, const GemmShape& g) {
   s.k = static_cast<double>(g.k);
   s.n = static_cast<double>(g.n);
   s.groups = static_cast<double>(g.groups > 0 ? g.groups : 1);
+  s.kernel_h = static_cast<double>(g.kernel_h);
+  s.kernel_w = static_cast<double>(g.kernel_w);
+  s.kernel_in_n = g.kernel_in_n;
   if (g.fp32_partials && s.dtype == ComputeDType::Float16) s.dtype = ComputeDType::Float16_32;
 }
 

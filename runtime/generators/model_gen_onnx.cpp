@@ -263,6 +263,9 @@ class OnnxBuilder {
     o.unit = ComputeUnit::Amp;
     o.op_class = cls;
     o.gemm = {d.m, d.k, d.n, d.groups};
+    o.gemm.kernel_h = d.kernel_h;
+    o.gemm.kernel_w = d.kernel_w;
+    o.gemm.kernel_in_n = d.kernel_in_n;
     o.flops = o.gemm.flops();
     o.dtype = dt;
     m_.ops.push_back(std::move(o));
@@ -498,8 +501,13 @@ class OnnxBuilder {
         }
         const bool weight = weights_.count(r) != 0;
         // Input 0 (A, X): dA = dY B^T, m x n x k. Input 1 (B, W): dB = A^T dY, k x m x n.
-        const GemmDims d =
-            k == 0 ? GemmDims{f.m, f.n, f.k, f.groups} : GemmDims{f.k, f.m, f.n, f.groups};
+        GemmDims d = k == 0 ? GemmDims{f.m, f.n, f.k, f.groups} : GemmDims{f.k, f.m, f.n, f.groups};
+        if (k == 0 && c.cls == CostClass::Convolution) {
+          // The data gradient is a convolution with the same kernel, its channels swapped.
+          d.kernel_h = f.kernel_h;
+          d.kernel_w = f.kernel_w;
+          d.kernel_in_n = true;
+        }
         ModelOp& o =
             push_gemm(n.name + (weight ? "/bwd_weight" : (k == 0 ? "/bwd_input" : "/bwd_input1")),
                       Pass::Backward, p, op_class(c.cls), d, dt);

@@ -76,6 +76,10 @@ struct GemmShape {
   std::int64_t m = 0, k = 0, n = 0, groups = 1;
   /// FP16 operands with FP32 partials (PopART partialsType "float"): the AMP's FP16.32 rate.
   bool fp32_partials = false;
+  /// A convolution's kernel folded into k (into n when `kernel_in_n`: the data gradient);
+  /// 0 = not a convolution, or not said (models/ipu/conv_vertices_grouped.hpp uses it).
+  std::int64_t kernel_h = 0, kernel_w = 0;
+  bool kernel_in_n = false;
   bool known() const { return m > 0 && k > 0 && n > 0; }
   double flops() const {
     return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *

@@ -259,6 +259,8 @@ NodeCost node_cost(const Node& n, const Graph& g) {
           n.ints.count("group") ? std::max<std::int64_t>(1, n.ints.at("group")) : 1;
       // im2col view: m = batch x output pixels, k = Cin/group x kernel, n = Cout/group.
       c.gemm = {y[0] * product(y, 2, y.size()), product(w, 1, w.size()), w[0] / group, group};
+      c.gemm.kernel_h = product(w, 2, w.size() - 1);
+      c.gemm.kernel_w = w.back();
       if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
         c.vector_flops = elements(g, out);
         c.bytes = 2 * g.tensor(out).bytes() + g.tensor(n.inputs[2]).bytes();

@@ -32,6 +32,10 @@ std::string to_string(CostClass c);
 /// out[m x n] = in[m x k] * w[k x n], `groups` independent products.
 struct GemmDims {
   std::int64_t m = 0, k = 0, n = 0, groups = 1;
+  /// A convolution's kernel (height x width; the height the product of the other spatial
+  /// dimensions), folded into k, or into n when `kernel_in_n` (the data gradient); 0 = none.
+  std::int64_t kernel_h = 0, kernel_w = 0;
+  bool kernel_in_n = false;
   double flops() const {
     return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *
            static_cast<double>(groups);
