@@ -24,7 +24,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -154,13 +153,7 @@ def main() -> int:
     ap.add_argument("--ipusim", default=os.path.join(ROOT, "build/ci/tools/ipusim"))
     ap.add_argument("--rows", default=DEFAULT_ROWS)
     ap.add_argument("--only", default="", help="run only rows whose set-up path contains this")
-    args = ap.parse_args()
-    try:
-        return report(args)
-    except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
-        detail = e.stderr.strip() if isinstance(e, subprocess.CalledProcessError) else ""
-        print(f"other_models.py: {e}" + (f": {detail}" if detail else ""), file=sys.stderr)
-        return 2
+    return out_of_sample.run_reporting_errors("other_models.py", report, ap.parse_args())
 
 
 def report(args: argparse.Namespace) -> int:

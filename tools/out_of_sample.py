@@ -248,12 +248,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ipusim", default=os.path.join(ROOT, "build/ci/tools/ipusim"))
     ap.add_argument("--logs", help="folder holding the training_results_vX.Y repositories")
-    args = ap.parse_args()
+    return run_reporting_errors("out_of_sample.py", report, ap.parse_args())
+
+
+def run_reporting_errors(tool: str, report_fn, args: argparse.Namespace) -> int:
+    """Runs report_fn(args); a failed file read, simulator run or bad value prints one line
+    naming the tool (and the simulator's own message) and gives exit status 2."""
     try:
-        return report(args)
+        return report_fn(args)
     except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
         detail = e.stderr.strip() if isinstance(e, subprocess.CalledProcessError) else ""
-        print(f"out_of_sample.py: {e}" + (f": {detail}" if detail else ""), file=sys.stderr)
+        print(f"{tool}: {e}" + (f": {detail}" if detail else ""), file=sys.stderr)
         return 2
 
 
