@@ -3,6 +3,7 @@
 #include "models/ipu/conv_window.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace ipusim;
 

@@ -85,8 +85,8 @@ TEST_CASE("expandDims by cost: a 3x3 of 64 channels stays unexpanded",
 
 TEST_CASE("a windowed GEMM split over tiles sends each tile its pixels' field",
           "[compute][amp][tiling][conv_window]") {
-  // m = 200 pixels (two 10 x 10 images... of a 3x3 on 10 x 10), k = 144 (16 channels), n = 16 on
-  // 2 tiles. Whatever the split, a block's first operand is never more than its im2col block and
+  // A 3x3 on 10 x 10 images: m = 200 pixels (two images), k = 144 (16 channels), n = 16 on 2
+  // tiles. Whatever the split, a block's first operand is never more than its im2col block and
   // equals the field of its pixels times its channels.
   const ConvWindow w = window(3, 1, 10, 16);
   const GemmTileBlock b = gemm_tile_block(chip(4), ComputeDType::Float16, 200, 144, 16, 1, 2, w);
