@@ -82,7 +82,11 @@ namespace {
 /// candidates (models/ipu/grouped_conv_choice.hpp).
 GemmTileBlock spec_block(const ChipParams& chip, const ComputeSpec& spec, double volume_tiles) {
   const double groups = spec.groups > 0 ? spec.groups : 1.0;
-  GemmTileBlock b = gemm_tile_block(chip, spec.dtype, spec.m, spec.k, spec.n, groups, volume_tiles);
+  // The window reaches the planner only when selected: the default plans the im2col GEMM once.
+  const ConvWindow window =
+      chip.conv_input_exchange == ConvInputExchange::InputField ? spec.window : ConvWindow{};
+  GemmTileBlock b =
+      gemm_tile_block(chip, spec.dtype, spec.m, spec.k, spec.n, groups, volume_tiles, window);
   choose_grouped_conv_vertex(chip, spec, volume_tiles, b);
   return b;
 }

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <string>
 
+#include "models/ipu/conv_window.hpp"
 #include "models/params/hw_params.hpp"
 
 namespace ipusim {
@@ -49,6 +50,9 @@ struct ComputeSpec {
   /// are weighed against the AMP (models/ipu/conv_vertices_grouped.hpp). 0 = not a convolution.
   double kernel_h = 0, kernel_w = 0;
   bool kernel_in_n = false;
+  /// A windowed convolution behind the GEMM (none for plain GEMMs): its tiles receive the
+  /// input field their pixels read (models/ipu/gemm_tiling.hpp).
+  ConvWindow window;
   /// Pay /chip/compute/op_overhead_cycles (vertex launch + the compute set's internal sync).
   /// A caller whose step already models its sync separately (e.g. a collective's on-tile
   /// reduction inside a BSP superstep) may turn it off.

@@ -49,11 +49,19 @@ std::vector<std::uint64_t> tile_counts(std::uint64_t elems, std::uint64_t grain,
 }
 
 /// The memo's key: the shape and every chip value the cost reads.
-using PlanKey = std::array<double, 16>;
+using PlanKey = std::array<double, 24>;
 
 PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
-                 double groups, double tiles) {
-  return {m,
+                 double groups, double tiles, const ConvWindow& w) {
+  return {w.kernel,
+          w.stride,
+          w.in_h,
+          w.in_w,
+          w.out_h,
+          w.out_w,
+          w.in_channels,
+          w.pixels_along_k ? 1.0 : 0.0,
+          m,
           k,
           n,
           groups,
@@ -71,8 +79,10 @@ PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k,
           static_cast<double>(chip.poplar_sdk)};
 }
 
-GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
-                   double groups, double tiles) {
+/// The cycle-minimising split of (m, k, n), the block's first operand per `window` and
+/// `channel_dim` (see cost_gemm_block()).
+GemmTileBlock search(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
+                     double groups, double tiles, const ConvWindow& window, double channel_dim) {
   GemmTileBlock best;
   best.m = m;
   best.k = k;
@@ -80,7 +90,7 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
   if (groups >= tiles) {
     // Each tile computes whole GEMMs: no operand is shared and no partial is split.
     best.count = groups / tiles;
-    cost_gemm_block(chip, dtype, best);
+    cost_gemm_block(chip, dtype, best, window, channel_dim);
     return best;
   }
   const auto per_gemm =
@@ -99,7 +109,7 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
       b.k = static_cast<double>((wk + tk - 1) / tk);
       b.n = static_cast<double>((wn + tn - 1) / tn);
       b.k_splits = static_cast<double>(tk);
-      cost_gemm_block(chip, dtype, b);
+      cost_gemm_block(chip, dtype, b, window, channel_dim);
       if (!have || b.cycles() < best_cycles) {
         best = b;
         best_cycles = b.cycles();
@@ -110,30 +120,49 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
   return best;
 }
 
+GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
+                   double groups, double tiles, const ConvWindow& window) {
+  if (!window.windowed()) return search(chip, dtype, m, k, n, groups, tiles, {}, 0);
+  // The weight gradient: expanding would only enlarge its exchange (its AMP work is the same
+  // either way here), so the tile receives the input field.
+  if (window.pixels_along_k) return search(chip, dtype, m, k, n, groups, tiles, window, m);
+  // The forward, planned both ways; the planner keeps the cheaper (ConvPlan.cpp l. 1035-1100).
+  const ConvPath path = conv_path(chip, dtype);
+  const double k_unexpanded =
+      amp_unexpanded_k(window, path.weights_per_unit, path.float_activations);
+  const GemmTileBlock field =
+      search(chip, dtype, m, k_unexpanded, n, groups, tiles, window, k_unexpanded);
+  GemmTileBlock rows = search(chip, dtype, m, k, n, groups, tiles, {}, 0);
+  rows.expanded = true;
+  return rows.cycles() < field.cycles() ? rows : field;
+}
+
 }  // namespace
 
-void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b) {
+void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b,
+                     const ConvWindow& window, double channel_dim) {
   const double vertex =
       static_cast<double>(conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
   b.amp_cycles = vertex * b.count / chip.amp_efficiency;
   // Each output's k_splits partials need k_splits - 1 additions, spread over those tiles.
   const double partials = b.k_splits > 1 ? b.m * b.n * b.count * (1.0 - 1.0 / b.k_splits) : 0;
-  const double operands = (b.m * b.k + b.k * b.n) * b.count;
+  b.input_elements = conv_input_operand_elements(window, b.m, b.k, channel_dim);
+  const double operands = (b.input_elements + b.k * b.n) * b.count;
   b.exchange_cycles = (operands * operand_bytes(dtype) + partials * partial_bytes(dtype)) /
                       chip.exchange_bytes_per_cycle_per_tile;
   b.reduction_cycles = partials * partial_add_cycles(dtype, chip.poplar_sdk);
 }
 
 GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,
-                              double n, double groups, double tiles) {
+                              double n, double groups, double tiles, const ConvWindow& window) {
   // A training step has hundreds of GEMM shapes and a calibration or plan sweep re-costs them
   // thousands of times; the split search is a few thousand vertex estimates, so keep each.
   thread_local std::map<PlanKey, GemmTileBlock> memo;
-  const PlanKey key = plan_key(chip, dtype, m, k, n, groups, tiles);
+  const PlanKey key = plan_key(chip, dtype, m, k, n, groups, tiles, window);
   const auto it = memo.find(key);
   if (it != memo.end()) return it->second;
   if (memo.size() >= (1u << 16)) memo.clear();  // bound the memory of long sweeps
-  const GemmTileBlock b = plan(chip, dtype, m, k, n, groups, tiles);
+  const GemmTileBlock b = plan(chip, dtype, m, k, n, groups, tiles, window);
   memo.emplace(key, b);
   return b;
 }

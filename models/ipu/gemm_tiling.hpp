@@ -8,13 +8,23 @@
 // tm x tk x tn <= tiles per GEMM, and its cost the busiest tile's:
 //   AMP     the ConvPartial1x1 vertex over its block bm x bk x bn (models/ipu/conv_vertices.hpp)
 //           / amp_efficiency;
-//   + exchange  the operand slices it receives, bm bk + bk bn elements, and, when k is split
-//           over tk tiles, the partials of the outputs it sums, bm bn (1 - 1/tk), over
-//           exchange_bytes_per_cycle_per_tile;
+//   + exchange  the operand slices it receives, bm bk + bk bn elements (a windowed
+//           convolution's first operand: the input field its pixels read, models/ipu/
+//           conv_window.hpp), and, when k is split over tk tiles, the partials of the outputs it
+//           sums, bm bn (1 - 1/tk), over exchange_bytes_per_cycle_per_tile;
 //   + partial sums  those bm bn (1 - 1/tk) additions at popops' ADD vertex's cycles per element
 //           (models/ipu/popops_vertices.hpp: 0.75 per FP16, 1.5 per FP32 partial).
 // Compute, exchange and reduction are separate BSP phases: their cycles add. Independent GEMMs
 // are split first: with at least as many groups as tiles a tile computes whole GEMMs.
+//
+// A windowed convolution's forward GEMM is planned both ways poplin's planner tries it
+// (ConvPlan.cpp lines 549-591 and 1035-1100: every subset of the field dimensions to expand,
+// each planned, the cheapest kept): unexpanded (the AMP's input channels padded to its grouping,
+// the tile receiving the input field) or with the kernel expanded into the channels (the im2col
+// GEMM as given, the tile receiving im2col rows); the cheaper block is kept. Only the two
+// extremes are tried (both field dimensions or none), and the transforms' own rearrangement
+// cycles are not costed (the model has no term for them).
+#include "models/ipu/conv_window.hpp"
 #include "models/params/hw_params.hpp"
 
 namespace ipusim {
@@ -33,6 +43,11 @@ struct GemmTileBlock {
   double amp_cycles = 0;        ///< the vertex's tile cycles / amp_efficiency
   double exchange_cycles = 0;   ///< operand and partial exchange of the block
   double reduction_cycles = 0;  ///< partial-sum additions of the block
+  /// Elements of the first operand the block receives (bm x bk, or a windowed convolution's
+  /// input field x channels), per GEMM.
+  double input_elements = 0;
+  /// A windowed convolution planned with its kernel expanded into the channels (im2col rows).
+  bool expanded = false;
   /// The block's cycles: amp + exchange + reduction.
   double cycles() const { return amp_cycles + exchange_cycles + reduction_cycles; }
 };
@@ -41,11 +56,15 @@ struct GemmTileBlock {
 /// (`tiles` may be fractional: the inverse of a busiest tile's share of the work; a fraction
 /// of a tile per GEMM is not split) and its busiest tile's block. All dimensions > 0.
 /// Deterministic (the first split of least cycles in a fixed order) and memoised per shape and
-/// chip values, per thread.
+/// chip values, per thread. `window`: the convolution behind the GEMM, if windowed (its first
+/// operand is then the input field; the forward is planned unexpanded and expanded).
 GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,
-                              double n, double groups, double tiles);
+                              double n, double groups, double tiles, const ConvWindow& window = {});
 
 /// The cost of one given block (its m, k, n, count and k_splits set): fills its cycle fields.
-void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& block);
+/// `window` / `channel_dim`: a windowed convolution's geometry and the length of its GEMM's
+/// channel dimension (see conv_input_operand_elements()); none = the im2col operand.
+void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& block,
+                     const ConvWindow& window = {}, double channel_dim = 0);
 
 }  // namespace ipusim

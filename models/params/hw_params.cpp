@@ -122,6 +122,9 @@ ChipParams read_chip(ConfigNode n) {
   ConfigNode cm = n.child("compute");
   c.amp_efficiency = cm.get_double("amp_efficiency");
   c.op_overhead_cycles = cm.get_uint("op_overhead_cycles");
+  c.conv_input_exchange = cm.get_enum("conv_input_exchange") == "input_field"
+                              ? ConvInputExchange::InputField
+                              : ConvInputExchange::Im2colRows;
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
       n.get_double("external_exchange_bytes_per_cycle_per_tile");

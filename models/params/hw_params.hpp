@@ -34,6 +34,10 @@ enum class GwTopology { None, Ring, Switch, LeafSpine };
 enum class PoplarSdk { V2_4_0, V1_0_49, V2_1_0, V2_3_0, V2_5_1 };
 /// How concurrent transfers share a link: max-min fair, or first-come first-served.
 enum class Arbitration { Fair, Fifo };
+/// What a windowed convolution's tiles receive (`/chip/compute/conv_input_exchange`): im2col
+/// rows of the GEMM as given (the default), or the input field their outputs read with the
+/// forward planned unexpanded and expanded, the cheaper kept (docs/conv_input_exchange.md).
+enum class ConvInputExchange { Im2colRows, InputField };
 /// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
 /// chooses its model by name from the table of models/network/network_engine.hpp.
 enum class NetworkModel { Fluid, Packet };
@@ -75,6 +79,8 @@ struct ChipParams {
   /// estimates cost the chip's ops (models/ipu/conv_vertices.hpp, popops_vertices.hpp). It rides
   /// with the chip because every vertex cost is a function of the chip.
   PoplarSdk poplar_sdk{};
+  /// The windowed convolutions' operand exchange and expandDims planning.
+  ConvInputExchange conv_input_exchange{ConvInputExchange::Im2colRows};
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};

@@ -125,6 +125,15 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
+      choice("/chip/compute/conv_input_exchange", "im2col_rows", {"im2col_rows", "input_field"},
+             "What a windowed (kernel > 1) convolution's tiles receive. im2col_rows: the rows of "
+             "its im2col GEMM, the fitted model. input_field: the input field their output "
+             "pixels read, as poplin's planner counts it (ConvPlan.cpp addExchangeCycleEstimates "
+             "/ getMaxInputRangeSize), the forward planned unexpanded (the AMP's input channels "
+             "padded to its grouping) and with the kernel expanded into the channels (expandDims), "
+             "the cheaper kept. Not the default: it misses the project's decision rule once the "
+             "compute group is re-fitted on it (docs/conv_input_exchange.md); the fitted "
+             "amp_efficiency and op_overhead_cycles are the im2col_rows model's."),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle of packet (payload and header) one tile's exchange port moves off "
            "chip (sent and, separately, received: IPU-Links, the gateway). Data to another IPU "

@@ -20,6 +20,14 @@ void set_gemm(ComputeSpec& s, const GemmShape& g) {
   s.kernel_w = static_cast<double>(g.kernel_w);
   s.kernel_in_n = g.kernel_in_n;
   if (g.fp32_partials && s.dtype == ComputeDType::Float16) s.dtype = ComputeDType::Float16_32;
+  s.window.kernel = static_cast<double>(g.window_kernel);
+  s.window.stride = static_cast<double>(g.window_stride);
+  s.window.in_h = static_cast<double>(g.window_in_h);
+  s.window.in_w = static_cast<double>(g.window_in_w);
+  s.window.out_h = static_cast<double>(g.window_out_h);
+  s.window.out_w = static_cast<double>(g.window_out_w);
+  s.window.in_channels = static_cast<double>(g.window_in_channels);
+  s.window.pixels_along_k = g.window_pixels_along_k;
 }
 
 }  // namespace

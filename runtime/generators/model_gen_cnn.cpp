@@ -164,9 +164,20 @@ struct Builder {
         {c.out.name});
     return c;
   }
-  /// The forward GEMM of a convolution: m = batch x output pixels, k = Cin x kh x kw, n = Cout.
+  /// The forward GEMM of a convolution: m = batch x output pixels, k = Cin x kh x kw, n = Cout;
+  /// a kernel larger than 1x1 also gives its window (the tiles' input field).
   GemmShape conv_gemm(const Conv& c) const {
-    return GemmShape{s.micro_batch * c.out.h * c.out.w, c.in.c * c.kernel * c.kernel, c.out.c, 1};
+    GemmShape g{s.micro_batch * c.out.h * c.out.w, c.in.c * c.kernel * c.kernel, c.out.c, 1};
+    if (c.kernel > 1) {
+      g.window_kernel = c.kernel;
+      g.window_stride = c.stride;
+      g.window_in_h = c.in.h;
+      g.window_in_w = c.in.w;
+      g.window_out_h = c.out.h;
+      g.window_out_w = c.out.w;
+      g.window_in_channels = c.in.c;
+    }
+    return g;
   }
   /// Training-mode batch norm over the batch statistics. Flops per element: mean 1 (add),
   /// variance 2 (square, add; E[x^2] - mean^2 per channel), scale and shift 2 (x * gamma/sigma
@@ -253,8 +264,14 @@ struct Builder {
     if (!dx.empty())
       amp(c.name + "/bwd_input", Pass::Backward, OpClass::Convolution, GemmShape{f.m, f.n, f.k, 1},
           {dy, c.weight}, {grad(c.in, dx)});
-    ModelOp& w = amp(c.name + "/bwd_weight", Pass::Backward, OpClass::Convolution,
-                     GemmShape{f.k, f.m, f.n, 1}, {c.in.name, dy}, {});
+    // The weight gradient is the forward's transpose: its window's pixels lie along k. The
+    // input gradient's first operand is dY (no window).
+    GemmShape wg = f;
+    wg.m = f.k;
+    wg.k = f.m;
+    wg.window_pixels_along_k = true;
+    ModelOp& w =
+        amp(c.name + "/bwd_weight", Pass::Backward, OpClass::Convolution, wg, {c.in.name, dy}, {});
     weight_grad_outputs(w, c.weight);
   }
   /// Batch-norm backward. Flops per element: dbeta = sum(dy) 1, x_hat = (x - mean) / sigma

@@ -80,6 +80,13 @@ struct GemmShape {
   /// 0 = not a convolution, or not said (models/ipu/conv_vertices_grouped.hpp uses it).
   std::int64_t kernel_h = 0, kernel_w = 0;
   bool kernel_in_n = false;
+  /// A windowed convolution behind the GEMM (kernel > 1; set by the CNN generator): the kernel
+  /// side, stride, one image's input and output fields and the input channels. The forward has
+  /// the pixels along m, the weight gradient (`window_pixels_along_k`) along k; the tiles then
+  /// receive the input field their pixels read (models/ipu/conv_window.hpp). 0 = no window.
+  std::int64_t window_kernel = 0, window_stride = 1, window_in_h = 0, window_in_w = 0,
+               window_out_h = 0, window_out_w = 0, window_in_channels = 0;
+  bool window_pixels_along_k = false;
   bool known() const { return m > 0 && k > 0 && n > 0; }
   double flops() const {
     return 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *

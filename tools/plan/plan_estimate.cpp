@@ -47,7 +47,9 @@ ChipParams gemm_chip(const ModelFacts& f) {
 /// Cycles of one GEMM (m x n x k, `groups` of them) in the compute model, from below, for any
 /// assignment of the three dimensions to m, n and k (the backward GEMMs permute them): the
 /// least, over the six assignments, of the model's FP16 cost of the busiest tile's block under
-/// the cycle-minimising split (models/ipu/gemm_tiling.hpp), plus the per-op overhead.
+/// the cycle-minimising split (models/ipu/gemm_tiling.hpp), plus the per-op overhead. No
+/// window: only the transformer's GEMMs are bounded (step_time_lower_bound_s has no CNN bound),
+/// and none of them is a windowed convolution.
 double gemm_cycles_lower_bound(const ModelFacts& f, double m, double n, double k, double groups) {
   const ChipParams chip = gemm_chip(f);
   const double tiles = static_cast<double>(f.tiles);

@@ -346,3 +346,34 @@ TEST_CASE("read_cnn_spec reads /workload/model/cnn with defaults and checks imag
   ConfigNode typo_node = ConfigNode(typo, "").child("workload").child("model").child("cnn");
   CHECK_THROWS_AS(read_cnn_spec(typo_node), ConfigError);
 }
+
+TEST_CASE("windowed convolutions carry their window; 1x1s and input gradients do not", "[cnn]") {
+  const Model m = generate_cnn(resnet50());
+  // Stage 2's first 3x3 carries the stride: 56 x 56 x 128 in, 28 x 28 out.
+  const GemmShape& c2 = find_op(m, "stage2/block0/conv2/fwd").gemm;
+  CHECK(c2.window_kernel == 3);
+  CHECK(c2.window_stride == 2);
+  CHECK(c2.window_in_h == 56);
+  CHECK(c2.window_in_w == 56);
+  CHECK(c2.window_out_h == 28);
+  CHECK(c2.window_out_w == 28);
+  CHECK(c2.window_in_channels == 128);
+  CHECK_FALSE(c2.window_pixels_along_k);
+  // The weight gradient is the transpose: the same window, pixels along k.
+  const GemmShape& dw = find_op(m, "stage2/block0/conv2/bwd_weight").gemm;
+  CHECK(dw.m == c2.k);
+  CHECK(dw.k == c2.m);
+  CHECK(dw.window_kernel == 3);
+  CHECK(dw.window_in_channels == 128);
+  CHECK(dw.window_pixels_along_k);
+  // The input gradient's first operand is dY: no window. Nor has a 1x1 (stride 2 included).
+  CHECK(find_op(m, "stage2/block0/conv2/bwd_input").gemm.window_kernel == 0);
+  CHECK(find_op(m, "stage2/block0/proj/fwd").gemm.window_kernel == 0);
+  CHECK(find_op(m, "stage2/block0/conv1/fwd").gemm.window_kernel == 0);
+  // The stem: 7x7 /2 on the 224 x 224 x 3 image.
+  const GemmShape& stem = find_op(m, "stem/conv/fwd").gemm;
+  CHECK(stem.window_kernel == 7);
+  CHECK(stem.window_in_h == 224);
+  CHECK(stem.window_out_h == 112);
+  CHECK(stem.window_in_channels == 3);
+}

@@ -1,0 +1,69 @@
+// /chip/compute/conv_input_exchange: the default plans a windowed convolution's im2col GEMM
+// (its tiles receive im2col rows); input_field hands the window to the planner
+// (models/ipu/gemm_tiling.hpp), which sends the tiles the input field their pixels read.
+#include <catch2/catch.hpp>
+
+#include "models/ipu/compute.hpp"
+#include "models/params/hw_params.hpp"
+
+using namespace ipusim;
+
+namespace {
+
+/// gemm_tiling_test's chip (FP16 on 16 conv units of 16 halves, AMP efficiency 0.5) with the
+/// exchange at 4 B a cycle and the given choice.
+ChipParams chip(ConvInputExchange choice) {
+  ChipParams c = registry_hw_params().chip;
+  c.worker_threads = 6;
+  c.amp_flops_per_cycle_fp16 = 128;
+  c.amp_efficiency = 0.5;
+  c.exchange_bytes_per_cycle_per_tile = 4;
+  c.vector_flops_per_cycle_fp16 = 4;
+  c.conv_input_exchange = choice;
+  return c;
+}
+
+/// conv_window_test's 3x3 case on one tile: stride 1, 56 x 56 images, 16 input channels
+/// (k = 144), 100 output pixels (m), 16 output channels (n).
+ComputeSpec three_by_three() {
+  ComputeSpec s;
+  s.dtype = ComputeDType::Float16;
+  s.m = 100;
+  s.k = 144;
+  s.n = 16;
+  s.window.kernel = 3;
+  s.window.stride = 1;
+  s.window.in_h = s.window.in_w = 56;
+  s.window.out_h = s.window.out_w = 56;
+  s.window.in_channels = 16;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("conv input exchange: the registry's default is im2col rows",
+          "[compute][conv_window][params]") {
+  CHECK(registry_hw_params().chip.conv_input_exchange == ConvInputExchange::Im2colRows);
+}
+
+TEST_CASE("conv input exchange: the default keeps the im2col block, input_field the field",
+          "[compute][conv_window]") {
+  const ComputeSpec s = three_by_three();
+  // Default: the window is not planned; the tile receives the 100 x 144 = 14400 im2col block
+  // and the 144 x 16 = 2304 weights, 2 B each at 4 B a cycle.
+  CHECK(gemm_operand_exchange_cycles(chip(ConvInputExchange::Im2colRows), s, 1) ==
+        Approx((14400.0 + 2304.0) * 2 / 4));
+  // input_field: the 10 x 10 patch reads a 12 x 12 field of 16 channels, 2304 elements; with 16
+  // channels the AMP's passes are the same either way (k = 144: 9 rows of 16 inputs), so the
+  // smaller exchange, unexpanded, is kept.
+  CHECK(gemm_operand_exchange_cycles(chip(ConvInputExchange::InputField), s, 1) ==
+        Approx((2304.0 + 2304.0) * 2 / 4));
+}
+
+TEST_CASE("conv input exchange: without a window the choice changes nothing",
+          "[compute][conv_window]") {
+  ComputeSpec s = three_by_three();
+  s.window = ConvWindow{};
+  CHECK(gemm_operand_exchange_cycles(chip(ConvInputExchange::InputField), s, 1) ==
+        gemm_operand_exchange_cycles(chip(ConvInputExchange::Im2colRows), s, 1));
+}
