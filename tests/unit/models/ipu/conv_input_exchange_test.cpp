@@ -4,21 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include "models/ipu/compute.hpp"
-#include "models/params/hw_params.hpp"
+#include "tests/unit/models/ipu/amp_test_chip.hpp"
 
 using namespace ipusim;
 
 namespace {
 
-/// gemm_tiling_test's chip (FP16 on 16 conv units of 16 halves, AMP efficiency 0.5) with the
-/// exchange at 4 B a cycle and the given choice.
+/// The AMP tests' chip (amp_test_chip.hpp) with the given choice.
 ChipParams chip(ConvInputExchange choice) {
-  ChipParams c = registry_hw_params().chip;
-  c.worker_threads = 6;
-  c.amp_flops_per_cycle_fp16 = 128;
-  c.amp_efficiency = 0.5;
-  c.exchange_bytes_per_cycle_per_tile = 4;
-  c.vector_flops_per_cycle_fp16 = 4;
+  ChipParams c = test::amp_test_chip();
   c.conv_input_exchange = choice;
   return c;
 }

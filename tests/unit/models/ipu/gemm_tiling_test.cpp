@@ -4,25 +4,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/params/hw_params.hpp"
+#include "tests/unit/models/ipu/amp_test_chip.hpp"
 
 using namespace ipusim;
 
-namespace {
-
-/// GC200's AMP peaks, 6 workers, AMP efficiency 0.5, exchange 4 B/cycle; partial sums at
-/// popops' ADD vertex's 0.75 cycles per half.
-ChipParams chip() {
-  ChipParams c = registry_hw_params().chip;
-  c.worker_threads = 6;
-  c.amp_flops_per_cycle_fp16 = 128;
-  c.amp_efficiency = 0.5;
-  c.exchange_bytes_per_cycle_per_tile = 4;
-  c.vector_flops_per_cycle_fp16 = 4;
-  return c;
-}
-
-}  // namespace
+using test::amp_test_chip;
 
 TEST_CASE("GEMM split: a k split beats an m split when it saves a weight pass",
           "[compute][amp][tiling]") {
@@ -35,7 +21,7 @@ TEST_CASE("GEMM split: a k split beats an m split when it saves a weight pass",
   // per 4 halves) = 72: 1190. m split: two passes of 6 rows (1 per worker: zeroing 6 x 25 + 14 =
   // 164, then 6 x 26 + 14 = 170), vertex 50 + 6 x (7 + 3) + 13 + (15 + 19 + 6 + 64 + 170) + (11 +
   // 18 + 7 + 64 + 164) = 661, AMP 1322; exchange (6x32 + 32x16) x 2 / 4 = 352: 1674.
-  const GemmTileBlock b = gemm_tile_block(chip(), ComputeDType::Float16, 12, 32, 16, 1, 2);
+  const GemmTileBlock b = gemm_tile_block(amp_test_chip(), ComputeDType::Float16, 12, 32, 16, 1, 2);
   CHECK(b.m == 12);
   CHECK(b.k == 16);
   CHECK(b.n == 16);
@@ -55,15 +41,17 @@ TEST_CASE("GEMM split: an m split wins once the rows amortise the passes",
   // 256) x 2 + 960 x 2) / 4 = 1568; partial sums 960 x 0.75 = 720: 3902.
   // m split: 60 x 32 x 16, 10 rows per worker (zeroing 362, then 368), vertex 110 + 13 + (15 +
   // 89 + 368) + (11 + 89 + 362) = 1057, AMP 2114; exchange (1920 + 512) x 2 / 4 = 1216: 3330.
-  const GemmTileBlock b = gemm_tile_block(chip(), ComputeDType::Float16, 120, 32, 16, 1, 2);
+  const GemmTileBlock b =
+      gemm_tile_block(amp_test_chip(), ComputeDType::Float16, 120, 32, 16, 1, 2);
   CHECK(b.m == 60);
   CHECK(b.k == 32);
   CHECK(b.k_splits == 1);
   CHECK(b.cycles() == Approx(3330));
   // The memo returns the same block.
-  CHECK(gemm_tile_block(chip(), ComputeDType::Float16, 120, 32, 16, 1, 2).cycles() == b.cycles());
+  CHECK(gemm_tile_block(amp_test_chip(), ComputeDType::Float16, 120, 32, 16, 1, 2).cycles() ==
+        b.cycles());
   // A changed chip value is a different key: exchange twice as fast halves the exchange term.
-  ChipParams fast = chip();
+  ChipParams fast = amp_test_chip();
   fast.exchange_bytes_per_cycle_per_tile = 8;
   CHECK(gemm_tile_block(fast, ComputeDType::Float16, 120, 32, 16, 1, 2).exchange_cycles ==
         Approx(608));
@@ -72,7 +60,8 @@ TEST_CASE("GEMM split: an m split wins once the rows amortise the passes",
 TEST_CASE("GEMM split: more independent GEMMs than tiles run whole", "[compute][amp][tiling]") {
   // 32 GEMMs of 16^3 on 16 tiles: 2 whole GEMMs per tile, vertex 423 each (compute_model_test),
   // AMP 2 x 423 / 0.5 = 1692; operands 2 x 512 x 2 B / 4 = 512.
-  const GemmTileBlock b = gemm_tile_block(chip(), ComputeDType::Float16, 16, 16, 16, 32, 16);
+  const GemmTileBlock b =
+      gemm_tile_block(amp_test_chip(), ComputeDType::Float16, 16, 16, 16, 32, 16);
   CHECK(b.count == 2);
   CHECK(b.k_splits == 1);
   CHECK(b.amp_cycles == Approx(1692));
