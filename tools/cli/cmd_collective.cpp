@@ -38,7 +38,8 @@ int cmd_collective(const Args& args) {
   const std::string algorithm_help = coll::algorithm_names("|", true);
   opts.add_options()("help", "show this help")(
       "system", po::value<std::string>(),
-      "system config (JSON) or preset name (pod16, pod64, pod256, ...)")(
+      "system config (JSON) or preset name (pod16, pod64, pod256, ...); a run config's own "
+      "workload section is replaced by these flags")(
       "op", po::value<std::string>()->default_value("allreduce"),
       "allreduce|reduce_scatter|all_gather|all_to_all|broadcast")(
       "bytes", po::value<std::string>(),
@@ -138,6 +139,9 @@ int cmd_collective(const Args& args) {
     check_choice("--" + flag, vm[flag].as<std::string>(), registry_choices(pointer));
   }
   ConfigDoc doc = ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
+  // A whole run config (e.g. a validation set-up) may carry its own workload: the flags define
+  // the collective, so that section is replaced, not merged with them.
+  doc.take_sections(ConfigDoc::from_json(Json::object(), "--system"), {"workload"}, {});
   // Each flag is copied into /workload; errors about the value name the flag, not a --set.
   auto set = [&](const std::string& key, const Json& value) {
     doc.apply_override("/workload/" + key + "=" + value.dump());

@@ -3,6 +3,7 @@
 // aborting, or printing a wrapped number.
 #include <sys/stat.h>
 
+#include "sim/json.hpp"
 #include "tests/regression/tools/cli_harness.hpp"
 
 using namespace ipusim::test;
@@ -118,4 +119,24 @@ TEST_CASE("guards: collective refuses contradictory or inexact flags", "[reliabi
                    {"--comm-group consecutive:4", "not both"});
   CHECK(run_cli(s, with({"--bytes", "1026", "--dtype", "float16"})).exit_code ==
         0);  // 513 half-precision elements
+}
+
+TEST_CASE("guards: collective takes the system of a whole run config, not its workload",
+          "[reliability][guards]") {
+  // The Citadel set-up is a run config (GC2 chips on a ladder, and a microbenchmark workload of
+  // steps that a collective does not read): the flags replace its workload, its chips stay.
+  Scratch s;
+  const std::vector<std::string> op = {"--op", "allreduce", "--bytes", "1MiB", "--json"};
+  std::vector<std::string> citadel = {
+      "collective", "--system", source_path("configs/validation/setups/citadel_gc2_ladder16.json")};
+  citadel.insert(citadel.end(), op.begin(), op.end());
+  std::vector<std::string> pod16 = {"collective", "--system", "pod16"};
+  pod16.insert(pod16.end(), op.begin(), op.end());
+  const CliResult on_citadel = run_cli(s, citadel);
+  const CliResult on_pod16 = run_cli(s, pod16);
+  REQUIRE(on_citadel.exit_code == 0);
+  REQUIRE(on_pod16.exit_code == 0);
+  // Same 16 replicas and bytes; GC2's 1.6 GHz clock, 32 GB/s links and ladder give another time.
+  CHECK(ipusim::Json::parse(on_citadel.out)["time_ns"] !=
+        ipusim::Json::parse(on_pod16.out)["time_ns"]);
 }
