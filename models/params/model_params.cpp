@@ -125,7 +125,7 @@ std::vector<ParamSpec> chip_specs() {
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
-      choice("/chip/compute/conv_input_exchange", "im2col_rows", {"im2col_rows", "input_field"},
+      choice("/chip/compute/conv_input_exchange", "input_field", {"im2col_rows", "input_field"},
              "What a windowed (kernel > 1) convolution's tiles receive. im2col_rows: the rows of "
              "its im2col GEMM, the fitted model. input_field: the input field their output "
              "pixels read, as poplin's planner counts it (ConvPlan.cpp addExchangeCycleEstimates "
