@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/ipu/conv_vertices.hpp"
+#include "models/ipu/conv_vertices_nx1.hpp"
 #include "models/ipu/popops_vertices.hpp"
 
 namespace ipusim {
@@ -141,13 +142,31 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
 
 void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b,
                      const ConvWindow& window, double channel_dim) {
-  const double vertex =
-      static_cast<double>(conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
+  // The forward with its kernel left in the field runs ConvPartialnx1 (the planner's
+  // canUseConvPartial1x1Vertex, ConvModel.cpp l. 40-103, admits only a kernel of one element
+  // on the tile), with the AMP's kernel-height padding written first (its elements, costed as
+  // an exchange as the planner costs them); the rest runs ConvPartial1x1.
+  const bool nx1 = window.windowed() && !window.pixels_along_k && channel_dim > 0;
+  double vertex = 0, padding = 0;
+  if (nx1) {
+    const ConvPath path = conv_path(chip, dtype);
+    const Nx1Shape shape = nx1_shape(window, path, b.m, b.k, b.n);
+    vertex = static_cast<double>(conv_nx1_tile_cycles(chip, dtype, shape));
+    padding =
+        nx1_padding_elements(window, shape,
+                             amp_in_chans_per_group(window.in_channels, window.kernel,
+                                                    path.weights_per_unit, path.float_activations),
+                             b.n);
+  } else {
+    vertex =
+        static_cast<double>(conv1x1_tile_cycles(chip, dtype, whole(b.m), whole(b.k), whole(b.n)));
+  }
   b.amp_cycles = vertex * b.count / chip.amp_efficiency;
   // Each output's k_splits partials need k_splits - 1 additions, spread over those tiles.
   const double partials = b.k_splits > 1 ? b.m * b.n * b.count * (1.0 - 1.0 / b.k_splits) : 0;
   b.input_elements = conv_input_operand_elements(window, b.m, b.k, channel_dim);
-  const double operands = (b.input_elements + b.k * b.n) * b.count;
+  b.padding_elements = padding * b.count;
+  const double operands = (b.input_elements + b.k * b.n + padding) * b.count;
   b.exchange_cycles = (operands * operand_bytes(dtype) + partials * partial_bytes(dtype)) /
                       chip.exchange_bytes_per_cycle_per_tile;
   b.reduction_cycles = partials * partial_add_cycles(dtype, chip.poplar_sdk);

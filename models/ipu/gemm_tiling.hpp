@@ -7,7 +7,9 @@
 // the fewest cycles. Here the split is (tm, tk, tn) tile counts of m, k and n with
 // tm x tk x tn <= tiles per GEMM, and its cost the busiest tile's:
 //   AMP     the ConvPartial1x1 vertex over its block bm x bk x bn (models/ipu/conv_vertices.hpp)
-//           / amp_efficiency;
+//           / amp_efficiency; a windowed forward planned unexpanded: the ConvPartialnx1 vertex
+//           (models/ipu/conv_vertices_nx1.hpp) / amp_efficiency, and its kernel-height padding
+//           in the exchange;
 //   + exchange  the operand slices it receives, bm bk + bk bn elements (a windowed
 //           convolution's first operand: the input field its pixels read, models/ipu/
 //           conv_window.hpp), and, when k is split over tk tiles, the partials of the outputs it
@@ -21,9 +23,10 @@
 // (ConvPlan.cpp lines 549-591 and 1035-1100: every subset of the field dimensions to expand,
 // each planned, the cheapest kept): unexpanded (the AMP's input channels padded to its grouping,
 // the tile receiving the input field) or with the kernel expanded into the channels (the im2col
-// GEMM as given, the tile receiving im2col rows); the cheaper block is kept. Only the two
-// extremes are tried (both field dimensions or none), and the transforms' own rearrangement
-// cycles are not costed (the model has no term for them).
+// GEMM as given, the tile receiving im2col rows); the cheaper block is kept, the unexpanded
+// one costed with the nx1 vertex, the expanded one with the 1x1 vertex, as the planner costs
+// them. Only the two extremes are tried (both field dimensions or none), and the input
+// rearrangements (ConvModel.cpp l. 1292-1420) are not costed (the model has no term for them).
 #include "models/ipu/conv_window.hpp"
 #include "models/params/hw_params.hpp"
 
@@ -46,6 +49,9 @@ struct GemmTileBlock {
   /// Elements of the first operand the block receives (bm x bk, or a windowed convolution's
   /// input field x channels), per GEMM.
   double input_elements = 0;
+  /// Elements of the AMP's kernel-height padding the block writes before an nx1 vertex
+  /// (models/ipu/conv_vertices_nx1.hpp; 0 otherwise), in its exchange cycles.
+  double padding_elements = 0;
   /// A windowed convolution planned with its kernel expanded into the channels (im2col rows).
   bool expanded = false;
   /// The block's cycles: amp + exchange + reduction.

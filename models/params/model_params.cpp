@@ -130,8 +130,10 @@ std::vector<ParamSpec> chip_specs() {
              "its im2col GEMM, the fitted model. input_field: the input field their output "
              "pixels read, as poplin's planner counts it (ConvPlan.cpp addExchangeCycleEstimates "
              "/ getMaxInputRangeSize), the forward planned unexpanded (the AMP's input channels "
-             "padded to its grouping) and with the kernel expanded into the channels (expandDims), "
-             "the cheaper kept. Not the default: it misses the project's decision rule once the "
+             "padded to its grouping, costed with poplin's ConvPartialnx1 estimate and its "
+             "kernel-height padding, docs/conv_nx1.md) and with the kernel expanded into the "
+             "channels (expandDims, the ConvPartial1x1 estimate), the cheaper kept. Not the "
+             "default: it misses the project's decision rule once the "
              "compute group is re-fitted on it (docs/conv_input_exchange.md); the fitted "
              "amp_efficiency and op_overhead_cycles are the im2col_rows model's."),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,

@@ -14,6 +14,8 @@ namespace {
 ChipParams chip(ConvInputExchange choice) {
   ChipParams c = test::amp_test_chip();
   c.conv_input_exchange = choice;
+  c.amp_conv_units_fp16 = 16;
+  c.poplar_sdk = PoplarSdk::V2_4_0;
   return c;
 }
 
@@ -48,10 +50,19 @@ TEST_CASE("conv input exchange: the default keeps the im2col block, input_field 
   CHECK(gemm_operand_exchange_cycles(chip(ConvInputExchange::Im2colRows), s, 1) ==
         Approx((14400.0 + 2304.0) * 2 / 4));
   // input_field: the 10 x 10 patch reads a 12 x 12 field of 16 channels, 2304 elements; with 16
-  // channels the AMP's passes are the same either way (k = 144: 9 rows of 16 inputs), so the
-  // smaller exchange, unexpanded, is kept.
+  // channels the AMP's passes are the same either way (k = 144: 9 rows of 16 inputs), but the
+  // unexpanded block runs the nx1 vertex (SDK 2.4.0): 10 outputs a row, workers of 16 or 17
+  // outputs in 2 or 3 runs, 130 / 159 cycles (16 + 4 x outputs + 25 a run), pass 954; inner
+  // 3 x 14 + 9 x (12 + 82 + 954) = 9474; outer 222 + 14 + 14 + 9474 = 9724; zeroing 432:
+  // 10156 cycles against the expanded 1x1's 5873 (50 + 6 x 31 + 13 + 8 x 626 + 616). At AMP
+  // efficiency 0.5 and 4 B a cycle: 20312 + 2304 unexpanded against 11746 + 8352 expanded, so
+  // the planner expands and the tile receives the im2col block after all.
   CHECK(gemm_operand_exchange_cycles(chip(ConvInputExchange::InputField), s, 1) ==
-        Approx((2304.0 + 2304.0) * 2 / 4));
+        Approx((14400.0 + 2304.0) * 2 / 4));
+  // At 1 B a cycle the exchange decides: 20312 + 9216 against 11746 + 33408, unexpanded.
+  ChipParams slow = chip(ConvInputExchange::InputField);
+  slow.exchange_bytes_per_cycle_per_tile = 1;
+  CHECK(gemm_operand_exchange_cycles(slow, s, 1) == Approx((2304.0 + 2304.0) * 2 / 1));
 }
 
 TEST_CASE("conv input exchange: without a window the choice changes nothing",
