@@ -20,6 +20,8 @@ network:
   on the rolled labels (configs.yml:240, modules.py:274-305); and PopART's recomputation
   checkpoint on every encoder layer's output (configs.yml:11, pipeline_model.py:95-98) and on
   the attention residual of layers 1, 4, 7, 10 (configs.yml:28, modules.py:215-216).
+- vit_b16_pretrain_sdk25: the same as v2.5.0 applications/pytorch/vit runs it (the "Pre-SDK2.5"
+  row): the images are blended on the host, only mixup's loss is on the IPU.
 - vit_b16_finetune: the same without the pre-logits layer (b16_imagenet1k sets none), without
   mixup, attention dropout 0.0 (the default, configs.yml:12) and mid-layer checkpoints (Hugging
   Face's ViT, pipeline_model.py:37-41, checkpoints only each layer's output).
@@ -141,28 +143,32 @@ def graphcore_vit(representation_size, attention_dropout: float):
 
 
 class MixupWithLoss(nn.Module):
-    """Mixup as Graphcore's pre-training runs it on the IPU (models/modules.py:274-305): the
-    images blended with the batch rolled by one, the loss lam x CE(labels) + (1 - lam) x
-    CE(labels rolled by one). lam is a constant here: its value does not change the ops."""
+    """Mixup as Graphcore's pre-training runs it on the IPU (v3.0.0 models/modules.py:274-305):
+    the images blended with the batch rolled by one (`blend`; v2.5.0 blends them on the host,
+    dataset/dataset.py:261, and only the loss is on the IPU, models/modules.py:268-270), the loss
+    lam x CE(labels) + (1 - lam) x CE(labels rolled by one). lam is a constant here: its value
+    does not change the ops."""
 
-    def __init__(self, net, lam: float = 0.5):
+    def __init__(self, net, blend: bool, lam: float = 0.5):
         super().__init__()
         self.net = net
+        self.blend = blend
         self.lam = lam
 
     def forward(self, x, labels):
-        x = self.lam * x + (1.0 - self.lam) * torch.roll(x, shifts=1, dims=0)
+        if self.blend:
+            x = self.lam * x + (1.0 - self.lam) * torch.roll(x, shifts=1, dims=0)
         logits = self.net(x)
         loss = self.lam * F.cross_entropy(logits, labels)
         return logits, loss + (1.0 - self.lam) * F.cross_entropy(logits, torch.roll(labels, 1, 0))
 
 
-def export_mixup(name: str, net, shape, out: str) -> str:
-    """Exports MixupWithLoss(net) as zoo.export exports a model (training mode, symbolic batch,
-    weight-stripped) to OUT/NAME.onnx; returns the path."""
+def export_mixup(name: str, net, shape, blend: bool, out: str) -> str:
+    """Exports MixupWithLoss(net, blend) as zoo.export exports a model (training mode, symbolic
+    batch, weight-stripped) to OUT/NAME.onnx; returns the path."""
     path = os.path.join(out, name + ".onnx")
     example = (torch.zeros(2, *shape), torch.zeros(2, dtype=torch.long))
-    torch.onnx.export(MixupWithLoss(net), example, path, opset_version=14,
+    torch.onnx.export(MixupWithLoss(net, blend), example, path, opset_version=14,
                       input_names=["x", "labels"], output_names=["logits", "loss"],
                       dynamic_axes={"x": {0: "batch"}, "labels": {0: "batch"}},
                       training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
@@ -171,15 +177,18 @@ def export_mixup(name: str, net, shape, out: str) -> str:
 
 
 def models():
-    """(file name, network, input shape, stage function, mixup, checkpointed node names)."""
+    """(file name, network, input shape, stage function, mixup: None or whether the IPU blends
+    the images, checkpointed node names)."""
     tv = torchvision.models
     resnext = tv.resnet.ResNet(tv.resnet.Bottleneck, [3, 4, 23, 3], groups=32, width_per_group=4)
     return [
         ("vit_b16_pretrain", graphcore_vit(768, 0.1), [3, 224, 224], vit_stage, True,
          vit_checkpoints([1, 4, 7, 10])),
-        ("vit_b16_finetune", graphcore_vit(None, 0.0), [3, 224, 224], vit_stage, False,
+        ("vit_b16_pretrain_sdk25", graphcore_vit(768, 0.1), [3, 224, 224], vit_stage, False,
+         vit_checkpoints([1, 4, 7, 10])),
+        ("vit_b16_finetune", graphcore_vit(None, 0.0), [3, 224, 224], vit_stage, None,
          vit_checkpoints([])),
-        ("resnext101_32x4d", resnext, [3, 224, 224], resnext_stage, False, frozenset()),
+        ("resnext101_32x4d", resnext, [3, 224, 224], resnext_stage, None, frozenset()),
     ]
 
 
@@ -190,8 +199,8 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for name, net, shape, stage_of, mixup, checkpoints in models():
-            if mixup:
-                path = export_mixup(name, net, shape, tmp)
+            if mixup is not None:
+                path = export_mixup(name, net, shape, mixup, tmp)
             else:
                 path, _, _, error = zoo.export(name, 14, net, shape, {0: "batch"}, 0, tmp)
                 if error:
