@@ -117,8 +117,8 @@ class SeparateQKVAttention(nn.Module):
         self.key = nn.Linear(hidden, hidden)
         self.value = nn.Linear(hidden, hidden)
         self.out = nn.Linear(hidden, hidden)
-        # As torchvision's attention (and PopART, which makes a ratio-0 Dropout an identity):
-        # no dropout node at 0.
+        # As torchvision's attention: no dropout node at 0 (PopART replaces a ratio-0 Dropout by
+        # an identity: willow/src/op/dropoutbase.cpp:27-29 at sdk/poplar/3.0.0).
         self.dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
 
     def forward(self, query, key, value, need_weights=False):
