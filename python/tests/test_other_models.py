@@ -102,3 +102,49 @@ def test_units_of_work_per_step():
     assert om.units_of_work("resnet", {"ipus_per_replica": 4, "micro_batch": 8,
                                        "accumulation_factor": 2048}) == 2048
     assert om.units_of_work("bert", {"micro_batch": 2, "accumulation_factor": 300}) == 300
+
+
+# What Graphcore's ViT runs did per micro-batch (graphcore/examples v3.0.0 vision/vit/pytorch,
+# docs/other_models.md's ViT section), read back from the committed graphs: the numbers are the
+# configs', not the exporter's. Pre-training (b16_in1k_pretrain_lamb): 12 layers, each output
+# checkpointed ("recompute_checkpoint_every_layer: True") and the attention residual of layers
+# 1, 4, 7, 10 ("recompute_mid_layers"): 12 + 4 = 16 checkpoints; dropout 0.1 after the embedding
+# (1) and, per layer, on the attention probabilities, after the projection and after both MLP
+# matmuls (4 x 12): 49 nodes; mixup's second loss: 2 cross-entropies. Fine-tuning
+# (b16_imagenet1k, Hugging Face): 12 checkpoints, no attention dropout (1 + 3 x 12 = 37), 1 loss.
+VIT_GRAPHS = [
+    # file, checkpointed layers' mid residual, dropout nodes, losses, mixup blends on the IPU
+    ("vit_b16_pretrain.onnx", {1, 4, 7, 10}, 49, 2, True),
+    ("vit_b16_pretrain_sdk25.onnx", {1, 4, 7, 10}, 49, 2, False),  # v2.5.0 blends on the host
+    ("vit_b16_finetune.onnx", set(), 37, 1, False),
+]
+
+
+@pytest.mark.parametrize("name,mid,dropouts,losses,blend", VIT_GRAPHS,
+                         ids=[g[0] for g in VIT_GRAPHS])
+def test_vit_graphs_follow_graphcores_run(name, mid, dropouts, losses, blend):
+    onnx = pytest.importorskip("onnx")
+    from onnx import numpy_helper
+    model = onnx.load(os.path.join(ROOT, "configs", "validation", "published_models", "onnx", name),
+                      load_external_data=False)
+    nodes = model.graph.node
+    layer = "/net/encoder/layers/encoder_layer_{}/"
+    # PopART's __recompute_output_in_backward_pass = 1 (RecomputeType::Checkpoint).
+    checkpointed = {n.name for n in nodes for a in n.attribute
+                    if a.name == "__recompute_output_in_backward_pass" and a.i == 1}
+    assert checkpointed == ({layer.format(i) + "Add_1" for i in range(12)} |
+                            {layer.format(i) + "Add" for i in mid})
+    # Three Q/K/V projections and the output projection, each its own matmul, in every layer.
+    for i in range(12):
+        for proj in ("query", "key", "value", "out"):
+            assert sum(n.name == f"{layer.format(i)}self_attention/{proj}/MatMul" for n in nodes) == 1
+    # Every dropout at ratio 0.1 (configs.yml: hidden_dropout_prob, attention_probs_dropout_prob).
+    constant = {o: n for n in nodes if n.op_type == "Constant" for o in n.output}
+    drops = [n for n in nodes if n.op_type == "Dropout"]
+    assert len(drops) == dropouts
+    for n in drops:
+        ratio = [a.t for a in constant[n.input[1]].attribute if a.name == "value"][0]
+        assert abs(float(numpy_helper.to_array(ratio)) - 0.1) < 1e-7
+    assert sum(n.op_type == "SoftmaxCrossEntropyLoss" for n in nodes) == losses
+    # The image blend reads the input images: lam x images + (1 - lam) x rolled images.
+    assert any(n.op_type == "Mul" and "x" in n.input for n in nodes) == blend
