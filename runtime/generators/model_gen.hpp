@@ -68,6 +68,15 @@ struct TransformerSpec {
   /// poprand::dropout forward and again on its gradient (same seed) in the backward.
   bool no_dropout = true;
   bool no_attn_dropout = true;
+  /// Graphcore's PopART BERT attention besides the two matmuls and the softmax
+  /// (bert_model.py attention_onnx): "none" = a generic transformer; "per_ipu" = the scores'
+  /// scale by 1/sqrt(d) and the "ApplyMask" add, the mask built once per IPU from [B, S] inputs
+  /// (unpacked); "per_layer" = also the AttentionMask custom op per layer (packed sequences:
+  /// custom_ops/attention_mask.cpp). docs/bert_micro_batch.md.
+  std::string attention_mask = "none";
+  /// Graphcore's PopART BERT `split_qkv`: Q, K, V as three h x h weights concatenated on every
+  /// forward (bert_model.py qkv_weights), the gradient sliced back.
+  bool split_qkv = false;
   /// The run's Poplar SDK (`/software/poplar_sdk_version`, the chip's `poplar_sdk`): whose
   /// poplibs estimates cost the element-wise ops (SDK 2.1.0's softmax and FP16 GELU differ).
   PoplarSdk poplar_sdk{};

@@ -11,102 +11,13 @@
 
 #include "models/ipu/popops_vertices.hpp"
 #include "runtime/generators/model_gen.hpp"
+#include "runtime/generators/transformer_builder.hpp"
 #include "runtime/generators/transformer_placement.hpp"
 
 namespace ipusim::rt {
 namespace {
 
-struct Builder {
-  const TransformerSpec& s;
-  Model& m;
-  std::string weight_vs;  // VariableSettings of tensor-parallel weights
-  std::string tp_group;
-
-  void weight(const std::string& name, std::vector<std::int64_t> shape, bool split) {
-    Tensor t;
-    t.name = name;
-    t.shape = std::move(shape);
-    t.dtype = s.dtype;
-    t.kind = TensorKind::Weight;
-    t.variable_settings = split ? weight_vs : "all";
-    m.add_tensor(t);
-  }
-  void activation(const std::string& name) {
-    Tensor t;
-    t.name = name;
-    t.shape = {s.micro_batch, s.sequence_length, s.hidden / s.activation_shards};
-    t.dtype = s.dtype;
-    t.kind = TensorKind::Activation;
-    t.per_micro_batch = true;
-    m.add_tensor(t);
-  }
-  ModelOp& op(const std::string& name, Pass pass, const LayerPlace& at, double flops) {
-    ModelOp o;
-    o.name = name;
-    o.pass = pass;
-    o.forward_phase = at.phase;
-    o.vgraph = at.vgraph;
-    o.pipeline_stage = at.stage;
-    o.flops = flops;
-    o.dtype = s.dtype;
-    m.ops.push_back(o);
-    return m.ops.back();
-  }
-  /// A matmul as a GEMM (flops from the shape).
-  ModelOp& gemm(const std::string& name, Pass pass, const LayerPlace& at, GemmShape g) {
-    ModelOp& o = op(name, pass, at, g.flops());
-    o.op_class = OpClass::Matmul;
-    o.unit = ComputeUnit::Amp;
-    o.gemm = g;
-    o.gemm.fp32_partials = s.partials_type == "float";
-    return o;
-  }
-  /// A vector-bound op over `elements` elements: `flops_per_element` and `passes` reads/writes
-  /// of each element through tile memory.
-  ModelOp& vec(const std::string& name, Pass pass, const LayerPlace& at, OpClass c, double elements,
-               double flops_per_element, double passes) {
-    ModelOp& o = op(name, pass, at, elements * flops_per_element);
-    o.op_class = c;
-    o.unit = ComputeUnit::Vector;
-    o.bytes = static_cast<std::uint64_t>(elements * passes * dtype_bytes(s.dtype));
-    return o;
-  }
-  /// vec() for an op whose vertices poplibs' estimators cost: its tile cycles are `kind`'s per
-  /// element (models/ipu/popops_vertices.hpp) in the model's dtype and SDK; flops and bytes stay
-  /// for the report and the per-tile split.
-  ModelOp& vec(const std::string& name, Pass pass, const LayerPlace& at, OpClass c, double elements,
-               double flops_per_element, double passes, VectorOpKind kind) {
-    ModelOp& o = vec(name, pass, at, c, elements, flops_per_element, passes);
-    const ComputeDType d =
-        s.dtype == DType::Float16 ? ComputeDType::Float16 : ComputeDType::Float32;
-    o.vector_tile_cycles = elements * vector_op_cycles_per_element(kind, d, s.poplar_sdk);
-    return o;
-  }
-  /// The matmul's backward: input gradient (m x n by n x k) and weight gradient (k x m by m x n).
-  void gemm_backward(const std::string& name, const LayerPlace& at, GemmShape g,
-                     bool input_grad = true) {
-    if (input_grad) gemm(name + "/dgrad", Pass::Backward, at, {g.m, g.n, g.k, g.groups});
-    gemm(name + "/wgrad", Pass::Backward, at, {g.k, g.m, g.n, g.groups});
-  }
-  void tp_allreduce(const std::string& name, Pass pass, const LayerPlace& at, double count) {
-    if (s.tensor_parallel <= 1 || count <= 0) return;
-    ModelOp& o = op(name, pass, at, 0);
-    o.type = OpType::Collective;
-    o.collective_op = "allreduce";
-    o.comm_group = tp_group;
-    o.collective_bytes = static_cast<std::uint64_t>(count * static_cast<double>(act_bytes()));
-  }
-  void host(const std::string& name, const LayerPlace& at, std::uint64_t bytes) {
-    ModelOp& o = op(name, Pass::Forward, at, 0);
-    o.type = OpType::HostLoad;
-    o.collective_bytes = bytes;
-  }
-  std::uint64_t act_bytes() const {
-    return static_cast<std::uint64_t>(s.micro_batch * s.sequence_length *
-                                      (s.hidden / s.activation_shards)) *
-           dtype_bytes(s.dtype);
-  }
-};
+using transformer_detail::Builder;
 
 /// The sub-ops of one encoder layer in forward order (GEMM shapes per micro-batch).
 struct LayerShapes {
@@ -148,6 +59,50 @@ void dropout(Builder& b, const std::string& name, Pass pass, const LayerPlace& a
   b.vec(name, pass, at, OpClass::Elementwise, elements, kDropoutFlops, 2, VectorOpKind::Dropout);
 }
 
+/// Graphcore's custom AttentionMask op (MLPerf BERT custom_ops/attention_mask.cpp lines 105-125):
+/// from a pack's [B, S] sequence ids, a broadcast sub to [B, S, S], absInPlace, tanhInPlace and
+/// mulInPlace by -10000 (and a cast of the [B, S] ids, whose elements are not costed): five ops.
+/// Tile cycles per element of the [B, S, S] mask, poplibs' popopsCycleEstimators.hpp at
+/// sdk/poplar/2.4.0 (the same rows at 2.1.0 and 2.5.1): sub and mul, the ADD-like binary rows,
+/// (1 + 2) per vector (the model's Add); ABSOLUTE in place {1, vectorised} (line 210-211), by
+/// popopsCycleEstimators.cpp lines 1537-1551 (cyclesPerLoop + 4) per vector; TANH in place
+/// {10, unrolled 2} FLOAT / {2, unrolled 4} HALF (lines 284-285). Vector = 2 floats / 4 halves.
+/// HALF 0.75 + 1.25 + 0.5 + 0.75 = 3.25; FLOAT 1.5 + 2.5 + 5 + 1.5 = 10.5.
+constexpr std::uint32_t kAttentionMaskOps = 5;
+double attention_mask_cycles_per_element(DType d) { return d == DType::Float16 ? 3.25 : 10.5; }
+
+/// The scores' scale and mask of Graphcore's PopART BERT (bert_model.py attention_onnx, MLPerf
+/// v1.0 lines 841-852): mul by 1/sqrt(d), then (per_layer) the AttentionMask op over the pack's
+/// mb x S^2 mask, then the "ApplyMask" add, broadcast over the heads. Mul and add cost an Add.
+void attention_scale_mask(Builder& b, const std::string& p, const std::string& suffix, Pass pass,
+                          const LayerPlace& at, double score_elements) {
+  if (b.s.attention_mask == "none") return;
+  b.vec(p + "scores/scale" + suffix, pass, at, OpClass::Elementwise, score_elements, 1, 2,
+        VectorOpKind::Add);
+  if (b.s.attention_mask == "per_layer") {
+    const double mask_elements = static_cast<double>(b.s.micro_batch) *
+                                 static_cast<double>(b.s.sequence_length * b.s.sequence_length);
+    ModelOp& m =
+        b.vec(p + "attention_mask" + suffix, pass, at, OpClass::Elementwise, mask_elements, 4, 2);
+    m.vector_tile_cycles = mask_elements * attention_mask_cycles_per_element(b.s.dtype);
+    m.chained_ops = kAttentionMaskOps;
+  }
+  b.vec(p + "scores/apply_mask" + suffix, pass, at, OpClass::Elementwise, score_elements, 1, 2,
+        VectorOpKind::Add);
+}
+
+/// split_qkv's concat of the three h x h weights into the h x 3h one (bert_model.py
+/// qkv_weights, aiOnnx.concat) or, backward, the gradient's three slices (`slices` ops): a copy
+/// of 3 h^2 / tp elements, read and written, costed by bytes at the tile memory rate.
+void qkv_concat(Builder& b, const std::string& name, Pass pass, const LayerPlace& at,
+                std::uint32_t ops) {
+  if (!b.s.split_qkv) return;
+  const double elements =
+      3.0 * static_cast<double>(b.s.hidden) * static_cast<double>(b.s.hidden / b.s.tensor_parallel);
+  ModelOp& o = b.vec(name, pass, at, OpClass::Elementwise, elements, 0, 2);
+  o.chained_ops = ops;
+}
+
 /// Whether the hidden dropouts run (bert_model.py's dropout() does nothing when no_dropout) and
 /// the attention probabilities' (the same dropout(), called when not no_attn_dropout).
 bool hidden_dropout(const TransformerSpec& s) { return !s.no_dropout; }
@@ -176,7 +131,9 @@ void layer_forward(Builder& b, const std::string& p, const LayerPlace& at, Pass 
   if (!in.empty()) q.inputs.push_back(in);
   q.temp_bytes = split ? attn_temp : attn_temp + ffn_temp;
   q.stash_bytes = stash_bytes;
+  qkv_concat(b, p + "qkv/concat" + suffix, pass, at, 1);
   b.gemm(p + "scores" + suffix, pass, at, l.scores);
+  attention_scale_mask(b, p, suffix, pass, at, l.score_elements);
   b.vec(p + "softmax" + suffix, pass, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 2,
         VectorOpKind::Softmax);
   if (attention_dropout(b.s))
@@ -253,11 +210,17 @@ void layer_backward(Builder& b, const std::string& p, const LayerPlace& at,
     dropout(b, p + "softmax/dropout/bwd", Pass::Backward, at, l.score_elements);
   b.vec(p + "softmax/bwd", Pass::Backward, at, OpClass::Softmax, l.score_elements, kSoftmaxFlops, 3,
         VectorOpKind::SoftmaxGrad);
+  // The scale's gradient: the score gradient times 1/sqrt(d) (the mask add's is the gradient
+  // itself, not costed).
+  if (b.s.attention_mask != "none")
+    b.vec(p + "scores/scale/bwd", Pass::Backward, at, OpClass::Elementwise, l.score_elements, 1, 2,
+          VectorOpKind::Add);
   b.gemm(p + "scores/dgrad_q", Pass::Backward, at,
          {l.scores.m, l.scores.n, l.scores.k, l.scores.groups});
   b.gemm(p + "scores/dgrad_k", Pass::Backward, at,
          {l.scores.n, l.scores.m, l.scores.k, l.scores.groups});
   b.gemm_backward(p + "qkv", at, l.qkv);
+  qkv_concat(b, p + "qkv/concat/bwd", Pass::Backward, at, 3);
   ModelOp& last = b.vec(p + "residual/bwd", Pass::Backward, at, OpClass::Elementwise,
                         l.hidden_elements, 1, 3, VectorOpKind::Add);
   b.tp_allreduce(p + "qkv/tp_allreduce/bwd", Pass::Backward, at, 1);
@@ -317,6 +280,9 @@ Model generate_transformer(const TransformerSpec& s, std::uint32_t replicas) {
     throw std::invalid_argument("head must be lm or mlm_nsp");
   if (s.partials_type != "half" && s.partials_type != "float")
     throw std::invalid_argument("partials_type must be half or float");
+  if (s.attention_mask != "none" && s.attention_mask != "per_ipu" &&
+      s.attention_mask != "per_layer")
+    throw std::invalid_argument("attention_mask must be none, per_ipu or per_layer");
   const std::vector<int> ipu_of_layer = layer_ipus(s);
   const HalfPlaces halves = half_places(s);
   const bool placed_halves = !halves.attention.empty();

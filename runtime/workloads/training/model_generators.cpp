@@ -157,6 +157,8 @@ Model build_transformer(GeneratorInput& in) {
   s.partials_type = g.get_enum("partials_type");
   s.no_dropout = g.get_bool("no_dropout");
   s.no_attn_dropout = g.get_bool("no_attn_dropout");
+  s.attention_mask = g.get_enum("attention_mask");
+  s.split_qkv = g.get_bool("split_qkv");
   s.max_sequences_per_pack = g.get_int("max_sequences_per_pack");
   s.sequences_per_pack = g.get_double("sequences_per_pack");
   const Json lpi = g.get_json("layers_per_ipu");

@@ -220,6 +220,16 @@ void register_training_params() {
            "(mb x heads x seq^2, after the softmax; MLPerf v2.0 BERT configs: false, v1.0 and "
            "v1.1: true); only with no_dropout false, as bert_model.py's dropout() does nothing "
            "when no_dropout"),
+      choice(t + "attention_mask", "none", {"none", "per_ipu", "per_layer"},
+             "Graphcore's PopART BERT attention (bert_model.py attention_onnx): none = a generic "
+             "transformer (matmuls, softmax, dropout); per_ipu = also the scores' mul by "
+             "1/sqrt(d) and the ApplyMask add, the mask built once per IPU (unpacked runs); "
+             "per_layer = also the AttentionMask custom op per layer (packed runs: MLPerf v1.0 to "
+             "v2.0, SL512 packed); docs/bert_micro_batch.md"),
+      flag(t + "split_qkv", false,
+           "Graphcore's PopART BERT key: true = Q, K, V as three h x h weights concatenated on "
+           "every forward (bert_model.py qkv_weights) and the gradient sliced back (MLPerf v1.0 "
+           "and v1.1 POD16: true; POD64, POD128, v2.0: false)"),
       choice(t + "head", "lm", {"lm", "mlm_nsp"},
              "Heads: lm (dense + decoder) or mlm_nsp (BERT pre-training: MLM with the decoder tied "
              "to the word embedding, NSP)"),

@@ -35,8 +35,8 @@ Json plan_json(const Scratch& s, const std::string& dir) {
 }
 
 CliResult plan(const Scratch& s, const std::string& dir, std::vector<std::string> extra,
-               const char* space = kSmallSpace) {
-  std::vector<std::string> args = {"plan",   bert(),      "--space", s.write("space.json", space),
+               const char* space = kSmallSpace, const std::string& config = bert()) {
+  std::vector<std::string> args = {"plan",   config,      "--space", s.write("space.json", space),
                                    "--out",  s.path(dir), "--jobs",  "2",
                                    "--quiet"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -138,9 +138,18 @@ TEST_CASE("plan's step-time bound is below every simulated step time", "[e2e][pl
 
 TEST_CASE("plan's best equals the exhaustive best", "[e2e][plan]") {
   Scratch s;
-  REQUIRE(plan(s, "full", {"--exhaustive"}, kIoTileSpace).exit_code == 0);
+  // The workload without BERT's attention scale / mask and QKV concat (vector work the plan's
+  // AMP-only time bound does not count, docs/bert_micro_batch.md): with them the best's
+  // throughput comes within 1 % of the micro-batch-1 configurations' bounds and nothing is left
+  // for the time bound to prune; the planner's mechanics are what this case checks.
+  const std::string config =
+      s.write("bert_plain_attention.json",
+              R"({"$include": [")" + bert() +
+                  R"("], "workload": {"model": {"transformer": {"attention_mask": "none", )"
+                  R"("split_qkv": false}}}})");
+  REQUIRE(plan(s, "full", {"--exhaustive"}, kIoTileSpace, config).exit_code == 0);
   // --top 1: the time bound stops as soon as no configuration left can beat the best.
-  const CliResult r = plan(s, "plan", {"--top", "1"}, kIoTileSpace);
+  const CliResult r = plan(s, "plan", {"--top", "1"}, kIoTileSpace, config);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const Json full = plan_json(s, "full"), planned = plan_json(s, "plan");
