@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/generators/model_gen.hpp"
+#include "runtime/passes/pass_pipeline.hpp"
 
 namespace ipusim::rt::test {
 
@@ -27,6 +28,18 @@ inline TransformerSpec bert_large_spec(std::int64_t layers, std::int64_t vocab,
   s.sequences_per_pack = 2;
   s.layers_per_ipu = std::move(layers_per_ipu);
   return s;
+}
+
+/// The pipelined session the one-layer BERT tests plan with: 2 IPUs per replica, gradient
+/// accumulation 8, manual virtual graphs, PopART's pipeline recomputation.
+inline SessionOptions two_ipu_pipelined_session() {
+  SessionOptions o;
+  o.ipusPerReplica = 2;
+  o.accumulationFactor = 8;
+  o.enablePipelining = true;
+  o.virtualGraphMode = VirtualGraphMode::Manual;
+  o.autoRecomputation = Recomputation::Pipeline;
+  return o;
 }
 
 }  // namespace ipusim::rt::test

@@ -17,13 +17,8 @@ namespace {
 TransformerSpec one_layer_bert() { return test::bert_large_spec(1, 30400, {0, 1}); }
 
 PipelineStage stage(const TransformerSpec& s, int index) {
-  SessionOptions o;
-  o.ipusPerReplica = 2;
-  o.accumulationFactor = 8;
-  o.enablePipelining = true;
-  o.virtualGraphMode = VirtualGraphMode::Manual;
-  o.autoRecomputation = Recomputation::Pipeline;
-  const PipelinePlan p = plan_pipeline(generate_transformer(s, 1), o);
+  const PipelinePlan p =
+      plan_pipeline(generate_transformer(s, 1), test::two_ipu_pipelined_session());
   return p.stages.at(static_cast<std::size_t>(index));
 }
 

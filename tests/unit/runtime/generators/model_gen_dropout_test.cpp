@@ -16,20 +16,11 @@ namespace {
 /// IPU 0, layer 0 on IPU 1, the heads (tied to the word embedding) on IPU 0 as stage 2.
 TransformerSpec one_layer_bert() { return test::bert_large_spec(1, 30400, {0, 1}); }
 
-SessionOptions pipelined_session() {
-  SessionOptions o;
-  o.ipusPerReplica = 2;
-  o.accumulationFactor = 8;
-  o.enablePipelining = true;
-  o.virtualGraphMode = VirtualGraphMode::Manual;
-  o.autoRecomputation = Recomputation::Pipeline;
-  return o;
-}
-
 /// Sum of poplibs' vertex cycles (over all tiles) of one forward stage, per micro-batch:
 /// its forward parts and its backward parts (which include the recomputed forward).
 double stage_vector_cycles(const TransformerSpec& s, int stage) {
-  const PipelinePlan p = plan_pipeline(generate_transformer(s, 1), pipelined_session());
+  const PipelinePlan p =
+      plan_pipeline(generate_transformer(s, 1), test::two_ipu_pipelined_session());
   const PipelineStage& ps = p.stages.at(static_cast<std::size_t>(stage));
   double c = 0;
   for (const ComputePart& part : ps.fwd) c += part.vector_tile_cycles;
@@ -38,7 +29,8 @@ double stage_vector_cycles(const TransformerSpec& s, int stage) {
 }
 
 std::size_t stage_parts(const TransformerSpec& s, int stage) {
-  const PipelinePlan p = plan_pipeline(generate_transformer(s, 1), pipelined_session());
+  const PipelinePlan p =
+      plan_pipeline(generate_transformer(s, 1), test::two_ipu_pipelined_session());
   const PipelineStage& ps = p.stages.at(static_cast<std::size_t>(stage));
   return ps.fwd.size() + ps.bwd.size();
 }
