@@ -115,13 +115,13 @@ std::vector<ParamSpec> chip_specs() {
       integer("/chip/sync_internal_cycles", "cycle", 150, 0, 1e9,
               "On-chip (internal) sync: about 150 cycles (HC33, UNCONFIRMED); PLTEST planner uses "
               "90; calibrate."),
-      real("/chip/compute/amp_efficiency", "", 0.931, 0.05, 1,
+      real("/chip/compute/amp_efficiency", "", 0.7288, 0.05, 1,
            "Fraction of the AMP peak (flops_per_cycle_per_tile) that a large matmul/convolution "
            "reaches on its tiles, "
            "beyond poplibs' ConvPartial1x1 vertex estimate (models/ipu/conv_vertices.hpp): "
            "divides the vertex's cycles; the operand exchange and partial sums are added "
            "separately. " kFitted),
-      integer("/chip/compute/op_overhead_cycles", "cycle", 1875, 0, 1e6,
+      integer("/chip/compute/op_overhead_cycles", "cycle", 1264, 0, 1e6,
               "Fixed cycles per compute op: vertex launch and the compute set's internal sync (a "
               "poplibs op is "
               "several compute sets). " kFitted),
