@@ -136,7 +136,7 @@ std::vector<ParamSpec> chip_specs() {
              "default: it misses the project's decision rule once the "
              "compute group is re-fitted on it (docs/conv_input_exchange.md); the fitted "
              "amp_efficiency and op_overhead_cycles are the im2col_rows model's."),
-      choice("/chip/compute/gemm_memory_bound", "available_memory_proportion", {"none", "available_memory_proportion"},
+      choice("/chip/compute/gemm_memory_bound", "none", {"none", "available_memory_proportion"},
              "Whether the GEMM planner bounds a tile's temporary bytes. none: the fastest split, "
              "whatever its memory. available_memory_proportion: poplin's planner (poplibs tag "
              "1.0.49 ConvPlan.cpp l. 4064-4080): the fastest split whose temporary bytes per "
