@@ -50,7 +50,7 @@ std::vector<std::uint64_t> tile_counts(std::uint64_t elems, std::uint64_t grain,
 }
 
 /// The memo's key: the shape and every chip value the cost reads.
-using PlanKey = std::array<double, 24>;
+using PlanKey = std::array<double, 27>;
 
 PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
                  double groups, double tiles, const ConvWindow& w) {
@@ -77,11 +77,35 @@ PlanKey plan_key(const ChipParams& chip, ComputeDType dtype, double m, double k,
           static_cast<double>(chip.amp_conv_units_fp16),
           static_cast<double>(chip.amp_conv_units_fp32),
           static_cast<double>(chip.amp_conv_units_fp16_32),
-          static_cast<double>(chip.poplar_sdk)};
+          static_cast<double>(chip.poplar_sdk),
+          static_cast<double>(chip.gemm_memory_bound),
+          chip.available_memory_proportion,
+          static_cast<double>(chip.sram_per_tile_bytes)};
+}
+
+/// The bytes a tile may give a plan's temporaries, or 0 with no bound (ConvPlan.cpp l.
+/// 4064-4080 at poplibs 1.0.49: availableMemoryProportion x the tile's memory).
+double temp_bound_bytes(const ChipParams& chip) {
+  if (chip.gemm_memory_bound != GemmMemoryBound::AvailableMemoryProportion) return 0;
+  return chip.available_memory_proportion * static_cast<double>(chip.sram_per_tile_bytes);
+}
+
+/// One candidate of the bounded search: (tk, tn) tiles over k and n (m takes the rest), each
+/// tile's block of n run in `serial` slices of `slice_n` columns.
+void cost_slices(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b, double serial,
+                 const ConvWindow& window, double channel_dim) {
+  cost_gemm_block(chip, dtype, b, window, channel_dim);
+  b.serial_splits = serial;
+  // An out-channel serial split repeats the whole estimate, exchange included (ConvPlan.cpp
+  // l. 2003-2043): each slice receives its operands again.
+  b.amp_cycles *= serial;
+  b.exchange_cycles *= serial;
+  b.reduction_cycles *= serial;
 }
 
 /// The cycle-minimising split of (m, k, n), the block's first operand per `window` and
-/// `channel_dim` (see cost_gemm_block()).
+/// `channel_dim` (see cost_gemm_block()). With a memory bound: the fastest split (out-channel
+/// serial slices included) whose temporary bytes fit, else the one of fewest temporary bytes.
 GemmTileBlock search(const ChipParams& chip, ComputeDType dtype, double m, double k, double n,
                      double groups, double tiles, const ConvWindow& window, double channel_dim) {
   GemmTileBlock best;
@@ -98,8 +122,9 @@ GemmTileBlock search(const ChipParams& chip, ComputeDType dtype, double m, doubl
       static_cast<std::uint64_t>(std::max(1.0, std::floor(tiles / groups + 1e-9)));
   const ConvPath path = conv_path(chip, dtype);
   const std::uint64_t wm = whole(m), wk = whole(k), wn = whole(n);
-  bool have = false;
-  double best_cycles = 0;
+  const double bound = temp_bound_bytes(chip);
+  bool have = false, fits = false;
+  double best_cycles = 0, best_temp = 0;
   for (const std::uint64_t tk : tile_counts(wk, path.weights_per_unit, per_gemm)) {
     for (const std::uint64_t tn : tile_counts(wn, path.conv_units, per_gemm / tk)) {
       // m takes the tiles k and n leave: more rows per tile only add cycles.
@@ -108,13 +133,38 @@ GemmTileBlock search(const ChipParams& chip, ComputeDType dtype, double m, doubl
       GemmTileBlock b;
       b.m = static_cast<double>((wm + tm - 1) / tm);
       b.k = static_cast<double>((wk + tk - 1) / tk);
-      b.n = static_cast<double>((wn + tn - 1) / tn);
       b.k_splits = static_cast<double>(tk);
-      cost_gemm_block(chip, dtype, b, window, channel_dim);
-      if (!have || b.cycles() < best_cycles) {
-        best = b;
-        best_cycles = b.cycles();
-        have = true;
+      const std::uint64_t bn = (wn + tn - 1) / tn;
+      if (bound <= 0) {
+        b.n = static_cast<double>(bn);
+        cost_gemm_block(chip, dtype, b, window, channel_dim);
+        if (!have || b.cycles() < best_cycles) {
+          best = b;
+          best_cycles = b.cycles();
+          have = true;
+        }
+        continue;
+      }
+      // Serial slices of the tile's out channels, whole conv-unit groups each; a count whose
+      // slices would leave one empty is the same as a smaller count.
+      const std::uint64_t max_serial = (bn + path.conv_units - 1) / path.conv_units;
+      for (std::uint64_t serial = 1; serial <= max_serial; ++serial) {
+        const std::uint64_t slice = (bn + serial - 1) / serial;
+        if ((bn + slice - 1) / slice != serial) continue;
+        b.n = static_cast<double>(slice);
+        cost_slices(chip, dtype, b, static_cast<double>(serial), window, channel_dim);
+        const double temp = gemm_temp_bytes(dtype, b);
+        const bool ok = temp <= bound;
+        // A fitting split beats any that does not; among those that do not, fewest bytes.
+        const bool better = !have || (ok && (!fits || b.cycles() < best_cycles)) ||
+                            (!ok && !fits && temp < best_temp);
+        if (better) {
+          best = b;
+          best_cycles = b.cycles();
+          best_temp = temp;
+          fits = ok;
+          have = true;
+        }
       }
     }
   }
@@ -139,6 +189,11 @@ GemmTileBlock plan(const ChipParams& chip, ComputeDType dtype, double m, double 
 }
 
 }  // namespace
+
+double gemm_temp_bytes(ComputeDType dtype, const GemmTileBlock& b) {
+  const double operands = (b.input_elements + b.k * b.n) * b.count;
+  return operands * operand_bytes(dtype) + b.m * b.n * b.count * partial_bytes(dtype);
+}
 
 void cost_gemm_block(const ChipParams& chip, ComputeDType dtype, GemmTileBlock& b,
                      const ConvWindow& window, double channel_dim) {

@@ -19,6 +19,13 @@
 // Compute, exchange and reduction are separate BSP phases: their cycles add. Independent GEMMs
 // are split first: with at least as many groups as tiles a tile computes whole GEMMs.
 //
+// With `/chip/compute/gemm_memory_bound` available_memory_proportion the search keeps, as
+// poplin's planner does (poplibs tag 1.0.49 ConvPlan.cpp l. 4064-4080), the fastest split whose
+// temporary bytes per tile (gemm_temp_bytes()) stay under availableMemoryProportion x the tile's
+// SRAM, splitting a tile's out channels into serial slices that each cost the whole estimate
+// again, exchange included (l. 2003-2043); if none fits, the split of fewest temporary bytes.
+// Whole GEMMs per tile (groups >= tiles) are not bounded (docs/gemm_memory_bound.md).
+//
 // A windowed convolution's forward GEMM is planned both ways poplin's planner tries it
 // (ConvPlan.cpp lines 549-591 and 1035-1100: every subset of the field dimensions to expand,
 // each planned, the cheapest kept): unexpanded (the AMP's input channels padded to its grouping,
@@ -52,6 +59,9 @@ struct GemmTileBlock {
   /// Elements of the AMP's kernel-height padding the block writes before an nx1 vertex
   /// (models/ipu/conv_vertices_nx1.hpp; 0 otherwise), in its exchange cycles.
   double padding_elements = 0;
+  /// Out-channel serial slices the tile runs its block in (n is one slice's; the cycle fields
+  /// are all slices'): 1 unless the memory bound asks for more.
+  double serial_splits = 1;
   /// A windowed convolution planned with its kernel expanded into the channels (im2col rows).
   bool expanded = false;
   /// The block's cycles: amp + exchange + reduction.
@@ -66,6 +76,11 @@ struct GemmTileBlock {
 /// operand is then the input field; the forward is planned unexpanded and expanded).
 GemmTileBlock gemm_tile_block(const ChipParams& chip, ComputeDType dtype, double m, double k,
                               double n, double groups, double tiles, const ConvWindow& window = {});
+
+/// A block's temporary bytes on its tile as poplin's planner counts them (poplibs tag 1.0.49
+/// ConvPlan.cpp l. 1138-1156): its first operand and weights in the input type plus its partials
+/// in the partial type, one serial slice's (the block's m, k, n, count; cost fields filled).
+double gemm_temp_bytes(ComputeDType dtype, const GemmTileBlock& block);
 
 /// The cost of one given block (its m, k, n, count and k_splits set): fills its cycle fields.
 /// `window` / `channel_dim`: a windowed convolution's geometry and the length of its GEMM's

@@ -125,6 +125,9 @@ ChipParams read_chip(ConfigNode n) {
   c.conv_input_exchange = cm.get_enum("conv_input_exchange") == "input_field"
                               ? ConvInputExchange::InputField
                               : ConvInputExchange::Im2colRows;
+  c.gemm_memory_bound = cm.get_enum("gemm_memory_bound") == "available_memory_proportion"
+                            ? GemmMemoryBound::AvailableMemoryProportion
+                            : GemmMemoryBound::None;
   cm.finish();
   c.external_exchange_bytes_per_cycle_per_tile =
       n.get_double("external_exchange_bytes_per_cycle_per_tile");
@@ -365,6 +368,7 @@ HwParams read_hw_params(ConfigDoc& doc) {
   p.system = read_system(root.child("system"));
   ConfigNode software = root.child("software");
   p.chip.poplar_sdk = poplar_sdk_from_string(software.get_enum("poplar_sdk_version"));
+  p.chip.available_memory_proportion = software.get_double("available_memory_proportion");
   software.finish();
   // `/sim` belongs to sim/ (sim_options.hpp); the models take their engine choices from it.
   const SimOptions sim = read_sim_options(doc);

@@ -38,6 +38,9 @@ enum class Arbitration { Fair, Fifo };
 /// rows of the GEMM as given (the default), or the input field their outputs read with the
 /// forward planned unexpanded and expanded, the cheaper kept (docs/conv_input_exchange.md).
 enum class ConvInputExchange { Im2colRows, InputField };
+/// Whether the GEMM planner keeps each tile's temporary bytes under the run's
+/// availableMemoryProportion (`/chip/compute/gemm_memory_bound`; docs/gemm_memory_bound.md).
+enum class GemmMemoryBound { None, AvailableMemoryProportion };
 /// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
 /// chooses its model by name from the table of models/network/network_engine.hpp.
 enum class NetworkModel { Fluid, Packet };
@@ -81,6 +84,11 @@ struct ChipParams {
   PoplarSdk poplar_sdk{};
   /// The windowed convolutions' operand exchange and expandDims planning.
   ConvInputExchange conv_input_exchange{ConvInputExchange::Im2colRows};
+  /// Whether the GEMM planner bounds a tile's temporary bytes (models/ipu/gemm_tiling.hpp).
+  GemmMemoryBound gemm_memory_bound{GemmMemoryBound::None};
+  /// The run's poplin availableMemoryProportion (`/software/available_memory_proportion`, a
+  /// session option like the SDK): the share of a tile's SRAM a plan's temporaries may take.
+  double available_memory_proportion{0.6};
   double vector_flops_per_cycle_fp16{};
   double vector_flops_per_cycle_fp32{};
   double memory_bytes_per_cycle_per_tile{};

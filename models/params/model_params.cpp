@@ -136,6 +136,15 @@ std::vector<ParamSpec> chip_specs() {
              "default: it misses the project's decision rule once the "
              "compute group is re-fitted on it (docs/conv_input_exchange.md); the fitted "
              "amp_efficiency and op_overhead_cycles are the im2col_rows model's."),
+      choice("/chip/compute/gemm_memory_bound", "none", {"none", "available_memory_proportion"},
+             "Whether the GEMM planner bounds a tile's temporary bytes. none: the fastest split, "
+             "whatever its memory. available_memory_proportion: poplin's planner (poplibs tag "
+             "1.0.49 ConvPlan.cpp l. 4064-4080): the fastest split whose temporary bytes per "
+             "tile (inputs and weights in the input type plus partials in the partial type, "
+             "l. 1138-1156) stay under /software/available_memory_proportion x "
+             "/chip/sram_per_tile_bytes, out-channel serial splits each costed again, exchange "
+             "included (l. 2003-2043); if none fits, the split of fewest temporary bytes "
+             "(docs/gemm_memory_bound.md)."),
       real("/chip/external_exchange_bytes_per_cycle_per_tile", "B/cycle", 4, 0.01, 64,
            "Bytes per cycle of packet (payload and header) one tile's exchange port moves off "
            "chip (sent and, separately, received: IPU-Links, the gateway). Data to another IPU "
@@ -516,6 +525,12 @@ std::vector<ParamSpec> software_specs() {
              "(the dynamic slice, every release: sdk-release-3.4's, see popops_vertices.hpp). "
              "2.5.1 (be45f064; MLPerf v2.0 Bow): the same table as 2.4.0 (every "
              "estimate above unchanged: a 2.5.1 run's report.json equals 2.4.0's)."),
+      real("/software/available_memory_proportion", "", 0.6, 0.001, 1,
+           "The run's poplin availableMemoryProportion for its matmuls: the share of a tile's "
+           "SRAM a GEMM plan's temporaries may take, read only with /chip/compute/"
+           "gemm_memory_bound available_memory_proportion. Default poplin's 0.6 (poplibs "
+           "tag 1.0.49 ConvOptions.hpp l. 34, 2.4.0 l. 36; MatMul.cpp l. 51); a set-up whose "
+           "run sets it says so (docs/gemm_memory_bound.md)."),
   };
 }
 
