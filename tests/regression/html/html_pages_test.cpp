@@ -225,6 +225,17 @@ TEST_CASE("sweep points: configuration = axis values, Pareto front of time again
   CHECK(points[2].config == Json{{"workload.model.transformer.micro_batch", 2}});
   CHECK(points[1].max_sram_per_tile_bytes == 200);
   CHECK(std::isnan(points[0].samples_per_s));
+  // The table says nothing of the failed point's fit (it has no memory figure): its fits cell
+  // is empty, the point that does not fit says no.
+  const html::Page page = html::configurations_page(points, {});
+  REQUIRE(page.sections.size() == 2);
+  const auto& table = page.sections[1].table;
+  REQUIRE(table.headers[6] == "fits");
+  for (const auto& r : table.rows) {
+    if (r[0] == "point 3") CHECK(r[6].empty());
+    if (r[0] == "point 4") CHECK(r[6] == "no");
+    if (r[0] == "point 0") CHECK(r[6] == "yes");
+  }
   // With throughput, the front maximises it: (SRAM, samples/s) A (100, 10) and B (200, 20)
   // are on it, C (150, 5) is beaten by A, although C's time would be the shortest.
   auto training = [](int index, double t, double sram, double samples) {
