@@ -158,3 +158,15 @@ TEST_CASE("rts_domain beside explicit sharding settings is refused, not silently
   CHECK(p.exit_code == 2);
   CHECK_THAT(p.err, Catch::Contains("/workload/session/rts_domain: plan searches"));
 }
+
+TEST_CASE("plan refuses an ONNX model instead of searching a transformer's keys",
+          "[cli][errors][plan]") {
+  Scratch s;
+  // The ONNX ResNet-50 config has no generator key: plan used to take the registry's default,
+  // transformer, and vary workload.model.transformer.micro_batch, which the model never reads.
+  const CliResult p = run_cli(s, {"plan", source_path("configs/workloads/onnx_resnet50_pod16.json"),
+                                  "--out", s.path("p"), "--slurm-script-only", "-q"});
+  CHECK(p.exit_code == 2);
+  CHECK_THAT(p.err, Catch::Contains("/workload/model/generator: plan searches the transformer "
+                                    "and cnn generators, got 'onnx'"));
+}
