@@ -203,13 +203,14 @@ std::string describe_table(const Json& d) {
                   d["peak_TFLOPs"].value("float16", 0.0), d["peak_TFLOPs"].value("float32", 0.0));
     o << buf;
   }
-  std::snprintf(buf, sizeof buf, "\n  %-18s %8s %8s %10s %12s %6s %14s %10s\n", "link group",
-                "links", "bundles", "per bundle", "GB/s/link/dir", "eff", "usable/bundle",
-                "latency ns");
+  // Every column with its unit: "usable" is GB/s per bundle and direction after efficiency.
+  std::snprintf(buf, sizeof buf, "\n  %-18s %8s %8s %12s %12s %6s %22s %10s\n", "link group",
+                "links", "bundles", "links/bundle", "GB/s/link/dir", "eff",
+                "usable GB/s/bundle/dir", "latency ns");
   o << buf;
   for (const auto& l : d.value("links", Json::array())) {
     std::snprintf(
-        buf, sizeof buf, "  %-18s %8llu %8llu %10u %12.3f %6.2f %14.3f %10.0f\n",
+        buf, sizeof buf, "  %-18s %8llu %8llu %12u %12.3f %6.2f %22.3f %10.0f\n",
         l.value("group", "?").c_str(), static_cast<unsigned long long>(l.value("links", 0ull)),
         static_cast<unsigned long long>(l.value("bundles", 0ull)), l.value("links_per_bundle", 0u),
         l.value("GBps_per_link_per_direction", 0.0), l.value("efficiency", 0.0),

@@ -97,6 +97,25 @@ std::string popart_enum(ConfigNode& node, const std::string& key) {
                      "} (or PopART's spelling, e.g. OffChip, On, IO), got " + v.dump());
 }
 
+/// Refuses rts_domain together with an explicit replicatedTensorSharding or shardingDomain of
+/// the categories it sets (which would win over it), naming the keys at fault.
+void check_rts_convenience(ConfigNode& node, const std::string& rts_domain) {
+  if (rts_domain == "unset") return;
+  for (int i = 0; i < 3; ++i) {
+    const ConfigNode loc = node.child(kCategories[i]).child("location");
+    for (const char* key : {"replicatedTensorSharding", "shardingDomain"}) {
+      if (!loc.has(key)) continue;
+      node.fail("rts_domain",
+                "'" + rts_domain +
+                    "' is a shorthand for the weight, optimizer "
+                    "state and accumulator TensorLocationSettings, but this config also sets " +
+                    loc.path() + "/" + key +
+                    ", which would override it: set either rts_domain "
+                    "(and rts_tensors) or those keys, not both");
+    }
+  }
+}
+
 /// accumulateOuterFragmentSettings: the schedule and the excluded virtual graphs (each an
 /// integer in [0, ipusPerReplica), named in the error otherwise).
 void read_outer_fragment(ConfigNode node, SessionOptions& s) {
@@ -332,9 +351,12 @@ SessionOptions read_session(ConfigNode node, std::uint32_t num_ipus, std::uint32
     node.fail("executionPhaseSettings/stages", "stages = 2 (ping-pong) needs ipusPerReplica >= 2");
   }
 
-  // Sharding-domain convenience keys (a sweep axis); explicit PopART settings win.
+  // Sharding-domain convenience keys (a sweep axis). Mixed with explicit PopART settings they
+  // would be silently overridden (a sweep over rts_domain giving one time for every value),
+  // so the two ways are refused together.
   const std::string rts_domain = popart_enum(node, "rts_domain");
   const std::string rts_tensors = popart_enum(node, "rts_tensors");
+  check_rts_convenience(node, rts_domain);
   Convenience conv_w, conv_o;
   if (rts_domain != "unset") {
     std::string domain = "all";
@@ -475,8 +497,9 @@ void register_session_params() {
           "Tiles running RTS and gradient collectives (popxl apps: use_io_tiles=False -> compute)"),
       choice(s + "rts_domain", "unset", {"unset", "off", "pod", "all"},
              "Sweep convenience: RTS off, over the replicas of one IPU-Link domain "
-             "(consecutive:replicas_per_ild), or over all replicas; explicit "
-             "*TensorLocationSettings win"),
+             "(consecutive:replicas_per_ild), or over all replicas; refused together with an "
+             "explicit replicatedTensorSharding or shardingDomain of the weight, optimizer-state "
+             "or accumulator TensorLocationSettings"),
       choice(s + "rts_tensors", "optimizer_state",
              {"optimizer_state", "weights_and_optimizer_state"},
              "Sweep convenience: which categories rts_domain shards (optimizer state and "

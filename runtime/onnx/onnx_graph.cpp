@@ -40,7 +40,11 @@ void parse_input_shape(const std::string& text, const std::string& flag, InputSh
       throw ConfigError(flag + " " + text + ": dimension '" + item + "' is not a positive integer");
     dims.push_back(v);
   }
-  shapes[text.substr(0, eq)] = dims;
+  // A second, different shape for one input would silently replace the first.
+  const auto [it, fresh] = shapes.emplace(text.substr(0, eq), dims);
+  if (!fresh && it->second != dims)
+    throw ConfigError(flag + " " + text + ": input '" + it->first +
+                      "' is already given another shape (one " + flag + " per input)");
 }
 
 }  // namespace ipusim::onnx_import

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -96,6 +97,9 @@ void apply_input_shapes(const std::string& path, onnx::GraphProto& g, const Inpu
   for (const auto& t : g.initializer()) inits.insert(t.name());
   std::string names;
   for (const auto* v : stream_inputs(g)) names += (names.empty() ? "" : ", ") + v->name();
+  // A symbolic dimension names one size wherever it appears (the ONNX IR: dim_params that
+  // are equal denote the same value), so two inputs that share it must be given it alike.
+  std::map<std::string, std::pair<std::int64_t, std::string>> symbol_values;  // -> value, input
   for (const auto& [name, dims] : shapes) {
     onnx::ValueInfoProto* input = nullptr;
     for (auto& v : *g.mutable_input())
@@ -116,6 +120,15 @@ void apply_input_shapes(const std::string& path, onnx::GraphProto& g, const Inpu
         fail(path, "--input-shape " + name + "=" + dims_text(dims) + ": dimension " +
                        std::to_string(i) + " of input '" + name + "' is fixed at " +
                        std::to_string(d->dim_value()) + " in the model");
+      if (d->has_dim_param() && !d->dim_param().empty()) {
+        const auto [it, fresh] = symbol_values.emplace(d->dim_param(), std::pair{dims[i], name});
+        if (!fresh && it->second.first != dims[i])
+          fail(path, "--input-shape " + name + "=" + dims_text(dims) + ": dimension " +
+                         std::to_string(i) + " of input '" + name + "' is the symbolic '" +
+                         d->dim_param() + "', which input '" + it->second.second + "' sets to " +
+                         std::to_string(it->second.first) +
+                         " (a symbolic dimension has one value in the whole graph)");
+      }
       d->set_dim_value(dims[i]);
     }
   }

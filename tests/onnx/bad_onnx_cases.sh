@@ -53,6 +53,9 @@ check unsupported-lists-supported "supported (default domain): " -- $B import $D
 check symbolic-dim "input 'image' dimension 0 is symbolic ('batch'): give --input-shape image=" -- $B import $M/resnet50.onnx
 check bad-input-shape "--input-shape nope" -- $B import $M/resnet50.onnx --input-shape nope=1,3,224,224
 check bad-dims "is not a positive integer" -- $B import $M/mlp.onnx --input-shape x=8,-1
+# x and labels share the symbolic 'batch': giving them different sizes is refused, not run.
+check input-shape-twice "--input-shape x=4,784: input 'x' is already given another shape" -- $B import $M/mlp.onnx --input-shape x=8,784 --input-shape x=4,784 --input-shape labels=4
+check shared-symbolic-dim "dimension 0 of input 'x' is the symbolic 'batch', which input 'labels' sets to 8" -- $B import $M/mlp.onnx --input-shape x=16,784 --input-shape labels=8
 check annotation-beyond-ipus "gpt2_small_pipeline4.onnx: node '" -- $B run $D/beyond.json --out $D/o1
 check annotation-names-limit "__ipu_number is 3 but /workload/session/ipusPerReplica is 2" -- $B run $D/beyond.json --out $D/o1
 check loss-missing "loss tensor 'not_a_tensor' is not an output of any node" -- $B run $D/noloss.json --out $D/o2

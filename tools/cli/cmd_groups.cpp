@@ -147,7 +147,7 @@ int cmd_groups(const Args& args) {
   if (R == 0 || R > kMaxGroupsReplicas) {
     throw ConfigError("--replicas " + std::to_string(R) + ": expected 1 to " +
                       std::to_string(kMaxGroupsReplicas) +
-                      " (the largest system has 4096 IPUs; each replica is listed)");
+                      " (the largest preset, pod64k, has 65536 IPUs; each replica is listed)");
   }
   const VariableRetrievalMode mode = parseRetrieval(vm["retrieval"].as<std::string>());
 

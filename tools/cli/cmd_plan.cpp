@@ -328,6 +328,16 @@ int cmd_plan(const Args& args) {
         ConfigDoc::load_file(resolve_system_config(vm["system"].as<std::string>()));
     doc.take_sections(system, system_sections(), {"sim"});
   }
+  // Every candidate, and the config as given, is written with explicit TensorLocationSettings,
+  // which the rts_domain shorthand cannot be mixed with (the run refuses the pair).
+  const Json::json_pointer rts_domain("/workload/session/rts_domain");
+  if (doc.root().contains(rts_domain) && doc.root()[rts_domain] != "unset")
+    throw ConfigError(config +
+                      ": /workload/session/rts_domain: plan searches the weight, "
+                      "optimizer-state and accumulator TensorLocationSettings itself: write the "
+                      "config's sharding as those settings' replicatedTensorSharding and "
+                      "shardingDomain instead of rts_domain " +
+                      doc.root()[rts_domain].dump());
   const ModelFacts facts = read_model_facts(doc.root(), config);
   const PlanSpace space = vm.count("space")
                               ? load_space(resolve_input_path(vm["space"].as<std::string>()), facts)

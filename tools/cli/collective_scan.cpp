@@ -188,12 +188,13 @@ int cmd_collective_scan(const Args& args) {
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const fs::path base = fs::path(temp.path()) / std::to_string(i);
     if (!results[i].ok()) {
-      // Every size runs the same flags: the first failure speaks for the scan.
-      const std::string why = last_line_of(base.string() + ".err");
-      std::cerr << (why.empty()
-                        ? "ipusim: collective with --size " + std::to_string(sizes[i]) + " failed"
-                        : why)
-                << "\n";
+      // Every size runs the same flags: the first failure speaks for the scan. It names the
+      // scan's size, since the user gave --min-bytes / --max-bytes, not the --size it ran as.
+      std::string why = last_line_of(base.string() + ".err");
+      const std::string prefix = "ipusim: error: ";
+      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+      std::cerr << prefix << "size scan (--min-bytes .. --max-bytes), at " << sizes[i]
+                << " bytes, each size run as --size N: " << (why.empty() ? "failed" : why) << "\n";
       return results[i].exit_code == 2 ? 2 : 3;
     }
     Json r = read_json_file(base.string() + ".out");

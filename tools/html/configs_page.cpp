@@ -150,7 +150,8 @@ Page configurations_page(const std::vector<ConfigPoint>& points, const ConfigPag
          std::isfinite(p.step_time_ns) ? time_text(p.step_time_ns) : "",
          std::isfinite(p.max_sram_per_tile_bytes) ? bytes_text(p.max_sram_per_tile_bytes) : "",
          std::isfinite(p.streaming_memory_bytes) ? bytes_text(p.streaming_memory_bytes) : "",
-         p.fits ? "yes" : "no", p.pareto ? "*" : "", p.status});
+         // A point that did not run has no memory figure: neither "yes" nor "no".
+         p.status != "ok" ? "" : (p.fits ? "yes" : "no"), p.pareto ? "*" : "", p.status});
   }
   page.sections.push_back(table);
   return page;

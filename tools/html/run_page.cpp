@@ -101,8 +101,11 @@ void add_summary(Page& page, const Json& report) {
   page.summary.push_back({"workload", report.value("workload_kind", "")});
   const double t = num(report.value("simulated", Json::object()), "time_ns");
   if (!std::isnan(t)) page.summary.push_back({"simulated time", time_text(t)});
-  for (const char* key : {"samples_per_s", "tokens_per_s", "sequences_per_s"}) {
-    if (!std::isnan(num(w, key))) page.summary.push_back({key, number_text(num(w, key), 6)});
+  // Labelled as the other rows are, in words and units, not by their report keys.
+  for (const auto& [key, label] :
+       {std::pair{"samples_per_s", "samples/s"}, std::pair{"tokens_per_s", "tokens/s"},
+        std::pair{"sequences_per_s", "sequences/s"}}) {
+    if (!std::isnan(num(w, key))) page.summary.push_back({label, number_text(num(w, key), 6)});
   }
   for (const char* key : {"op", "algorithm", "execution"}) {
     if (w.contains(key) && w[key].is_string())
@@ -297,8 +300,11 @@ Section collectives_section(const Json& report) {
     if (op.value("kind", "") != "collective") return;
     const double n = group_size_of(op);
     const double bytes = num(op, "bytes", 0), ns = num(op, "duration_ns", 0);
-    const double algbw = ns > 0 ? bytes / ns : 0;
     const std::string name = op.value("op", "");
+    // nccl-tests' size, as `ipusim collective` reports it: an all_gather's output per replica
+    // (group size x the input `bytes`), every other op's input.
+    const double size = name == "all_gather" && !std::isnan(n) ? bytes * n : bytes;
+    const double algbw = ns > 0 ? size / ns : 0;
     const double busbw = std::isnan(n) ? NAN : algbw * bus_bandwidth_factor(name, n);
     // Repeats of one collective (same label, size and bandwidth) are one point with a count.
     const Json point = {{"label", op.value("label", "")},
@@ -359,10 +365,10 @@ Section collectives_section(const Json& report) {
     s.note =
         "Every collective of the step with its bus bandwidth (nccl-tests' conventions over its "
         "replica "
-        "group: algbw = bytes per replica / time, busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n "
-        "for "
-        "reduce_scatter and all_gather). The table lists each distinct collective once with its "
-        "count.";
+        "group: algbw = size / time, the size being the output per replica for all_gather and "
+        "the input per replica, the bytes column, for the others; busbw = algbw x 2(n-1)/n for "
+        "allreduce, (n-1)/n for reduce_scatter and all_gather). The table lists each distinct "
+        "collective once with its count.";
     Json spec = {
         {"data", {{"values", values}}},
         {"width", 700},

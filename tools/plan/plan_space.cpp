@@ -144,6 +144,9 @@ ModelFacts read_model_facts(const Json& base, const std::string& file) {
     throw ConfigError(file + ": /workload/kind: plan searches training configs, got '" +
                       string_at(base, "/workload/kind") + "'");
   f.generator = string_at(base, "/workload/model/generator");
+  // An ONNX model is its own generator (a run takes it so without a generator key): the
+  // registry's default, transformer, would have plan vary keys the model never reads.
+  if (find_pointer(base, "/workload/model/onnx")) f.generator = "onnx";
   if (f.generator != "transformer" && f.generator != "cnn")
     throw ConfigError(file +
                       ": /workload/model/generator: plan searches the transformer and cnn "

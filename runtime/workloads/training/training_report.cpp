@@ -116,6 +116,17 @@ std::uint64_t whole_model_parameters(const TrainingState& st) {
   return n;
 }
 
+/// " (N of the system's M IPUs)" when the replicas run on a partition of the system: a preset
+/// run with --system on a larger Pod keeps its replicatedGraphCount, and the throughput is then
+/// that of the partition, not of the whole system.
+std::string partition_note(const TrainingState& st) {
+  const std::uint64_t used =
+      std::uint64_t{st.session.replicatedGraphCount} * st.session.ipusPerReplica;
+  if (st.system_ipus == 0 || used >= st.system_ipus) return "";
+  return " (" + std::to_string(used) + " of the system's " + std::to_string(st.system_ipus) +
+         " IPUs: /workload/session/replicatedGraphCount)";
+}
+
 }  // namespace
 
 Throughput training_throughput(const TrainingState& st, double run_ns, std::uint64_t steps) {
@@ -164,7 +175,7 @@ std::string training_summary_head(const TrainingState& st, const std::string& ex
   o << (st.plan.training ? "  training         " : "  inference        ") << st.generator << ", "
     << short_count(static_cast<double>(per_replica)) << " parameters per replica (" << scope
     << "), " << st.session.replicatedGraphCount << " replicas x " << st.session.ipusPerReplica
-    << " IPU(s)" << (execution.empty() ? "" : ", " + execution) << "\n";
+    << " IPU(s)" << partition_note(st) << (execution.empty() ? "" : ", " + execution) << "\n";
   return o.str();
 }
 

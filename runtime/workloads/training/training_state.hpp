@@ -41,6 +41,7 @@ struct TrainingState {
       1;  ///< replicas holding one copy of the model (its tensor-parallel shards)
   std::uint64_t tokens_per_sample =
       0;  ///< transformer: sequence_length (tokens/s); 0 = not a language model
+  std::uint32_t system_ipus = 0;  ///< IPUs of the system the step runs on (a partition or all)
 };
 
 /// Samples, tokens and sequences per second of a run of `steps` weight updates in `run_ns`.

@@ -282,6 +282,7 @@ std::unique_ptr<Workload> make_training_workload(System& system, ConfigNode node
   auto st = std::make_unique<TrainingState>();
   const bool training = node.get_enum("kind") != "inference";
   st->session = read_session(node.child("session"), system.num_ipus(), system.ild_size_ipus());
+  st->system_ipus = system.num_ipus();
   if (!training && st->session.accumulationFactor != 1)
     throw ConfigError(
         "/workload/session/accumulationFactor: " + std::to_string(st->session.accumulationFactor) +

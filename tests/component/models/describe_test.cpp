@@ -58,6 +58,9 @@ TEST_CASE("describe pod64: 64 IPUs, 94,208 tiles and the ladder/torus link count
   const std::string table = describe_table(t);
   CHECK(table.find("94208") != std::string::npos);
   CHECK(table.find("ipu_link.partner") != std::string::npos);
+  // Each column names its unit: links per bundle, and the usable rate per bundle in GB/s.
+  CHECK(table.find("links/bundle") != std::string::npos);
+  CHECK(table.find("usable GB/s/bundle/dir") != std::string::npos);
 }
 
 TEST_CASE("describe the multi-pod preset: 64 Pod64 = 4096 IPUs over switched GW-Links",

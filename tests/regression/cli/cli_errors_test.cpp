@@ -140,3 +140,33 @@ TEST_CASE("the SDK key of old on the chip exits 2 naming /software/poplar_sdk_ve
   CHECK(number.exit_code == 2);
   CHECK_THAT(number.err, Catch::Contains("/software/poplar_sdk_version: expected a string"));
 }
+
+TEST_CASE("rts_domain beside explicit sharding settings is refused, not silently overridden",
+          "[cli][errors][rts]") {
+  Scratch s;
+  // The phased BERT sets replicatedTensorSharding and shardingDomain explicitly: the shorthand
+  // used to be ignored, so a sweep over it gave one time for every value.
+  const CliResult r = run_bert(s, "workload.session.rts_domain=pod", "r");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/workload/session/rts_domain: 'pod' is a shorthand") &&
+                        Catch::Contains("/workload/session/weightTensorLocationSettings/location/"
+                                        "replicatedTensorSharding"));
+  // plan writes the settings explicitly for every candidate and the config as given, so it
+  // refuses a config written with the shorthand before simulating anything.
+  const CliResult p = run_cli(s, {"plan", source_path("configs/workloads/gpt3_2p7b_pod128.json"),
+                                  "--out", s.path("p"), "--slurm-script-only", "-q"});
+  CHECK(p.exit_code == 2);
+  CHECK_THAT(p.err, Catch::Contains("/workload/session/rts_domain: plan searches"));
+}
+
+TEST_CASE("plan refuses an ONNX model instead of searching a transformer's keys",
+          "[cli][errors][plan]") {
+  Scratch s;
+  // The ONNX ResNet-50 config has no generator key: plan used to take the registry's default,
+  // transformer, and vary workload.model.transformer.micro_batch, which the model never reads.
+  const CliResult p = run_cli(s, {"plan", source_path("configs/workloads/onnx_resnet50_pod16.json"),
+                                  "--out", s.path("p"), "--slurm-script-only", "-q"});
+  CHECK(p.exit_code == 2);
+  CHECK_THAT(p.err, Catch::Contains("/workload/model/generator: plan searches the transformer "
+                                    "and cnn generators, got 'onnx'"));
+}

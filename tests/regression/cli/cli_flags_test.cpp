@@ -175,6 +175,13 @@ TEST_CASE("collective size scan: nccl-tests sizes, each equal to a single collec
       run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "4KiB", "--max-bytes", "1KiB"});
   CHECK(backwards.exit_code == 2);
   CHECK_THAT(backwards.err, Catch::Contains("--min-bytes"));
+  // A size below one float32 element fails naming the scan's size and its flags, not only the
+  // --size each point runs as.
+  const CliResult tiny =
+      run_cli(s, {"collective", "--system", "pod16", "--min-bytes", "3", "--max-bytes", "100"});
+  CHECK(tiny.exit_code == 2);
+  CHECK_THAT(tiny.err, Catch::Contains("size scan (--min-bytes .. --max-bytes), at 3 bytes") &&
+                           Catch::Contains("less than one float32 element"));
 }
 
 TEST_CASE("sweep --require-fit counts points that do not fit in memory as failed",

@@ -54,3 +54,15 @@ TEST_CASE("cbr prints the E27 layout with padding as null", "[cli][cbr]") {
   CHECK(run_cli(s, {"cbr", "--replicas", "4", "--mapping-json", "[[[0,10]],[[5,16]]]"}).exit_code ==
         2);  // overlap
 }
+
+TEST_CASE("groups' replica bound names the largest preset as describe counts it", "[cli][groups]") {
+  Scratch s;
+  const CliResult big = run_cli(s, {"describe", "pod64k", "--json"});
+  REQUIRE(big.exit_code == 0);
+  const std::string ipus = std::to_string(Json::parse(big.out)["ipus"].get<long long>());
+  const CliResult r = run_cli(s, {"groups", "--replicas", "0"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("the largest preset, pod64k, has " + ipus + " IPUs"));
+  // The largest preset's replica count itself is accepted.
+  CHECK(run_cli(s, {"groups", "--replicas", ipus, "--json"}).exit_code == 0);
+}

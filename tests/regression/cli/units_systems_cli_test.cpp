@@ -172,8 +172,35 @@ TEST_CASE("README commands work from another folder: checkout paths resolve", "[
       s, s.dir.string(),
       {"collective", "--system", "configs/systems/pod16.json", "--bytes", "1MiB", "--json"});
   CHECK(collective.exit_code == 0);
+  // docs/onnx.md's import command, whose model path is in the checkout.
+  const CliResult import = run_cli_in(s, s.dir.string(),
+                                      {"import", "tests/onnx/models/mlp.onnx", "--input-shape",
+                                       "x=8,784", "--input-shape", "labels=8", "--json"});
+  INFO(import.err);
+  CHECK(import.exit_code == 0);
   // A path that exists nowhere is still named as given.
   const CliResult missing = run_cli_in(s, s.dir.string(), {"run", "configs/no_such.json"});
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Catch::Contains("configs/no_such.json"));
+}
+
+TEST_CASE("a run on a partition of the system says so in the summary", "[cli][systems]") {
+  Scratch s;
+  // mnist_phased: 2 replicas x 1 IPU on a pod4, i.e. 2 of its 4 IPUs; on a pod16 through
+  // --system still 2 replicas, and the summary must not read as a whole-system figure.
+  const std::string cfg = source_path("configs/workloads/mnist_phased.json");
+  const CliResult own = run_cli(s, {"run", cfg, "--out", s.path("own")});
+  REQUIRE(own.exit_code == 0);
+  CHECK_THAT(own.out, Catch::Contains("2 replicas x 1 IPU(s) (2 of the system's 4 IPUs: "
+                                      "/workload/session/replicatedGraphCount)"));
+  const CliResult big = run_cli(s, {"run", cfg, "--system", "pod16", "--out", s.path("big")});
+  REQUIRE(big.exit_code == 0);
+  CHECK_THAT(big.out, Catch::Contains("(2 of the system's 16 IPUs"));
+  // Replicas that fill the system: no note.
+  const CliResult all = run_cli(
+      s, {"run", cfg, "--set", "workload.session.replicatedGraphCount=4", "--out", s.path("all")});
+  REQUIRE(all.exit_code == 0);
+  CHECK_THAT(all.out, Catch::Contains("4 replicas x 1 IPU(s)\n") ||
+                          Catch::Contains("4 replicas x 1 IPU(s),"));
+  CHECK_THAT(all.out, !Catch::Contains("of the system's"));
 }

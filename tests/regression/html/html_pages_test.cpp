@@ -1,6 +1,7 @@
 // The --html pages: self-contained (no URL loaded, data that cannot close a script), the
 // timeline and bandwidth arithmetic against hand-worked cases and the simulator's own
 // totals, the Pareto marks of a sweep, bad input, and report.json unchanged by --html.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -194,6 +195,44 @@ TEST_CASE("bus bandwidth factors are nccl-tests'", "[html]") {
   CHECK(html::bus_bandwidth_factor("broadcast", 64) == 1);
 }
 
+TEST_CASE("a step's collectives: an all_gather's bandwidth counts its output, as nccl-tests",
+          "[html]") {
+  // 1 MB in per replica over 4 replicas in 100 us: a reduce_scatter moves 1 MB per replica
+  // (algbw 10 GB/s, busbw 10 x 3/4 = 7.5); an all_gather of 1 MB in gives 4 MB out per
+  // replica (algbw 40 GB/s, busbw 30), what `ipusim collective` reports for it.
+  auto op = [](const std::string& name) {
+    return Json{{"label", name}, {"kind", "collective"}, {"op", name},
+                {"bytes", 1e6},  {"duration_ns", 1e5},   {"group_size", 4}};
+  };
+  const Json report = {
+      {"workload_kind", "training"},
+      {"workload",
+       {{"phases",
+         Json::array({{{"ops", Json::array({op("reduce_scatter"), op("all_gather")})}}})}}}};
+  const html::Page page = html::run_page(report);
+  const html::Section* section = nullptr;
+  for (const auto& sec : page.sections)
+    if (sec.title == "Collectives") section = &sec;
+  REQUIRE(section != nullptr);
+  REQUIRE(section->table.rows.size() == 2);
+  for (const auto& row : section->table.rows) {
+    const bool gather = row[1] == "all_gather";
+    CHECK(row[6] == html::number_text(gather ? 40.0 : 10.0));
+    CHECK(row[7] == html::number_text(gather ? 30.0 : 7.5));
+  }
+}
+
+TEST_CASE("a run page's throughput rows are labelled in units, not report keys", "[html]") {
+  const Json report = {{"workload_kind", "training"},
+                       {"workload", {{"samples_per_s", 100.0}, {"tokens_per_s", 12800.0}}}};
+  const html::Page page = html::run_page(report);
+  std::vector<std::string> labels;
+  for (const auto& row : page.summary) labels.push_back(row.first);
+  CHECK(std::find(labels.begin(), labels.end(), "samples/s") != labels.end());
+  CHECK(std::find(labels.begin(), labels.end(), "tokens/s") != labels.end());
+  CHECK(std::find(labels.begin(), labels.end(), "samples_per_s") == labels.end());
+}
+
 TEST_CASE("sweep points: configuration = axis values, Pareto front of time against SRAM",
           "[html]") {
   // (time, SRAM): A (10, 100) and B (8, 200) are on the front; C (12, 150) is beaten by A;
@@ -225,6 +264,17 @@ TEST_CASE("sweep points: configuration = axis values, Pareto front of time again
   CHECK(points[2].config == Json{{"workload.model.transformer.micro_batch", 2}});
   CHECK(points[1].max_sram_per_tile_bytes == 200);
   CHECK(std::isnan(points[0].samples_per_s));
+  // The table says nothing of the failed point's fit (it has no memory figure): its fits cell
+  // is empty, the point that does not fit says no.
+  const html::Page page = html::configurations_page(points, {});
+  REQUIRE(page.sections.size() == 2);
+  const auto& table = page.sections[1].table;
+  REQUIRE(table.headers[6] == "fits");
+  for (const auto& r : table.rows) {
+    if (r[0] == "point 3") CHECK(r[6].empty());
+    if (r[0] == "point 4") CHECK(r[6] == "no");
+    if (r[0] == "point 0") CHECK(r[6] == "yes");
+  }
   // With throughput, the front maximises it: (SRAM, samples/s) A (100, 10) and B (200, 20)
   // are on it, C (150, 5) is beaten by A, although C's time would be the shortest.
   auto training = [](int index, double t, double sram, double samples) {
