@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/ipu/compute_sets.hpp"
 #include "models/ipu/gemm_tiling.hpp"
 #include "models/ipu/grouped_conv_choice.hpp"
 #include "models/ipu/popops_vertices.hpp"
@@ -33,10 +34,16 @@ std::uint64_t total_cycles(std::uint64_t overhead_cycles, double cycles) {
   return overhead_cycles + static_cast<std::uint64_t>(std::ceil(cycles - 1e-9));
 }
 
-/// The fixed cycles a step pays: none, or a training op's (times its chained ops).
-std::uint64_t step_overhead_cycles(const ChipParams& chip, const ComputeSpec& spec) {
+/// The fixed cycles a step pays: none, or a training op's (times its chained ops). Per compute
+/// set, the step's further compute sets too: `gemm_sets` of an AMP op (models/ipu/
+/// compute_sets.hpp gemm_compute_sets; 1 for any other op) and its `extra_compute_sets`.
+std::uint64_t step_overhead_cycles(const ChipParams& chip, const ComputeSpec& spec,
+                                   std::uint32_t gemm_sets = 1) {
   if (!spec.op_overhead) return 0;
-  return chip.op_overhead_cycles * std::max<std::uint64_t>(1, spec.chained_ops);
+  std::uint64_t sets = std::max<std::uint64_t>(1, spec.chained_ops);
+  if (chip.op_overhead_per == OpOverheadPer::ComputeSet)
+    sets += spec.extra_compute_sets + (gemm_sets > 0 ? gemm_sets - 1 : 0);
+  return chip.op_overhead_cycles * sets;
 }
 
 }  // namespace
@@ -121,8 +128,12 @@ double scalar_reduction_cycles(const ChipParams& chip, const ComputeSpec& spec, 
   // overhead), then the tiles' FP32 partials summed over the stages popops::reduce plans, each
   // a superstep of sync, exchange and reduction vertices (models/ipu/reduce_plan.hpp).
   const auto partial_tiles = static_cast<std::uint64_t>(std::llround(tiles));
-  const double one =
-      static_cast<double>(chip.op_overhead_cycles) + scalar_reduce_cycles(chip, partial_tiles);
+  // Per compute set, each of popops' stages pays the overhead as well.
+  const std::uint64_t sets = 1 + (chip.op_overhead_per == OpOverheadPer::ComputeSet
+                                      ? scalar_reduce_stages(chip, partial_tiles)
+                                      : 0);
+  const double one = static_cast<double>(chip.op_overhead_cycles * sets) +
+                     scalar_reduce_cycles(chip, partial_tiles);
   return one * static_cast<double>(spec.scalar_reductions);
 }
 
@@ -153,7 +164,9 @@ std::uint64_t cycles_on_busiest(const ChipParams& chip, const ComputeSpec& spec,
   const double by_bytes = bytes_busiest / chip.memory_bytes_per_cycle_per_tile;
   const double cycles =
       std::max(block.amp_cycles, by_bytes) + block.exchange_cycles + block.reduction_cycles;
-  return total_cycles(step_overhead_cycles(chip, spec), cycles);
+  const std::uint32_t sets =
+      gemm_compute_sets(block.k_splits, spec.dtype == ComputeDType::Float16_32);
+  return total_cycles(step_overhead_cycles(chip, spec, sets), cycles);
 }
 
 }  // namespace

@@ -67,6 +67,12 @@ struct ComputeSpec {
   /// framework that builds one variable's optimizer update as a chain of small element-wise
   /// and scalar ops); their work is in `flops`/`bytes`. 1 = one op.
   std::uint32_t chained_ops = 1;
+  /// Compute sets the step's poplibs op builds beyond one (a norm's statistics, whitening and
+  /// scaling, a softmax's reductions; models/ipu/compute_sets.hpp). Paid only under
+  /// `/chip/compute/op_overhead_per compute_set`, which also counts an AMP op's k-split
+  /// reduction or Cast compute sets from its split and each reduction stage of
+  /// `scalar_reductions`.
+  std::uint32_t extra_compute_sets = 0;
   /// Vector ops whose vertices poplibs' estimators cost (models/ipu/popops_vertices.hpp
   /// vector_op_cycles_per_element): the tile cycles of all the op's elements, summed over the
   /// tiles; the busiest tile's share replaces the flop / byte formula.

@@ -185,4 +185,17 @@ double scalar_reduce_cycles(const ChipParams& chip, std::uint64_t tiles) {
   return cycles;
 }
 
+std::uint64_t scalar_reduce_stages(const ChipParams& chip, std::uint64_t tiles) {
+  if (tiles < 2) return 0;
+  // Memoised per thread like scalar_reduce_cycles: the plan depends only on these two.
+  thread_local std::map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t> computed;
+  const std::pair<std::uint64_t, std::uint64_t> key{tiles, chip.tiles};
+  if (const auto it = computed.find(key); it != computed.end()) return it->second;
+  std::vector<std::uint64_t> sources(tiles);
+  for (std::uint64_t t = 0; t < tiles; ++t) sources[t] = t;
+  const std::uint64_t n = plan_popops_reduce(sources, 1, 4, chip.tiles, chip.tiles, 0).size();
+  computed.emplace(key, n);
+  return n;
+}
+
 }  // namespace ipusim

@@ -62,4 +62,7 @@ std::uint64_t reduce_stage_compute_cycles(const ChipParams& chip, const ReduceSt
 /// listed) and the stage's vertices. 0 for fewer than two tiles.
 double scalar_reduce_cycles(const ChipParams& chip, std::uint64_t tiles);
 
+/// Stages (compute sets) of that reduction: the plan's stage count, 0 for fewer than two tiles.
+std::uint64_t scalar_reduce_stages(const ChipParams& chip, std::uint64_t tiles);
+
 }  // namespace ipusim

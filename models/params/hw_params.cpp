@@ -125,6 +125,8 @@ ChipParams read_chip(ConfigNode n) {
   c.conv_input_exchange = cm.get_enum("conv_input_exchange") == "input_field"
                               ? ConvInputExchange::InputField
                               : ConvInputExchange::Im2colRows;
+  c.op_overhead_per = cm.get_enum("op_overhead_per") == "compute_set" ? OpOverheadPer::ComputeSet
+                                                                      : OpOverheadPer::Op;
   c.gemm_memory_bound = cm.get_enum("gemm_memory_bound") == "available_memory_proportion"
                             ? GemmMemoryBound::AvailableMemoryProportion
                             : GemmMemoryBound::None;

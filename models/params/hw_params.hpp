@@ -41,6 +41,9 @@ enum class ConvInputExchange { Im2colRows, InputField };
 /// Whether the GEMM planner keeps each tile's temporary bytes under the run's
 /// availableMemoryProportion (`/chip/compute/gemm_memory_bound`; docs/gemm_memory_bound.md).
 enum class GemmMemoryBound { None, AvailableMemoryProportion };
+/// What /chip/compute/op_overhead_cycles is paid per (`/chip/compute/op_overhead_per`): each op
+/// once (the fitted model), or each compute set poplibs builds for it (docs/compute_sets.md).
+enum class OpOverheadPer { Op, ComputeSet };
 /// Which engine the SystemC-free driver (models/network/engine_driver) runs; a simulation
 /// chooses its model by name from the table of models/network/network_engine.hpp.
 enum class NetworkModel { Fluid, Packet };
@@ -86,6 +89,8 @@ struct ChipParams {
   ConvInputExchange conv_input_exchange{ConvInputExchange::Im2colRows};
   /// Whether the GEMM planner bounds a tile's temporary bytes (models/ipu/gemm_tiling.hpp).
   GemmMemoryBound gemm_memory_bound{GemmMemoryBound::None};
+  /// Whether the op overhead is paid per op or per compute set (models/ipu/compute_sets.hpp).
+  OpOverheadPer op_overhead_per{OpOverheadPer::Op};
   /// The run's poplin availableMemoryProportion (`/software/available_memory_proportion`, a
   /// session option like the SDK): the share of a tile's SRAM a plan's temporaries may take.
   double available_memory_proportion{0.6};

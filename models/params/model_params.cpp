@@ -136,6 +136,13 @@ std::vector<ParamSpec> chip_specs() {
              "default: it misses the project's decision rule once the "
              "compute group is re-fitted on it (docs/conv_input_exchange.md); the fitted "
              "amp_efficiency and op_overhead_cycles are the im2col_rows model's."),
+      choice("/chip/compute/op_overhead_per", "op", {"op", "compute_set"},
+             "What op_overhead_cycles is paid per. op: once per op (times its chained ops), the "
+             "fitted model. compute_set: once per compute set poplibs builds for the op "
+             "(poplin's Convolve, k-split reduction stages or Cast; a norm's or softmax's "
+             "reduce, whitening and scaling compute sets; each popops::reduce stage; "
+             "models/ipu/compute_sets.hpp, docs/compute_sets.md). Not the default: see "
+             "docs/compute_sets.md for the re-fitted measurement."),
       choice("/chip/compute/gemm_memory_bound", "none", {"none", "available_memory_proportion"},
              "Whether the GEMM planner bounds a tile's temporary bytes. none: the fastest split, "
              "whatever its memory. available_memory_proportion: poplin's planner (poplibs tag "

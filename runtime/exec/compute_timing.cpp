@@ -3,6 +3,8 @@
 
 #include <iterator>
 
+#include "models/ipu/compute_sets.hpp"
+
 namespace ipusim::rt {
 namespace {
 
@@ -30,6 +32,19 @@ void set_gemm(ComputeSpec& s, const GemmShape& g) {
   s.window.pixels_along_k = g.window_pixels_along_k;
 }
 
+/// Compute sets the part's poplibs op builds beyond one (models/ipu/compute_sets.hpp); an AMP
+/// op's come from its split in the compute model.
+std::uint32_t extra_compute_sets(const ComputePart& part) {
+  switch (part.op_class) {
+    case OpClass::Norm:
+      return (part.backward ? kNormBackwardComputeSets : kNormForwardComputeSets) - 1;
+    case OpClass::Softmax:
+      return (part.backward ? kSoftmaxBackwardComputeSets : kSoftmaxForwardComputeSets) - 1;
+    default:
+      return kElementwiseComputeSets - 1;
+  }
+}
+
 }  // namespace
 
 ComputeDType compute_dtype(DType d) {
@@ -42,6 +57,7 @@ ComputeSpec compute_spec(const ComputePart& part, std::uint32_t tiles) {
   s.bytes = part.bytes;
   s.scalar_reductions = part.scalar_reductions;
   s.chained_ops = part.chained_ops;
+  if (part.unit == ComputeUnit::Vector) s.extra_compute_sets = extra_compute_sets(part);
   s.vector_tile_cycles = part.vector_tile_cycles;
   s.dtype = compute_dtype(part.dtype);
   s.unit = part.unit;
@@ -60,6 +76,7 @@ ComputeSpec compute_spec(const LOp& op, std::uint32_t tiles) {
   part.vector_tile_cycles = op.vector_tile_cycles;
   part.unit = op.unit;
   part.op_class = op.op_class;
+  part.backward = op.role == "backward";
   part.gemm = op.gemm;
   part.dtype = op.dtype;
   return compute_spec(part, tiles);

@@ -44,6 +44,7 @@ struct ComputePart {
   double vector_tile_cycles = 0;        ///< poplibs' vertex cycles (ModelOp's)
   ComputeUnit unit = ComputeUnit::Amp;
   OpClass op_class = OpClass::Matmul;
+  bool backward = false;  ///< a backward pass op (its compute sets differ, compute_sets.hpp)
   GemmShape gemm;
   DType dtype = DType::Float16;
 };

@@ -19,6 +19,7 @@ ComputePart part_of(const ModelOp& o) {
   p.vector_tile_cycles = o.vector_tile_cycles;
   p.unit = o.unit;
   p.op_class = o.op_class;
+  p.backward = o.pass == Pass::Backward;
   p.gemm = o.gemm;
   p.dtype = o.dtype;
   return p;

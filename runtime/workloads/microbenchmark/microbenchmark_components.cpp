@@ -330,9 +330,14 @@ void Microbenchmark::run_tile_traffic(Step& s) {
       // step's reduction to a scalar, scalar_reduction_cycles()), it pays
       // /chip/compute/op_overhead_cycles once on top of its stages' syncs, exchanges and
       // vertices: the vertex launches and the program's control code around its compute sets.
+      // Per compute set (/chip/compute/op_overhead_per), once per stage.
+      const double sets = chip.op_overhead_per == OpOverheadPer::ComputeSet
+                              ? static_cast<double>(s.reduce_stages.size())
+                              : 1.0;
       std::map<std::uint32_t, double> overhead_ns;
       for (const std::uint32_t ipu_id : s.tile.ipus)
-        overhead_ns[ipu_id] = clock.cycles_to_ns(static_cast<double>(chip.op_overhead_cycles));
+        overhead_ns[ipu_id] =
+            clock.cycles_to_ns(static_cast<double>(chip.op_overhead_cycles) * sets);
       s.op_overhead_ns = compute_on(overhead_ns);
     }
     ++s.done;

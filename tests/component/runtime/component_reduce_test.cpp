@@ -16,8 +16,9 @@ namespace {
 
 /// A reduce of one float32 per tile over `tiles` tiles of `ipus` on pod4 (GC200: 1472 tiles in
 /// 16 columns of 92), the exchange's fixed cost 20 cycles and its flight 7.5 cycles a column,
-/// one IPU-Link port group and 4 B/cycle off-chip ports.
-ConfigDoc reduce_doc(const Json& ipus, int tiles) {
+/// one IPU-Link port group and 4 B/cycle off-chip ports; `per_compute_set` sets
+/// /chip/compute/op_overhead_per to compute_set.
+ConfigDoc reduce_doc(const Json& ipus, int tiles, bool per_compute_set = false) {
   Json extra = workload(Json::array({{{"kind", "tile_traffic"},
                                       {"traffic", "reduce"},
                                       {"ipus", ipus},
@@ -28,6 +29,7 @@ ConfigDoc reduce_doc(const Json& ipus, int tiles) {
                    {"exchange_cycles_per_column", 7.5},
                    {"external_exchange_bytes_per_cycle_per_tile", 4.0},
                    {"external_port_groups", 1}};
+  if (per_compute_set) extra["chip"]["compute"] = {{"op_overhead_per", "compute_set"}};
   return preset_config("pod4", extra);
 }
 
@@ -119,4 +121,18 @@ TEST_CASE("reduce over 128 tiles on SDK 1.0.49: the same stages at 1.0.49's vert
   CHECK(b.duration(0) == Approx((582 + 363 + op) * cycle_ns(doc)));
   CHECK(b.step(0)["reduce_ns"].get<double>() == Approx((348 + 192) * cycle_ns(doc)));
   CHECK(b.step(0)["exchange_ns"].get<double>() == Approx((84 + 21) * cycle_ns(doc)));
+}
+
+TEST_CASE("reduce per compute set: each of popops' two stages pays the op overhead",
+          "[microbenchmark][tile_traffic][reduce][compute_sets]") {
+  // The first case's reduce (528 + 285 cycles of stages) under /chip/compute/op_overhead_per
+  // compute_set: two compute sets, 2 x the op overhead instead of one (docs/compute_sets.md).
+  ConfigDoc doc = reduce_doc(1, 128, true);
+  Bench b = Bench::make(doc);
+  sc_core::sc_start();
+  REQUIRE(b.mb->finished());
+  const double op = resolved(doc, "/chip/compute/op_overhead_cycles");
+  REQUIRE(op > 0);
+  CHECK(b.step(0)["op_overhead_ns"].get<double>() == Approx(2 * op * cycle_ns(doc)));
+  CHECK(b.duration(0) == Approx((528 + 285 + 2 * op) * cycle_ns(doc)));
 }
