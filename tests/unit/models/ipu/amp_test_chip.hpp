@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "models/ipu/compute.hpp"
 #include "models/ipu/conv_window.hpp"
 #include "models/params/hw_params.hpp"
 
@@ -32,6 +33,18 @@ inline ConvWindow square_window(double kernel, double stride, double in, double 
   w.out_h = w.out_w = std::ceil(in / stride);
   w.in_channels = in_channels;
   return w;
+}
+
+/// gemm_tiling_test's first hand-worked GEMM: out[12 x 16] = in[12 x 32] x w[32 x 16] in FP16
+/// on 2 tiles, which the planner splits in k (a 12 x 16 x 16 block a tile).
+inline ComputeSpec two_tile_k_split_gemm() {
+  ComputeSpec s;
+  s.m = 12;
+  s.k = 32;
+  s.n = 16;
+  s.flops = 2.0 * 12 * 32 * 16;
+  s.tiles = 2;
+  return s;
 }
 
 }  // namespace ipusim::test

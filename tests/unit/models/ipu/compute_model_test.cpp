@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/ipu/compute.hpp"
+#include "tests/unit/models/ipu/amp_test_chip.hpp"
 #include "tests/unit/models/ipu/reduction_chip.hpp"
 
 using namespace ipusim;
@@ -31,12 +32,7 @@ TEST_CASE("AMP GEMM by hand: overhead + the best split's vertex, exchange and pa
   // 272, partial sums 96 x 0.75 (popops' ADD, 3 cycles per 4 halves) = 72.
   ChipParams c = small_chip();
   c.tiles = 2;
-  ComputeSpec s;
-  s.m = 12;
-  s.k = 32;
-  s.n = 16;
-  s.flops = 2.0 * 12 * 32 * 16;
-  s.tiles = 2;
+  ComputeSpec s = test::two_tile_k_split_gemm();
   CHECK(gemm_operand_exchange_cycles(c, s, 2) == Approx(272.0));
   CHECK(compute_cycles(c, s) == 2000 + 846 + 272 + 72);
   // 32 GEMMs of 16^3 on 16 tiles: two whole GEMMs per tile. One vertex of 16 rows (3, 3, 3,

@@ -6,6 +6,7 @@
 
 #include "models/ipu/compute.hpp"
 #include "models/ipu/reduce_plan.hpp"
+#include "tests/unit/models/ipu/amp_test_chip.hpp"
 #include "tests/unit/models/ipu/reduction_chip.hpp"
 
 using namespace ipusim;
@@ -59,12 +60,7 @@ TEST_CASE("a matmul pays the overhead per compute set: with and without a k spli
   for (const OpOverheadPer per : {OpOverheadPer::Op, OpOverheadPer::ComputeSet}) {
     ChipParams c = round_chip(per);
     c.tiles = 2;
-    ComputeSpec s;
-    s.m = 12;
-    s.k = 32;
-    s.n = 16;
-    s.flops = 2.0 * 12 * 32 * 16;
-    s.tiles = 2;
+    const ComputeSpec s = test::two_tile_k_split_gemm();
     CHECK(compute_cycles(c, s) == (per == OpOverheadPer::Op ? 2000u : 4000u) + 1190);
   }
   // 32 GEMMs of 16^3 on 16 tiles, two whole GEMMs a tile: no k split, FP16 partials, so one
