@@ -47,4 +47,15 @@ inline ComputeSpec two_tile_k_split_gemm() {
   return s;
 }
 
+/// compute_model_test's batched GEMM: 32 independent 16 x 16 x 16 FP16 GEMMs on 16 tiles (two
+/// whole GEMMs a tile, no k split).
+inline ComputeSpec sixteen_tile_batched_gemm() {
+  ComputeSpec g;
+  g.m = g.k = g.n = 16;
+  g.groups = 32;
+  g.flops = 2.0 * 16 * 16 * 16 * 32;
+  g.tiles = 16;
+  return g;
+}
+
 }  // namespace ipusim::test

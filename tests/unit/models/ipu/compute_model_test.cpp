@@ -40,11 +40,7 @@ TEST_CASE("AMP GEMM by hand: overhead + the best split's vertex, exchange and pa
   // 7) = 204, + 14 = 218 (line 450); 50 + 6 x 7 + 13 + 11 + (18 + 7 + 64 + 218) = 423.
   // AMP 2 x 423 / 0.5 = 1692; operands 2 x (256 + 256) x 2 B / 4 = 512; no partials.
   c = small_chip();
-  ComputeSpec g;
-  g.m = g.k = g.n = 16;
-  g.groups = 32;
-  g.flops = 2.0 * 16 * 16 * 16 * 32;
-  g.tiles = 16;
+  const ComputeSpec g = test::sixteen_tile_batched_gemm();
   CHECK(compute_cycles(c, g) == 2000 + 1692 + 512);
   // Uneven split: the 12 x 32 x 16 GEMM on 16 tiles whose busiest tile does 1/2 of the work
   // costs what the even split over 2 tiles costs.

@@ -67,11 +67,7 @@ TEST_CASE("a matmul pays the overhead per compute set: with and without a k spli
   // Convolve compute set either way: 2000 + 1692 + 512.
   for (const OpOverheadPer per : {OpOverheadPer::Op, OpOverheadPer::ComputeSet}) {
     const ChipParams c = round_chip(per);
-    ComputeSpec g;
-    g.m = g.k = g.n = 16;
-    g.groups = 32;
-    g.flops = 2.0 * 16 * 16 * 16 * 32;
-    g.tiles = 16;
+    const ComputeSpec g = test::sixteen_tile_batched_gemm();
     CHECK(compute_cycles(c, g) == 2000 + 1692 + 512);
   }
 }
